@@ -1,0 +1,458 @@
+"""The control-flow automaton (CFA): the one IR every analysis of cooptest reads.
+
+A program is a set of function CFAs. Locations are program counters; edges carry one
+operation each (assume, assignment, declaration, call, return, nondet input, error call,
+termination), as in CPAchecker. Expressions are side-effect free and fully typed: the
+front end makes every implicit C conversion an explicit ``Cast``, so that the operands of
+an arithmetic ``Binary`` already have the operation's type and an encoder never has to
+know the promotion rules.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from cooptest.cfa.ctype import CType, DataModel, FunctionType, Types
+
+# ---------------------------------------------------------------------------- variables
+
+
+@dataclass(eq=False)
+class Variable:
+    """A program variable. ``name`` is unique in the program (locals are qualified
+    ``function::name``, shadowed ones get a suffix), ``source_name`` is what the C source
+    says. Globals and static locals are zero-initialised; other locals start undefined."""
+
+    name: str
+    source_name: str
+    type: CType
+    is_global: bool
+    function: str | None = None
+    line: int = 0
+    address_taken: bool = False
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+# ---------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, eq=False)
+class Expr:
+    """A typed, side-effect-free C expression."""
+
+    type: CType
+
+    def children(self) -> tuple[Expr, ...]:
+        return ()
+
+    def walk(self) -> Iterator[Expr]:
+        yield self
+        for c in self.children():
+            yield from c.walk()
+
+
+@dataclass(frozen=True, eq=False)
+class Const(Expr):
+    """An integer or floating constant, already of its type (ints wrapped)."""
+
+    value: int | float
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True, eq=False)
+class StringLit(Expr):
+    """A string literal: an array of char (``type`` is ``char[n+1]``), bytes with the NUL."""
+
+    value: bytes
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True, eq=False)
+class Var(Expr):
+    var: Variable
+
+    def __repr__(self) -> str:
+        return self.var.name
+
+
+@dataclass(frozen=True, eq=False)
+class FuncRef(Expr):
+    """A function designator (decays to a function pointer)."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return f"&{self.name}"
+
+
+UNARY_OPS = ("-", "~", "!")
+
+
+@dataclass(frozen=True, eq=False)
+class Unary(Expr):
+    """``-x`` and ``~x`` (operand already of the result type); ``!x`` (result int)."""
+
+    op: str
+    operand: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.operand,)
+
+    def __repr__(self) -> str:
+        return f"{self.op}({self.operand!r})"
+
+
+ARITH_OPS = ("+", "-", "*", "/", "%", "&", "|", "^")
+SHIFT_OPS = ("<<", ">>")
+COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+@dataclass(frozen=True, eq=False)
+class Binary(Expr):
+    """A binary operation.
+
+    - arithmetic ``ARITH_OPS``: both operands have the result type;
+    - shifts: the left operand has the result type, the right is promoted separately;
+    - comparisons: both operands have one common type, the result is ``int``;
+    - pointer arithmetic: ``ptr + int``, ``ptr - int`` (scaled by the pointee size, result the
+      pointer type) and ``ptr - ptr`` (result ptrdiff_t, in elements).
+    """
+
+    op: str
+    left: Expr
+    right: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.left, self.right)
+
+    def __repr__(self) -> str:
+        return f"({self.left!r} {self.op} {self.right!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class Cast(Expr):
+    """Conversion of ``operand`` to ``type`` (C11 6.3), explicit or implicit."""
+
+    operand: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.operand,)
+
+    def __repr__(self) -> str:
+        return f"(({self.type}) {self.operand!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class Deref(Expr):
+    """``*pointer``; an lvalue."""
+
+    pointer: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.pointer,)
+
+    def __repr__(self) -> str:
+        return f"*{self.pointer!r}"
+
+
+@dataclass(frozen=True, eq=False)
+class AddrOf(Expr):
+    """``&lvalue`` (also the decay of an array to a pointer to its first element)."""
+
+    operand: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.operand,)
+
+    def __repr__(self) -> str:
+        return f"&{self.operand!r}"
+
+
+@dataclass(frozen=True, eq=False)
+class Member(Expr):
+    """``base.field`` on a struct/union lvalue (``p->f`` is ``Member(Deref(p), f)``)."""
+
+    base: Expr
+    field: str
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.base,)
+
+    def __repr__(self) -> str:
+        return f"{self.base!r}.{self.field}"
+
+
+@dataclass(frozen=True, eq=False)
+class Index(Expr):
+    """``base[index]`` where ``base`` is an array-typed lvalue (``p[i]`` on a pointer is
+    ``Deref(p + i)``); ``index`` is promoted to an integer type."""
+
+    base: Expr
+    index: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.base, self.index)
+
+    def __repr__(self) -> str:
+        return f"{self.base!r}[{self.index!r}]"
+
+
+LVALUES = (Var, Deref, Member, Index)
+
+
+def variables_of(e: Expr) -> set[Variable]:
+    return {x.var for x in e.walk() if isinstance(x, Var)}
+
+
+# ---------------------------------------------------------------------------- locations, edges
+
+
+@dataclass(eq=False)
+class Location:
+    """A program counter of one function's CFA."""
+
+    id: int
+    function: str
+    line: int = 0
+    leaving: list[Edge] = field(default_factory=list)
+    entering: list[Edge] = field(default_factory=list)
+    is_loop_head: bool = False
+
+    def __repr__(self) -> str:
+        return f"L{self.id}"
+
+    def __hash__(self) -> int:
+        return self.id
+
+
+@dataclass(eq=False)
+class Edge:
+    src: Location
+    dst: Location
+    line: int
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+@dataclass(eq=False)
+class BlankEdge(Edge):
+    """No operation (gotos, joins, ``break``)."""
+
+    label: str = ""
+
+    def __repr__(self) -> str:
+        return f"skip {self.label}".strip()
+
+
+@dataclass(eq=False)
+class AssumeEdge(Edge):
+    """Control passes iff ``cond`` is nonzero (``positive``) or zero (not ``positive``).
+
+    ``branch`` is the id of the :class:`BranchPoint` this edge belongs to; it is None for
+    ``__VERIFIER_assume`` (one outgoing edge, not a decision)."""
+
+    cond: Expr = None  # type: ignore[assignment]
+    positive: bool = True
+    branch: int | None = None
+
+    def __repr__(self) -> str:
+        return f"[{'' if self.positive else '!'}({self.cond!r})]"
+
+
+@dataclass(eq=False)
+class AssignEdge(Edge):
+    """``lhs = rhs``; ``rhs`` already converted to the type of ``lhs``."""
+
+    lhs: Expr = None  # type: ignore[assignment]
+    rhs: Expr = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{self.lhs!r} = {self.rhs!r}"
+
+
+@dataclass(eq=False)
+class DeclEdge(Edge):
+    """``var`` comes into existence: zero for globals and statics, undefined otherwise
+    (an initialiser follows as AssignEdges)."""
+
+    var: Variable = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"decl {self.var.name}: {self.var.type}"
+
+
+@dataclass(eq=False)
+class NondetEdge(Edge):
+    """``lhs = __VERIFIER_nondet_<kind>()``: the next test input. ``lhs`` may be None
+    when the value is discarded; the input is consumed all the same."""
+
+    lhs: Expr | None = None
+    kind: str = "int"
+    value_type: CType = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{self.lhs!r} = nondet_{self.kind}()"
+
+
+@dataclass(eq=False)
+class CallEdge(Edge):
+    """``lhs = callee(args)``: control goes to the callee's entry and comes back to
+    ``dst``. ``callee`` is a function name, or an expression of pointer-to-function type.
+    Calls to functions without a body (library functions) are CallEdges too;
+    ``Program.functions`` tells which is which."""
+
+    lhs: Expr | None = None
+    callee: str | Expr = ""
+    args: tuple[Expr, ...] = ()
+    ftype: FunctionType | None = None
+
+    def __repr__(self) -> str:
+        lhs = f"{self.lhs!r} = " if self.lhs is not None else ""
+        return f"{lhs}{self.callee!r}({', '.join(map(repr, self.args))})"
+
+
+@dataclass(eq=False)
+class ReturnEdge(Edge):
+    """``return value`` to the function's exit; ``value`` converted to the return type."""
+
+    value: Expr | None = None
+
+    def __repr__(self) -> str:
+        return f"return {self.value!r}"
+
+
+@dataclass(eq=False)
+class ErrorEdge(Edge):
+    """A call of ``reach_error()`` / ``__VERIFIER_error()``: an error-call goal.
+    ``dst`` is a sink location: the run stops here."""
+
+    call_id: int = 0
+
+    def __repr__(self) -> str:
+        return f"reach_error() #{self.call_id}"
+
+
+@dataclass(eq=False)
+class TerminateEdge(Edge):
+    """``abort()``, ``exit(code)`` and friends; ``dst`` is a sink."""
+
+    kind: str = "abort"
+    code: Expr | None = None
+
+    def __repr__(self) -> str:
+        return f"{self.kind}({'' if self.code is None else repr(self.code)})"
+
+
+# ---------------------------------------------------------------------------- CFA, program
+
+
+@dataclass(eq=False)
+class FunctionCFA:
+    """The CFA of one function. ``exit`` is reached by every ``return``."""
+
+    name: str
+    type: FunctionType
+    params: list[Variable]
+    locals: list[Variable]
+    entry: Location
+    exit: Location
+    locations: list[Location]
+    line: int = 0
+
+    def edges(self) -> Iterator[Edge]:
+        for loc in self.locations:
+            yield from loc.leaving
+
+
+@dataclass(frozen=True)
+class BranchPoint:
+    """A decision of the source: a location with a true and a false assume edge.
+
+    ``kind`` says where it comes from: if, while, for, do, and (``&&``), or (``||``),
+    cond (``?:``), case (one comparison of a switch), not (a bare ``!``)."""
+
+    id: int
+    function: str
+    line: int
+    kind: str
+    true_edge: AssumeEdge
+    false_edge: AssumeEdge
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A test goal: one outcome of a branch point, or one call of reach_error.
+
+    ``id`` is stable for a given program text: ``B<branch>T``/``B<branch>F``, ``E<call>``."""
+
+    id: str
+    kind: str  # "branch" | "error-call"
+    line: int
+    edge: Edge
+    function: str
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Goal) and other.id == self.id
+
+    def __repr__(self) -> str:
+        return self.id
+
+
+def branch_goal_id(branch: int, outcome: bool) -> str:
+    return f"B{branch}{'T' if outcome else 'F'}"
+
+
+def error_goal_id(call_id: int) -> str:
+    return f"E{call_id}"
+
+
+@dataclass(eq=False)
+class Program:
+    """A whole C program as CFAs. ``functions`` holds those with a body; the entry
+    function's CFA begins with the declarations and initialisers of all globals."""
+
+    path: str
+    data_model: DataModel
+    types: Types
+    globals: list[Variable]
+    functions: dict[str, FunctionCFA]
+    branch_points: dict[int, BranchPoint]
+    error_calls: dict[int, ErrorEdge]
+    declared_functions: dict[str, FunctionType]
+    entry: str = "main"
+    source_lines: int = 0
+
+    @property
+    def main(self) -> FunctionCFA:
+        return self.functions[self.entry]
+
+    def locations(self) -> Iterator[Location]:
+        for f in self.functions.values():
+            yield from f.locations
+
+    def edges(self) -> Iterator[Edge]:
+        for f in self.functions.values():
+            yield from f.edges()
+
+    def goals(self) -> list[Goal]:
+        """Every branch goal and error-call goal, in source order."""
+        out: list[Goal] = []
+        for bp in sorted(self.branch_points.values(), key=lambda b: b.id):
+            for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge)):
+                out.append(Goal(branch_goal_id(bp.id, outcome), "branch", bp.line, edge, bp.function))
+        for cid, edge in sorted(self.error_calls.items()):
+            out.append(Goal(error_goal_id(cid), "error-call", edge.line, edge, edge.src.function))
+        return out

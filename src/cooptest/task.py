@@ -1,0 +1,79 @@
+"""A verification task: a C program, its data model and its coverage property.
+
+Accepts a bare ``.c``/``.i`` file (LP64, coverage-branches) or an sv-benchmarks task
+``.yml``. Where the task names a preprocessed ``.i`` that is absent, the ``.c`` it was
+made from is used, as ``../shared/tools/task-info`` does.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import yaml
+
+from cooptest.cfa.ctype import DataModel
+from cooptest.errors import UserError
+
+BRANCHES = "coverage-branches"
+ERROR_CALL = "coverage-error-call"
+
+
+@dataclass(frozen=True)
+class Task:
+    program: str  # absolute path of the C file
+    data_model: DataModel
+    properties: tuple[str, ...]  # e.g. ("coverage-branches",)
+    task_file: str | None = None
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.task_file or self.program)
+
+    @property
+    def goal_property(self) -> str:
+        """The coverage property a suite is made for: error-call if that is the only one."""
+        if BRANCHES not in self.properties and ERROR_CALL in self.properties:
+            return ERROR_CALL
+        return BRANCHES
+
+
+def load_task(path: str, data_model: DataModel | None = None) -> Task:
+    """Read ``path`` (a C file or a task .yml); ``data_model`` overrides the task's."""
+    if not os.path.exists(path):
+        raise UserError("no such file", path)
+    if os.path.isdir(path):
+        raise UserError("is a directory, expected a C file or a task .yml", path)
+    if path.endswith((".yml", ".yaml")):
+        return _load_yml(path, data_model)
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if b"\0" in head:
+        raise UserError("not a C source file (binary content)", path)
+    return Task(os.path.abspath(path), data_model or DataModel.LP64, (BRANCHES,))
+
+
+def _load_yml(path: str, data_model: DataModel | None) -> Task:
+    try:
+        with open(path) as f:
+            doc = yaml.safe_load(f)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise UserError(f"not a valid task file: {getattr(e, 'problem', e)}", path,
+                        mark.line + 1 if mark else None) from None
+    if not isinstance(doc, dict) or "input_files" not in doc:
+        raise UserError("not an sv-benchmarks task: no input_files", path)
+    files = doc["input_files"]
+    name = files[0] if isinstance(files, list) else str(files)
+    program = os.path.join(os.path.dirname(os.path.abspath(path)), name)
+    if not os.path.exists(program) and program.endswith(".i") and os.path.exists(program[:-2] + ".c"):
+        program = program[:-2] + ".c"
+    if not os.path.exists(program):
+        raise UserError(f"input file {name} of the task does not exist", path)
+    props = tuple(os.path.basename(p.get("property_file", "")).removesuffix(".prp")
+                  for p in doc.get("properties", []) if isinstance(p, dict))
+    model = (doc.get("options") or {}).get("data_model", "ILP32")
+    try:
+        dm = data_model or DataModel(model)
+    except ValueError:
+        raise UserError(f"unknown data model {model!r}", path) from None
+    return Task(program, dm, props or (BRANCHES,), os.path.abspath(path))
