@@ -1,0 +1,63 @@
+"""``gcc -E`` with the data model's flags, and GNU extensions neutralised for pycparser.
+
+pycparser parses C99/C11 only. System headers (glibc) and sv-benchmarks programs use GNU
+extensions; the macros below erase those that carry no semantics for test generation
+(attributes, asm labels, ``__extension__``) and map extended float types to the nearest
+standard type, so the real headers can be used instead of fake ones.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from importlib import resources
+
+from cooptest.errors import ToolMissing, UserError
+from cooptest.task import Task
+
+GNU_NEUTRALISERS = (
+    "-D__attribute__(x)=", "-D__extension__=", "-D__asm__(x)=", "-D__asm(x)=",
+    "-D__restrict=", "-D__restrict__=", "-D__inline=inline", "-D__inline__=inline",
+    "-D__builtin_va_list=char*", "-D_Float128=double", "-D_Float64x=double",
+    "-D_Float32x=double", "-D_Float64=double", "-D_Float32=float", "-D__float128=double",
+    "-D_Noreturn=", "-D__volatile__=volatile", "-D__const=const", "-D__signed__=signed",
+    "-D__typeof__=typeof", "-D__alignof__(x)=8", "-D__builtin_offsetof(t,m)=((unsigned long)&((t*)0)->m)",
+    "-D__thread=", "-D_Thread_local=",
+)
+
+
+def include_dir() -> str:
+    """Our copy of the referee's assert.h: assert as one conditional expression."""
+    return str(resources.files("cooptest.harness") / "include")
+
+
+def gcc_e(task: Task, out_path: str, extra: tuple[str, ...] = (), line_markers: bool = True) -> None:
+    """Run ``gcc -E`` on the task's program into ``out_path``; errors become UserError.
+
+    With ``line_markers`` the output keeps ``# line "file"`` markers, so that pycparser's
+    coordinates (goal lines, error messages) name the original file and line."""
+    cmd = ["gcc", "-E", *(() if line_markers else ("-P",)), task.data_model.gcc_flag, f"-I{include_dir()}",
+           f"-I{os.path.dirname(task.program)}", *extra, task.program, "-o", out_path]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise ToolMissing("gcc not found; install it with: apt-get install -y gcc") from None
+    if proc.returncode != 0:
+        first = next((l for l in proc.stderr.splitlines() if "error" in l), proc.stderr.strip())
+        if "bits/" in first or "gnu/stubs-32.h" in first:
+            raise ToolMissing("32-bit headers missing; install them with: apt-get install -y gcc-multilib")
+        raise UserError(f"preprocessing failed: {first}", task.program)
+
+
+def preprocess(task: Task, out_dir: str) -> str:
+    """The task's program preprocessed for pycparser (GNU extensions neutralised).
+
+    Returns the path of the ``.i`` file in ``out_dir``, cached by content and flags."""
+    os.makedirs(out_dir, exist_ok=True)
+    with open(task.program, "rb") as f:
+        key = hashlib.sha256(f.read() + task.data_model.value.encode()).hexdigest()[:16]
+    out = os.path.join(out_dir, f"{os.path.splitext(os.path.basename(task.program))[0]}-{key}.i")
+    if not os.path.exists(out):
+        gcc_e(task, out + ".tmp", GNU_NEUTRALISERS)
+        os.replace(out + ".tmp", out)
+    return out
