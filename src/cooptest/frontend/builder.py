@@ -1,0 +1,939 @@
+"""pycparser AST → CFA, the way CIL and CPAchecker simplify C.
+
+Statements become edges between locations; expressions are made side-effect free by
+pulling assignments, increments and calls out into edges of their own (with temporaries),
+left to right. Conditions are split: ``&&``, ``||``, ``!`` and ``?:`` become separate
+assume edges, so that every leaf condition is a branch point and so a pair of goals.
+Each leaf is also remembered with its place in the AST, so that the native build can be
+instrumented to report exactly these branch points (see ``instrument.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pycparser import c_ast
+
+from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
+                                PointerType, StructType, Types, VoidType)
+from cooptest.cfa.fold import const_int
+from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, BlankEdge, BranchPoint,
+                             CallEdge, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr,
+                             FuncRef, FunctionCFA, Index, Location, Member, NondetEdge,
+                             Program, ReturnEdge, TerminateEdge, Var, Variable)
+from cooptest.errors import UserError
+from cooptest.frontend import conversions as conv
+from cooptest.frontend.declarations import TypeResolver, unsupported
+from cooptest.frontend.literals import (char_literal, float_literal, int_literal,
+                                        string_literal)
+from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
+
+ERROR_FUNCTIONS = ("reach_error", "__VERIFIER_error")
+TERMINATING_FUNCTIONS = {"abort": "abort", "exit": "exit", "_exit": "exit", "_Exit": "exit",
+                         "__assert_fail": "abort", "__VERIFIER_abort": "abort"}
+NONDET_PREFIX = "__VERIFIER_nondet_"
+
+Slot = Callable[[c_ast.Node], None]  # puts a replacement node where the original stood
+
+
+def slot(parent: object, attr: str | int) -> Slot:
+    if isinstance(attr, int):
+        return lambda n: parent.__setitem__(attr, n)  # type: ignore[index]
+    return lambda n: setattr(parent, attr, n)
+
+
+@dataclass
+class Leaf:
+    """A leaf condition of the source: the native build wraps it to log its outcome."""
+
+    branch: int
+    put: Slot
+    node: c_ast.Node
+
+
+@dataclass
+class SwitchSite:
+    """A switch: the native build logs the outcome of each case comparison in order."""
+
+    node: c_ast.Switch
+    promoted: IntType
+    cases: list[tuple[int, int]]  # (branch id, case value in the promoted type)
+
+
+@dataclass
+class Instrumentation:
+    """Where the AST must be instrumented so that a native run reports its CFA path."""
+
+    leaves: list[Leaf] = field(default_factory=list)
+    switches: list[SwitchSite] = field(default_factory=list)
+    error_calls: list[tuple[int, c_ast.FuncCall]] = field(default_factory=list)
+
+
+@dataclass
+class FunctionState:
+    """What the builder knows while it builds one function body."""
+
+    name: str
+    ftype: FunctionType
+    entry: Location
+    exit: Location
+    locations: list[Location]
+    cur: Location | None
+    labels: dict[str, Location] = field(default_factory=dict)
+    breaks: list[Location] = field(default_factory=list)
+    continues: list[Location] = field(default_factory=list)
+    switch_cases: list[dict[int, Location]] = field(default_factory=list)
+    locals: list[Variable] = field(default_factory=list)
+    params: list[Variable] = field(default_factory=list)
+    temps: int = 0
+
+
+class CFABuilder:
+    def __init__(self, types: Types, path: str) -> None:
+        self.types = types
+        self.path = path
+        self.scope = Scope()
+        self.resolver = TypeResolver(types, self.scope, self._const_eval)
+        self.globals: list[Variable] = []
+        self.functions: dict[str, FunctionCFA] = {}
+        self.declared: dict[str, FunctionType] = {}
+        self.branch_points: dict[int, BranchPoint] = {}
+        self.error_calls: dict[int, ErrorEdge] = {}
+        self.instrumentation = Instrumentation()
+        self._next_loc = 0
+        self._next_branch = 0
+        self._next_error = 0
+        self._names: set[str] = set()
+        self._sandbox = 0
+        self.prelude = self._new_function_state("main", FunctionType(types.int, ()))
+        self.fs = self.prelude
+
+    # ------------------------------------------------------------------ top level
+
+    def build(self, ast: c_ast.FileAST, entry: str = "main") -> Program:
+        for ext in ast.ext:
+            if isinstance(ext, c_ast.FuncDef):
+                self._function(ext)
+            elif isinstance(ext, c_ast.Decl):
+                self._declaration(ext, file_scope=True)
+            elif isinstance(ext, c_ast.Typedef):
+                self._typedef(ext)
+            elif isinstance(ext, c_ast.Pragma):
+                continue
+            else:
+                raise unsupported(type(ext).__name__, ext)
+        if entry not in self.functions:
+            raise UserError(f"no function {entry}() with a body", self.path)
+        main = self.functions[entry]
+        self.fs = self.prelude
+        self._jump(main.entry, main.line)
+        main.entry = self.prelude.entry
+        main.locations[:0] = self.prelude.locations
+        return Program(self.path, self.types.model, self.types, self.globals, self.functions,
+                       self.branch_points, self.error_calls, self.declared, entry)
+
+    def _typedef(self, node: c_ast.Typedef) -> None:
+        self.scope.declare(node.name, Typedef(self.resolver.resolve(node.type)))
+
+    def _new_function_state(self, name: str, ftype: FunctionType, line: int = 0) -> FunctionState:
+        entry = self._location(name, line)
+        exit_ = self._location(name, line)
+        return FunctionState(name, ftype, entry, exit_, [entry, exit_], entry)
+
+    def _location(self, function: str, line: int) -> Location:
+        self._next_loc += 1
+        return Location(self._next_loc, function, line)
+
+    def _unique(self, name: str) -> str:
+        base, n = name, 1
+        while name in self._names:
+            n += 1
+            name = f"{base}#{n}"
+        self._names.add(name)
+        return name
+
+    def _function(self, node: c_ast.FuncDef) -> None:
+        name = node.decl.name
+        ftype = self.resolver.resolve(node.decl.type)
+        assert isinstance(ftype, FunctionType)
+        self.scope.declare(name, Function(name, ftype), file_scope=True)
+        self.declared[name] = ftype
+        line = node.coord.line if node.coord else 0
+        fs = self._new_function_state(name, ftype, line)
+        self.fs = fs
+        self.scope.push()
+        params = node.decl.type.args.params if node.decl.type.args else []
+        if node.param_decls:
+            raise unsupported("K&R-style parameter declarations", node)
+        for p in params:
+            if isinstance(p, c_ast.EllipsisParam) or p.name is None:
+                continue
+            t = self.resolver.param_type(self.resolver.resolve(p.type))
+            if isinstance(t, VoidType):
+                continue
+            v = Variable(self._unique(f"{name}::{p.name}"), p.name, t, False, name, line)
+            self.scope.declare(p.name, v)
+            fs.params.append(v)
+        self._compound(node.body, new_scope=False)
+        if fs.cur is not None:
+            ret = None if isinstance(ftype.ret, VoidType) else (
+                Const(self.types.int, 0) if name == "main" else None)
+            self._edge(ReturnEdge, fs.exit, line, value=ret)
+        self.scope.pop()
+        for label, loc in fs.labels.items():
+            if not loc.entering and not loc.leaving and label.startswith("?"):
+                raise unsupported(f"goto to undefined label {label[1:]}", node)
+        self.functions[name] = FunctionCFA(name, ftype, fs.params, fs.locals, fs.entry, fs.exit,
+                                           fs.locations, line)
+        self.fs = self.prelude
+
+    # ------------------------------------------------------------------ edges
+
+    def _here(self, line: int) -> Location:
+        if self.fs.cur is None:  # unreachable code: give it a location of its own
+            self.fs.cur = self._new_loc(line)
+        return self.fs.cur
+
+    def _new_loc(self, line: int) -> Location:
+        loc = self._location(self.fs.name, line)
+        self.fs.locations.append(loc)
+        return loc
+
+    def _edge(self, cls: type[Edge], dst: Location | None, line: int, **kw: object) -> Edge:
+        """Add an edge from the current location; ``dst`` None means a fresh location,
+        which becomes current. With an explicit ``dst``, the code after is unreachable."""
+        src = self._here(line)
+        target = dst if dst is not None else self._new_loc(line)
+        e = cls(src, target, line, **kw)  # type: ignore[call-arg]
+        if not self._sandbox:
+            src.leaving.append(e)
+            target.entering.append(e)
+        self.fs.cur = target if dst is None else None
+        return e
+
+    def _jump(self, target: Location, line: int, label: str = "") -> None:
+        if self.fs.cur is not None:
+            self._edge(BlankEdge, target, line, label=label)
+        self.fs.cur = None
+
+    def _sink(self, line: int) -> Location:
+        return self._new_loc(line)
+
+    # ------------------------------------------------------------------ statements
+
+    def _compound(self, node: c_ast.Compound, new_scope: bool = True) -> None:
+        if new_scope:
+            self.scope.push()
+        for item in node.block_items or []:
+            self._statement(item)
+        if new_scope:
+            self.scope.pop()
+
+    def _statement(self, node: c_ast.Node) -> None:
+        line = node.coord.line if node.coord else 0
+        match node:
+            case c_ast.Compound():
+                self._compound(node)
+            case c_ast.Decl():
+                self._declaration(node, file_scope=False)
+            case c_ast.Typedef():
+                self._typedef(node)
+            case c_ast.DeclList():
+                for d in node.decls:
+                    self._declaration(d, file_scope=False)
+            case c_ast.EmptyStatement() | c_ast.Pragma():
+                pass
+            case c_ast.If():
+                then, els, after = self._new_loc(line), self._new_loc(line), self._new_loc(line)
+                self._cond(node.cond, then, els, "if", slot(node, "cond"))
+                self.fs.cur = then
+                if node.iftrue is not None:
+                    self._statement(node.iftrue)
+                self._jump(after, line)
+                self.fs.cur = els
+                if node.iffalse is not None:
+                    self._statement(node.iffalse)
+                self._jump(after, line)
+                self.fs.cur = after
+            case c_ast.While():
+                head, body, after = self._new_loc(line), self._new_loc(line), self._new_loc(line)
+                head.is_loop_head = True
+                self._jump(head, line)
+                self.fs.cur = head
+                self._cond(node.cond, body, after, "while", slot(node, "cond"))
+                self._loop_body(node.stmt, body, after, head, head)
+            case c_ast.DoWhile():
+                body, cond, after = self._new_loc(line), self._new_loc(line), self._new_loc(line)
+                body.is_loop_head = True
+                self._jump(body, line)
+                self._loop_body(node.stmt, body, after, cond, cond)
+                self.fs.cur = cond
+                self._cond(node.cond, body, after, "do", slot(node, "cond"))
+                self.fs.cur = after
+            case c_ast.For():
+                self.scope.push()
+                if isinstance(node.init, c_ast.DeclList):
+                    for d in node.init.decls:
+                        self._declaration(d, file_scope=False)
+                elif node.init is not None:
+                    self._effect(node.init)
+                head, body, nxt, after = (self._new_loc(line) for _ in range(4))
+                head.is_loop_head = True
+                self._jump(head, line)
+                self.fs.cur = head
+                if node.cond is not None:
+                    self._cond(node.cond, body, after, "for", slot(node, "cond"))
+                else:
+                    self._jump(body, line)
+                self._loop_body(node.stmt, body, after, nxt, nxt)
+                self.fs.cur = nxt
+                if node.next is not None:
+                    self._effect(node.next)
+                self._jump(head, line)
+                self.fs.cur = after
+                self.scope.pop()
+            case c_ast.Switch():
+                self._switch(node, line)
+            case c_ast.Case() | c_ast.Default():
+                if not self.fs.switch_cases:
+                    raise unsupported("case label outside switch", node)
+                target = self.fs.switch_cases[-1][id(node)]
+                self._jump(target, line)
+                self.fs.cur = target
+                for s in node.stmts or []:
+                    self._statement(s)
+            case c_ast.Break():
+                if not self.fs.breaks:
+                    raise unsupported("break outside loop or switch", node)
+                self._jump(self.fs.breaks[-1], line, "break")
+            case c_ast.Continue():
+                if not self.fs.continues:
+                    raise unsupported("continue outside loop", node)
+                self._jump(self.fs.continues[-1], line, "continue")
+            case c_ast.Return():
+                value = None
+                if node.expr is not None:
+                    e = self._rvalue(node.expr)
+                    if not isinstance(self.fs.ftype.ret, VoidType):
+                        value = self._convert(e, self.fs.ftype.ret, node)
+                self._edge(ReturnEdge, self.fs.exit, line, value=value)
+            case c_ast.Label():
+                target = self._label(node.name)
+                target.is_loop_head = True  # a goto may close a cycle here
+                self._jump(target, line)
+                self.fs.cur = target
+                if node.stmt is not None:
+                    self._statement(node.stmt)
+            case c_ast.Goto():
+                self._jump(self._label(node.name), line, f"goto {node.name}")
+            case _:
+                self._effect(node)
+
+    def _label(self, name: str) -> Location:
+        if name not in self.fs.labels:
+            self.fs.labels[name] = self._new_loc(0)
+        return self.fs.labels[name]
+
+    def _loop_body(self, stmt: c_ast.Node | None, body: Location, brk: Location,
+                   cont: Location, back: Location) -> None:
+        self.fs.cur = body
+        self.fs.breaks.append(brk)
+        self.fs.continues.append(cont)
+        if stmt is not None:
+            self._statement(stmt)
+        self.fs.breaks.pop()
+        self.fs.continues.pop()
+        self._jump(back, 0)
+        self.fs.cur = brk
+
+    def _switch(self, node: c_ast.Switch, line: int) -> None:
+        value = conv.promote(self.types, self._rvalue(node.cond))
+        if not isinstance(value.type, IntType):
+            raise unsupported("switch on a non-integer", node)
+        promoted = value.type
+        if not isinstance(value, (Var, Const)):
+            tmp = self._temp(promoted)
+            self._edge(AssignEdge, None, line, lhs=tmp, rhs=value)
+            value = tmp
+        labels: dict[int, Location] = {}
+        cases: list[tuple[c_ast.Node, int | None]] = []
+        self._collect_cases(node.stmt, labels, cases)
+        after = self._new_loc(line)
+        site = SwitchSite(node, promoted, [])
+        default = after
+        for case_node, case_value in cases:
+            if case_value is None:
+                default = labels[id(case_node)]
+                continue
+            match, no = labels[id(case_node)], self._new_loc(line)
+            c = Const(promoted, promoted.wrap(case_value))
+            cond = conv.binary(self.types, "==", value, c)
+            bid = self._branch(cond, match, no, "case", case_node.coord.line if case_node.coord else line)
+            if bid is not None:
+                site.cases.append((bid, promoted.wrap(case_value)))
+            self.fs.cur = no
+        self._jump(default, line)
+        if not self._sandbox:
+            self.instrumentation.switches.append(site)
+        self.fs.switch_cases.append(labels)
+        self.fs.breaks.append(after)
+        self.fs.cur = None
+        self._statement(node.stmt)
+        self._jump(after, line)
+        self.fs.breaks.pop()
+        self.fs.switch_cases.pop()
+        self.fs.cur = after
+
+    def _collect_cases(self, node: c_ast.Node | None, labels: dict[int, Location],
+                       cases: list[tuple[c_ast.Node, int | None]]) -> None:
+        """The case/default labels of one switch (not of switches nested in it)."""
+        if node is None or isinstance(node, c_ast.Switch):
+            return
+        if isinstance(node, (c_ast.Case, c_ast.Default)):
+            labels[id(node)] = self._new_loc(node.coord.line if node.coord else 0)
+            value = None
+            if isinstance(node, c_ast.Case):
+                value = self._const_eval(node.expr)
+                if value is None:
+                    raise unsupported("non-constant case label", node)
+            cases.append((node, value))
+        for _, child in node.children():
+            self._collect_cases(child, labels, cases)
+
+    # ------------------------------------------------------------------ declarations
+
+    def _declaration(self, node: c_ast.Decl, file_scope: bool) -> None:
+        if node.name is None:  # struct/union/enum declaration only
+            self.resolver.resolve(node.type)
+            return
+        t = self.resolver.resolve(node.type)
+        line = node.coord.line if node.coord else 0
+        if isinstance(t, FunctionType):
+            self.declared.setdefault(node.name, t)
+            self.scope.declare(node.name, Function(node.name, t), file_scope=True)
+            return
+        storage = set(node.storage or [])
+        if isinstance(t, ArrayType) and t.length is None and node.init is not None:
+            t = ArrayType(t.elem, self._init_length(t, node.init))
+        is_static = file_scope or "static" in storage or "extern" in storage
+        if "extern" in storage and not file_scope:
+            found = self.scope.lookup(node.name)
+            if isinstance(found, Variable):
+                self.scope.declare(node.name, found)
+                return
+        if file_scope:
+            found = self.scope.lookup(node.name)
+            if isinstance(found, Variable) and found.is_global:
+                if isinstance(found.type, ArrayType) and found.type.length is None:
+                    found.type = t
+                if node.init is not None:
+                    self._initialise(found, node.init, line, into_prelude=True)
+                return
+        qualified = node.name if file_scope else f"{self.fs.name}::{node.name}"
+        v = Variable(self._unique(qualified), node.name, t, is_static,
+                     None if file_scope else self.fs.name, line)
+        self.scope.declare(node.name, v)
+        if isinstance(t, ArrayType) and t.length is None and not is_static:
+            if node.type.dim is not None:  # variable-length array
+                self._rvalue(node.type.dim)
+        if is_static:
+            self.globals.append(v)
+            saved, self.fs = self.fs, self.prelude
+            self._edge(DeclEdge, None, line, var=v)
+            self.fs = saved
+            if node.init is not None:
+                self._initialise(v, node.init, line, into_prelude=True)
+            return
+        self.fs.locals.append(v)
+        self._edge(DeclEdge, None, line, var=v)
+        if node.init is not None:
+            self._initialise(v, node.init, line, into_prelude=False)
+
+    def _init_length(self, t: ArrayType, init: c_ast.Node) -> int:
+        if isinstance(init, c_ast.Constant) and init.type == "string":
+            return string_literal(self.types, init.value).type.length or 0  # type: ignore[union-attr]
+        if isinstance(init, c_ast.InitList):
+            n = idx = 0
+            for e in init.exprs:
+                if isinstance(e, c_ast.NamedInitializer) and isinstance(e.name[0], c_ast.Node) \
+                        and not isinstance(e.name[0], c_ast.ID):
+                    idx = self._const_eval(e.name[0]) or 0
+                idx += 1
+                n = max(n, idx)
+            return n
+        raise unsupported("array initialiser", init)
+
+    def _initialise(self, v: Variable, init: c_ast.Node, line: int, into_prelude: bool) -> None:
+        saved = self.fs
+        if into_prelude:
+            self.fs = self.prelude
+        before = self._next_branch
+        if isinstance(init, c_ast.InitList) or isinstance(v.type, (ArrayType, StructType)):
+            self._edge(AssignEdge, None, line, lhs=Var(v.type, v), rhs=Const(v.type, 0))
+        self._init_object(Var(v.type, v), init, line)
+        if into_prelude and self._next_branch != before:
+            raise unsupported("initialiser of a static variable with conditions", init)
+        self.fs = saved
+
+    def _init_object(self, target: Expr, init: c_ast.Node, line: int) -> None:
+        """Assign ``init`` to ``target``; the object is already zeroed if aggregate."""
+        t = target.type
+        if isinstance(t, ArrayType) and isinstance(init, c_ast.Constant) and init.type == "string":
+            data = string_literal(self.types, init.value).value
+            for i, b in enumerate(data[: t.length]):
+                if b:
+                    self._edge(AssignEdge, None, line, lhs=Index(t.elem, target, Const(self.types.int, i)),
+                               rhs=Const(t.elem, t.elem.wrap(b)))  # type: ignore[union-attr]
+            return
+        if not isinstance(init, c_ast.InitList):
+            if isinstance(t, (ArrayType, StructType)) and not self._is_aggregate_value(init):
+                # brace elision: {1, 2} for struct { int a[2]; } given as a scalar list
+                init = c_ast.InitList([init], init.coord)
+            else:
+                rhs = self._rvalue(init)
+                self._edge(AssignEdge, None, line, lhs=target, rhs=self._convert(rhs, t, init))
+                return
+        if isinstance(t, ArrayType):
+            idx = 0
+            for e in init.exprs:
+                if isinstance(e, c_ast.NamedInitializer):
+                    idx = self._const_eval(e.name[0]) or 0
+                    e = e.expr
+                self._init_object(Index(t.elem, target, Const(self.types.int, idx)), e, line)
+                idx += 1
+        elif isinstance(t, StructType):
+            fields = [f for f in t.fields if not f.name.startswith("__pad")]
+            pos = 0
+            for e in init.exprs:
+                if isinstance(e, c_ast.NamedInitializer):
+                    name = e.name[0].name
+                    pos = next(i for i, f in enumerate(fields) if f.name == name)
+                    e = e.expr
+                if pos >= len(fields):
+                    break
+                f = fields[pos]
+                self._init_object(Member(f.type, target, f.name), e, line)
+                pos += 1
+                if t.is_union:
+                    break
+        elif init.exprs:
+            self._init_object(target, init.exprs[0], line)
+
+    def _is_aggregate_value(self, node: c_ast.Node) -> bool:
+        return isinstance(self._type_of(node), (ArrayType, StructType))
+
+    # ------------------------------------------------------------------ conditions
+
+    def _cond(self, node: c_ast.Node, t: Location, f: Location, kind: str, put: Slot) -> None:
+        """Branch to ``t`` if ``node`` is nonzero, else to ``f``; splits ``&&``, ``||``,
+        ``!``, ``?:`` and ``,`` into separate assume edges."""
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+            mid = self._new_loc(node.coord.line if node.coord else 0)
+            kind = "and" if node.op == "&&" else "or"
+            if node.op == "&&":
+                self._cond(node.left, mid, f, kind, slot(node, "left"))
+            else:
+                self._cond(node.left, t, mid, kind, slot(node, "left"))
+            self.fs.cur = mid
+            self._cond(node.right, t, f, kind, slot(node, "right"))
+        elif isinstance(node, c_ast.UnaryOp) and node.op == "!":
+            self._cond(node.expr, f, t, kind, slot(node, "expr"))
+        elif isinstance(node, c_ast.TernaryOp):
+            a, b = self._new_loc(0), self._new_loc(0)
+            self._cond(node.cond, a, b, "cond", slot(node, "cond"))
+            self.fs.cur = a
+            self._cond(node.iftrue, t, f, kind, slot(node, "iftrue"))
+            self.fs.cur = b
+            self._cond(node.iffalse, t, f, kind, slot(node, "iffalse"))
+        elif isinstance(node, c_ast.ExprList):
+            for e in node.exprs[:-1]:
+                self._effect(e)
+            self._cond(node.exprs[-1], t, f, kind, slot(node.exprs, len(node.exprs) - 1))
+        else:
+            line = node.coord.line if node.coord else 0
+            try:
+                cond = conv.to_condition(self.types, self._rvalue(node))
+            except conv.TypeMismatch as e:
+                raise unsupported(str(e), node) from None
+            bid = self._branch(cond, t, f, kind, line)
+            if bid is not None and not self._sandbox:
+                self.instrumentation.leaves.append(Leaf(bid, put, node))
+
+    def _branch(self, cond: Expr, t: Location, f: Location, kind: str, line: int) -> int | None:
+        """Two assume edges from here; a constant condition is a plain jump (no goal)."""
+        value = const_int(cond) if isinstance(cond.type, IntType) else None
+        if value is not None:
+            self._jump(t if value else f, line)
+            return None
+        src = self._here(line)
+        self.fs.cur = src
+        if self._sandbox:
+            self.fs.cur = None
+            return None
+        self._next_branch += 1
+        bid = self._next_branch
+        te = self._edge(AssumeEdge, t, line, cond=cond, positive=True, branch=bid)
+        self.fs.cur = src
+        fe = self._edge(AssumeEdge, f, line, cond=cond, positive=False, branch=bid)
+        assert isinstance(te, AssumeEdge) and isinstance(fe, AssumeEdge)
+        self.branch_points[bid] = BranchPoint(bid, self.fs.name, line, kind, te, fe)
+        return bid
+
+    # ------------------------------------------------------------------ expressions
+
+    def _temp(self, t: CType) -> Var:
+        self.fs.temps += 1
+        v = Variable(self._unique(f"{self.fs.name}::__tmp{self.fs.temps}"), f"__tmp{self.fs.temps}",
+                     t, False, self.fs.name)
+        self.fs.locals.append(v)
+        return Var(t, v)
+
+    def _convert(self, e: Expr, t: CType, node: c_ast.Node) -> Expr:
+        try:
+            return conv.convert(self.types, e, t)
+        except conv.TypeMismatch as ex:
+            raise unsupported(str(ex), node) from None
+
+    def _type_of(self, node: c_ast.Node) -> CType:
+        """The type of an expression, without emitting its side effects (for sizeof)."""
+        saved = self.fs
+        self.fs = FunctionState(saved.name, saved.ftype, saved.entry, saved.exit, [], None,
+                                switch_cases=saved.switch_cases, temps=saved.temps)
+        self._sandbox += 1
+        try:
+            return self._expr(node).type
+        finally:
+            self._sandbox -= 1
+            self.fs = saved
+
+    def _const_eval(self, node: c_ast.Node) -> int | None:
+        saved = self.fs
+        self.fs = FunctionState(saved.name, saved.ftype, saved.entry, saved.exit, [], None)
+        self._sandbox += 1
+        try:
+            return const_int(self._expr(node))
+        finally:
+            self._sandbox -= 1
+            self.fs = saved
+
+    def _rvalue(self, node: c_ast.Node) -> Expr:
+        return conv.decay(self.types, self._expr(node))
+
+    def _effect(self, node: c_ast.Node) -> None:
+        """Evaluate ``node`` for its side effects only (expression statements)."""
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--", "++", "--"):
+            self._increment(node, want_value=False)
+        elif isinstance(node, c_ast.FuncCall):
+            self._call(node, want_value=False)
+        elif isinstance(node, c_ast.ExprList):
+            for e in node.exprs:
+                self._effect(e)
+        elif isinstance(node, c_ast.Cast) and isinstance(self.resolver.resolve(node.to_type), VoidType):
+            self._effect(node.expr)
+        elif isinstance(node, c_ast.TernaryOp):
+            line = node.coord.line if node.coord else 0
+            a, b, after = self._new_loc(line), self._new_loc(line), self._new_loc(line)
+            self._cond(node.cond, a, b, "cond", slot(node, "cond"))
+            for loc, branch in ((a, node.iftrue), (b, node.iffalse)):
+                self.fs.cur = loc
+                self._effect(branch)
+                self._jump(after, line)
+            self.fs.cur = after
+        elif isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+            line = node.coord.line if node.coord else 0
+            rest, after = self._new_loc(line), self._new_loc(line)
+            kind = "and" if node.op == "&&" else "or"
+            if node.op == "&&":
+                self._cond(node.left, rest, after, kind, slot(node, "left"))
+            else:
+                self._cond(node.left, after, rest, kind, slot(node, "left"))
+            self.fs.cur = rest
+            self._effect(node.right)
+            self._jump(after, line)
+            self.fs.cur = after
+        else:
+            self._expr(node)
+
+    def _expr(self, node: c_ast.Node) -> Expr:
+        """The value of ``node`` (not decayed); side effects are emitted as edges."""
+        t = self.types
+        line = node.coord.line if node.coord else 0
+        match node:
+            case c_ast.Constant():
+                return self._constant(node)
+            case c_ast.ID():
+                found = self.scope.lookup(node.name)
+                if isinstance(found, Variable):
+                    return Var(found.type, found)
+                if isinstance(found, EnumConst):
+                    return Const(found.type, found.value)
+                if isinstance(found, Function):
+                    return FuncRef(found.type, found.name)
+                if node.name in ("__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"):
+                    return string_literal(t, f'"{self.fs.name}"')
+                raise UserError(f"undeclared identifier {node.name}", *self._where(node))
+            case c_ast.BinaryOp() if node.op in ("&&", "||"):
+                return self._logical_value(node, line)
+            case c_ast.BinaryOp():
+                a = self._rvalue(node.left)
+                b = self._rvalue(node.right)
+                try:
+                    return conv.binary(t, node.op, a, b)
+                except conv.TypeMismatch as e:
+                    raise unsupported(str(e), node) from None
+            case c_ast.UnaryOp():
+                return self._unary(node, line)
+            case c_ast.Assignment():
+                lhs = self._expr(node.lvalue)
+                rhs = self._rvalue(node.rvalue)
+                if node.op != "=":
+                    try:
+                        rhs = conv.binary(t, node.op[:-1], lhs, rhs)
+                    except conv.TypeMismatch as e:
+                        raise unsupported(str(e), node) from None
+                self._edge(AssignEdge, None, line, lhs=lhs, rhs=self._convert(rhs, lhs.type, node))
+                return lhs
+            case c_ast.TernaryOp():
+                return self._ternary_value(node, line)
+            case c_ast.FuncCall():
+                result = self._call(node, want_value=True)
+                assert result is not None
+                return result
+            case c_ast.ArrayRef():
+                base = self._expr(node.name)
+                index = self._rvalue(node.subscript)
+                if isinstance(index.type, (PointerType, ArrayType)) and not isinstance(base.type, (PointerType, ArrayType)):
+                    base, index = index, base
+                if isinstance(base.type, ArrayType):
+                    return Index(base.type.elem, base, conv.promote(t, index))
+                ptr = conv.decay(t, base)
+                if not isinstance(ptr.type, PointerType):
+                    raise unsupported("subscript of a non-pointer", node)
+                return Deref(ptr.type.target, conv.binary(t, "+", ptr, index))
+            case c_ast.StructRef():
+                base = self._expr(node.name)
+                if node.type == "->":
+                    base = conv.decay(t, base)
+                    if not isinstance(base.type, PointerType):
+                        raise unsupported("-> on a non-pointer", node)
+                    base = Deref(base.type.target, base)
+                st = base.type
+                if not isinstance(st, StructType):
+                    raise unsupported(f"member access on {st}", node)
+                try:
+                    f = st.field(node.field.name)
+                except KeyError:
+                    raise UserError(f"no member {node.field.name} in {st}", *self._where(node)) from None
+                return Member(f.type, base, f.name)
+            case c_ast.Cast():
+                to = self.resolver.resolve(node.to_type)
+                e = self._rvalue(node.expr)
+                if isinstance(to, VoidType):
+                    return Const(t.int, 0)
+                return self._convert(e, to, node)
+            case c_ast.ExprList():
+                for e in node.exprs[:-1]:
+                    self._effect(e)
+                return self._expr(node.exprs[-1])
+            case c_ast.CompoundLiteral():
+                ct = self.resolver.resolve(node.type)
+                if isinstance(ct, ArrayType) and ct.length is None:
+                    ct = ArrayType(ct.elem, self._init_length(ct, node.init))
+                tmp = self._temp(ct)
+                self._edge(AssignEdge, None, line, lhs=tmp, rhs=Const(ct, 0))
+                self._init_object(tmp, node.init, line)
+                return tmp
+            case c_ast.Compound():
+                return self._statement_expression(node)
+            case c_ast.Typename():
+                raise unsupported("type name as expression", node)
+        raise unsupported(type(node).__name__, node)
+
+    def _statement_expression(self, node: c_ast.Compound) -> Expr:
+        """GNU ``({ s1; ...; e; })``: the statements, then the value of the last one."""
+        items = node.block_items or []
+        self.scope.push()
+        for item in items[:-1]:
+            self._statement(item)
+        value: Expr = Const(self.types.int, 0)
+        if items and not isinstance(items[-1], (c_ast.Decl, c_ast.Compound, c_ast.If,
+                                                c_ast.While, c_ast.For, c_ast.DoWhile,
+                                                c_ast.Return, c_ast.Goto, c_ast.Label,
+                                                c_ast.Switch, c_ast.EmptyStatement)):
+            value = self._rvalue(items[-1])
+        elif items:
+            self._statement(items[-1])
+        self.scope.pop()
+        return value
+
+    def _where(self, node: c_ast.Node) -> tuple[str | None, int | None]:
+        return (node.coord.file, node.coord.line) if node.coord else (self.path, None)
+
+    def _constant(self, node: c_ast.Constant) -> Expr:
+        t = self.types
+        if node.type == "string":
+            return string_literal(t, node.value)
+        if node.type == "char" or node.value.startswith(("'", "L'", "u'", "U'")):
+            return char_literal(t, node.value)
+        c = int_literal(t, node.value)
+        if c is not None:
+            return c
+        try:
+            return float_literal(t, node.value)
+        except ValueError:
+            raise unsupported(f"constant {node.value}", node) from None
+
+    def _unary(self, node: c_ast.UnaryOp, line: int) -> Expr:
+        t = self.types
+        op = node.op
+        if op == "sizeof" or op == "_Alignof":
+            target = self.resolver.resolve(node.expr) if isinstance(node.expr, c_ast.Typename) \
+                else self._type_of(node.expr)
+            size = t.sizeof(target) if op == "sizeof" else t.alignof(target)
+            return Const(t.size_t, size)
+        if op in ("p++", "p--", "++", "--"):
+            result = self._increment(node, want_value=True)
+            assert result is not None
+            return result
+        if op == "&":
+            e = self._expr(node.expr)
+            if isinstance(e, Deref):
+                return e.pointer
+            if isinstance(e, FuncRef):
+                return FuncRef(t.pointer(e.type), e.name)
+            if isinstance(e, Var):
+                e.var.address_taken = True
+            return AddrOf(t.pointer(e.type), e)
+        if op == "*":
+            p = self._rvalue(node.expr)
+            if isinstance(p, FuncRef) or (isinstance(p.type, PointerType) and isinstance(p.type.target, FunctionType)):
+                return p  # *fp designates the function again
+            if not isinstance(p.type, PointerType):
+                raise unsupported(f"dereference of {p.type}", node)
+            return Deref(p.type.target, p)
+        try:
+            return conv.unary(t, op, self._rvalue(node.expr))
+        except conv.TypeMismatch as e:
+            raise unsupported(str(e), node) from None
+
+    def _increment(self, node: c_ast.UnaryOp, want_value: bool) -> Expr | None:
+        line = node.coord.line if node.coord else 0
+        lhs = self._expr(node.expr)
+        one = Const(self.types.int, 1)
+        op = "+" if "++" in node.op else "-"
+        old: Expr = lhs
+        if want_value and node.op.startswith("p"):
+            old = self._temp(lhs.type)
+            self._edge(AssignEdge, None, line, lhs=old, rhs=lhs)
+        try:
+            new = self._convert(conv.binary(self.types, op, old, one), lhs.type, node)
+        except conv.TypeMismatch as e:
+            raise unsupported(str(e), node) from None
+        self._edge(AssignEdge, None, line, lhs=lhs, rhs=new)
+        return old if want_value else None
+
+    def _logical_value(self, node: c_ast.BinaryOp, line: int) -> Expr:
+        """``a && b`` as a value: control flow into a temporary, as CIL does."""
+        tmp = self._temp(self.types.int)
+        yes, no, after = self._new_loc(line), self._new_loc(line), self._new_loc(line)
+        self._cond(node, yes, no, "and" if node.op == "&&" else "or", lambda n: None)
+        for loc, v in ((yes, 1), (no, 0)):
+            self.fs.cur = loc
+            self._edge(AssignEdge, None, line, lhs=tmp, rhs=Const(self.types.int, v))
+            self._jump(after, line)
+        self.fs.cur = after
+        return tmp
+
+    def _ternary_value(self, node: c_ast.TernaryOp, line: int) -> Expr:
+        ta, tb = self._type_of(node.iftrue), self._type_of(node.iffalse)
+        if isinstance(ta, ArrayType):
+            ta = self.types.pointer(ta.elem)
+        if isinstance(tb, ArrayType):
+            tb = self.types.pointer(tb.elem)
+        if ta.is_arithmetic() and tb.is_arithmetic():
+            rt: CType = self.types.usual_arithmetic(ta, tb)
+        elif isinstance(ta, PointerType):
+            rt = ta
+        elif isinstance(tb, PointerType):
+            rt = tb
+        else:
+            rt = ta
+        a, b, after = self._new_loc(line), self._new_loc(line), self._new_loc(line)
+        self._cond(node.cond, a, b, "cond", slot(node, "cond"))
+        tmp = None if isinstance(rt, VoidType) else self._temp(rt)
+        for loc, branch in ((a, node.iftrue), (b, node.iffalse)):
+            self.fs.cur = loc
+            v = self._rvalue(branch)
+            if tmp is not None:
+                self._edge(AssignEdge, None, line, lhs=tmp, rhs=self._convert(v, rt, node))
+            self._jump(after, line)
+        self.fs.cur = after
+        return tmp if tmp is not None else Const(self.types.int, 0)
+
+    # ------------------------------------------------------------------ calls
+
+    def _call(self, node: c_ast.FuncCall, want_value: bool) -> Expr | None:
+        t = self.types
+        line = node.coord.line if node.coord else 0
+        args = node.args.exprs if node.args else []
+        name = node.name.name if isinstance(node.name, c_ast.ID) else None
+        callee: str | Expr
+        if name is not None and not isinstance(self.scope.lookup(name), Variable):
+            found = self.scope.lookup(name)
+            ftype = found.type if isinstance(found, Function) else FunctionType(t.int, (), True)
+            if found is None:
+                self.declared.setdefault(name, ftype)
+            callee = name
+        else:
+            fexpr = self._rvalue(node.name)
+            ftarget = fexpr.type.target if isinstance(fexpr.type, PointerType) else fexpr.type
+            if not isinstance(ftarget, FunctionType):
+                raise unsupported("call of a non-function", node)
+            ftype = ftarget
+            callee = fexpr.name if isinstance(fexpr, FuncRef) else fexpr
+        assert isinstance(ftype, FunctionType)
+        if isinstance(callee, str):
+            if callee in ERROR_FUNCTIONS:
+                for a in args:
+                    self._effect(a)
+                self._next_error += 1
+                e = self._edge(ErrorEdge, self._sink(line), line, call_id=self._next_error)
+                if not self._sandbox:
+                    assert isinstance(e, ErrorEdge)
+                    self.error_calls[self._next_error] = e
+                    self.instrumentation.error_calls.append((self._next_error, node))
+                return Const(t.int, 0)
+            if callee in TERMINATING_FUNCTIONS:
+                values = [self._rvalue(a) for a in args]
+                self._edge(TerminateEdge, self._sink(line), line, kind=TERMINATING_FUNCTIONS[callee],
+                           code=values[0] if values and callee != "__assert_fail" else None)
+                return Const(t.int, 0)
+            if callee == "__VERIFIER_assume":
+                cond = conv.to_condition(t, self._rvalue(args[0]))
+                if const_int(cond) == 0:
+                    self._edge(TerminateEdge, self._sink(line), line, kind="assume")
+                elif const_int(cond) is None:
+                    self._edge(AssumeEdge, None, line, cond=cond, positive=True, branch=None)
+                return Const(t.int, 0)
+            if callee.startswith(NONDET_PREFIX) and callee not in self.functions:
+                kind = callee[len(NONDET_PREFIX):]
+                vt = ftype.ret if not isinstance(ftype.ret, VoidType) else t.int
+                lhs = self._temp(vt) if want_value else None
+                self._edge(NondetEdge, None, line, lhs=lhs, kind=kind, value_type=vt)
+                return lhs
+        values: list[Expr] = []
+        for i, a in enumerate(args):
+            v = self._rvalue(a)
+            if i < len(ftype.params):
+                v = self._convert(v, ftype.params[i], a)
+            elif isinstance(v.type, FloatType) and v.type.bits < 64:
+                v = self._convert(v, t.double, a)  # default argument promotion
+            elif isinstance(v.type, IntType):
+                v = conv.promote(t, v)
+            values.append(v)
+        ret = ftype.ret
+        lhs = self._temp(ret) if want_value and not isinstance(ret, VoidType) else None
+        self._edge(CallEdge, None, line, lhs=lhs, callee=callee, args=tuple(values), ftype=ftype)
+        if want_value and lhs is None:
+            return Const(t.int, 0)
+        return lhs

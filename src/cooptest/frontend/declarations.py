@@ -1,0 +1,164 @@
+"""C types from pycparser declarators: base types, typedefs, struct/union/enum, pointers,
+arrays and function types, resolved in the current scope."""
+from __future__ import annotations
+
+from typing import Callable
+
+from pycparser import c_ast
+
+from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType, StructType, Types,
+                                VoidType)
+from cooptest.errors import Unsupported
+from cooptest.frontend.scope import EnumConst, Scope, Typedef
+
+ConstEval = Callable[[c_ast.Node], int | None]
+
+
+def where(node: c_ast.Node | None) -> tuple[str | None, int | None]:
+    coord = getattr(node, "coord", None)
+    return (coord.file, coord.line) if coord else (None, None)
+
+
+def unsupported(what: str, node: c_ast.Node | None) -> Unsupported:
+    file, line = where(node)
+    return Unsupported(f"unsupported construct: {what}", file, line)
+
+
+class TypeResolver:
+    def __init__(self, types: Types, scope: Scope, const_eval: ConstEval) -> None:
+        self.types = types
+        self.scope = scope
+        self.const_eval = const_eval
+        self._anon = 0
+
+    def base_type(self, names: list[str], node: c_ast.Node) -> CType:
+        """``unsigned long int`` and friends (C11 6.7.2)."""
+        t = self.types
+        words = names
+        unsigned = "unsigned" in words
+        signed = "signed" in words
+        longs = words.count("long")
+        if "void" in words:
+            return t.void
+        if "_Bool" in words:
+            return t.bool
+        if "char" in words:
+            return t.uchar if unsigned else t.schar if signed else t.char
+        if "short" in words:
+            return t.ushort if unsigned else t.short
+        if "__int128" in words:
+            return t.uint128 if unsigned else t.int128
+        if "float" in words:
+            return t.float
+        if "double" in words:
+            return t.longdouble if longs else t.double
+        if longs >= 2:
+            return t.ulonglong if unsigned else t.longlong
+        if longs == 1:
+            return t.ulong if unsigned else t.long
+        if {"int", "signed", "unsigned"} & set(words):
+            return t.uint if unsigned else t.int
+        if len(names) == 1:
+            found = self.scope.lookup(names[0])
+            if isinstance(found, Typedef):
+                return found.type
+        raise unsupported(f"type {' '.join(names)}", node)
+
+    def resolve(self, node: c_ast.Node) -> CType:
+        """The C type a declarator (``Decl.type``, ``Typename.type``) denotes."""
+        if isinstance(node, c_ast.TypeDecl):
+            return self.resolve(node.type)
+        if isinstance(node, c_ast.IdentifierType):
+            return self.base_type(node.names, node)
+        if isinstance(node, c_ast.PtrDecl):
+            return self.types.pointer(self.resolve(node.type))
+        if isinstance(node, c_ast.ArrayDecl):
+            elem = self.resolve(node.type)
+            length = None
+            if node.dim is not None:
+                length = self.const_eval(node.dim)
+            return ArrayType(elem, length)
+        if isinstance(node, c_ast.FuncDecl):
+            return self.function_type(node)
+        if isinstance(node, (c_ast.Struct, c_ast.Union)):
+            return self.struct(node)
+        if isinstance(node, c_ast.Enum):
+            return self.enum(node)
+        if isinstance(node, c_ast.Typename):
+            return self.resolve(node.type)
+        raise unsupported(type(node).__name__, node)
+
+    def function_type(self, node: c_ast.FuncDecl) -> FunctionType:
+        ret = self.resolve(node.type)
+        params: list[CType] = []
+        variadic = node.args is None
+        for p in (node.args.params if node.args else []):
+            if isinstance(p, c_ast.EllipsisParam):
+                variadic = True
+                continue
+            pt = self.param_type(self.resolve(p.type))
+            if isinstance(pt, VoidType):
+                continue
+            params.append(pt)
+        return FunctionType(ret, tuple(params), variadic)
+
+    def param_type(self, t: CType) -> CType:
+        """Parameters of array or function type are adjusted to pointers (C11 6.7.6.3)."""
+        if isinstance(t, ArrayType):
+            return self.types.pointer(t.elem)
+        if isinstance(t, FunctionType):
+            return self.types.pointer(t)
+        return t
+
+    def struct(self, node: c_ast.Struct | c_ast.Union) -> StructType:
+        is_union = isinstance(node, c_ast.Union)
+        tag = node.name
+        if tag is None:
+            self._anon += 1
+            tag = f"__anon{self._anon}"
+        found = self.scope.lookup_tag(tag, innermost_only=node.decls is not None)
+        if not isinstance(found, StructType):
+            if node.decls is None:
+                found = self.scope.lookup_tag(tag)
+            if not isinstance(found, StructType):
+                found = StructType(tag, is_union)
+                self.scope.declare_tag(tag, found)
+        if node.decls is not None and found.size is None:
+            members: list[tuple[str, CType, int | None]] = []
+            for d in node.decls:
+                mt = self.resolve(d.type)
+                width = self.const_eval(d.bitsize) if d.bitsize is not None else None
+                if d.name is None and isinstance(mt, StructType):
+                    # anonymous struct/union member: its fields are members of the outer one
+                    members.extend((f.name, f.type, f.bit_width) for f in mt.fields)
+                    continue
+                members.append((d.name or f"__pad{len(members)}", mt, width))
+            self.types.layout(found, members)
+        return found
+
+    def enum(self, node: c_ast.Enum) -> CType:
+        if node.values is None:
+            return self.types.uint
+        value = -1
+        values: list[tuple[str, int]] = []
+        for e in node.values.enumerators:
+            if e.value is not None:
+                v = self.const_eval(e.value)
+                if v is None:
+                    raise unsupported("non-constant enumerator", e)
+                value = v
+            else:
+                value += 1
+            values.append((e.name, value))
+        for name, v in values:
+            self.scope.declare(name, EnumConst(v, self.types.int))
+        # gcc: an enum without negative constants is compatible with unsigned int
+        if any(v < 0 for _, v in values):
+            return self.types.int
+        if any(v > self.types.uint.max for _, v in values):
+            return self.types.ulong
+        return self.types.uint
+
+
+def is_integer(t: CType) -> bool:
+    return isinstance(t, IntType)

@@ -1,0 +1,97 @@
+"""C literal texts (integer, floating, character, string) to typed IR constants."""
+from __future__ import annotations
+
+import re
+
+from cooptest.cfa.ctype import ArrayType, Types
+from cooptest.cfa.ir import Const, StringLit
+
+_INT = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8,
+            "f": 12, "v": 11, "?": 63, "e": 27}
+
+
+def int_literal(types: Types, text: str) -> Const | None:
+    """An integer constant with the type C11 6.4.4.1 gives it."""
+    m = _INT.match(text)
+    if not m:
+        return None
+    digits, suffix = m.group(1), m.group(2).lower()
+    if digits[:2].lower() == "0x":
+        value, decimal = int(digits, 16), False
+    elif digits[:2].lower() == "0b":
+        value, decimal = int(digits[2:], 2), False
+    elif digits.startswith("0"):
+        value, decimal = int(digits, 8), False
+    else:
+        value, decimal = int(digits), True
+    unsigned = "u" in suffix
+    longs = suffix.count("l")
+    candidates = []
+    if longs == 0:
+        candidates += [types.uint] if unsigned else ([types.int] if decimal else [types.int, types.uint])
+    if longs <= 1:
+        candidates += [types.ulong] if unsigned else ([types.long] if decimal else [types.long, types.ulong])
+    candidates += [types.ulonglong] if unsigned else (
+        [types.longlong] if decimal else [types.longlong, types.ulonglong])
+    for t in candidates:
+        if t.min <= value <= t.max:
+            return Const(t, value)
+    return Const(types.ulonglong, types.ulonglong.wrap(value))
+
+
+def float_literal(types: Types, text: str) -> Const:
+    t = text.lower()
+    ftype = types.double
+    if t.endswith("f") and not t.startswith("0x") or t.startswith("0x") and t.endswith("f") and "p" in t:
+        ftype, t = types.float, t[:-1]
+    elif t.endswith("l"):
+        ftype, t = types.longdouble, t[:-1]
+    value = float.fromhex(t) if t.startswith("0x") else float(t)
+    return Const(ftype, value)
+
+
+def unescape(body: str) -> bytes:
+    """The bytes of a C string or character literal body (without quotes)."""
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        n = body[i + 1]
+        if n in "01234567":
+            j = i + 1
+            while j < len(body) and j < i + 4 and body[j] in "01234567":
+                j += 1
+            out.append(int(body[i + 1:j], 8) & 0xFF)
+            i = j
+        elif n == "x":
+            j = i + 2
+            while j < len(body) and body[j] in "0123456789abcdefABCDEF":
+                j += 1
+            out.append(int(body[i + 2:j], 16) & 0xFF)
+            i = j
+        else:
+            out.append(_ESCAPES.get(n, ord(n)))
+            i += 2
+    return bytes(out)
+
+
+def char_literal(types: Types, text: str) -> Const:
+    """``'a'`` has type int in C, with the value of a (signed) char."""
+    prefix = text[0] if text[0] in "LuU" else ""
+    data = unescape(text[len(prefix) + 1:-1])
+    if prefix:
+        return Const(types.int, int.from_bytes(data[:4].ljust(1, b"\0"), "little"))
+    return Const(types.int, types.char.wrap(data[0]) if data else 0)
+
+
+def string_literal(types: Types, text: str) -> StringLit:
+    if text.startswith(("L", "u", "U")):
+        text = text[text.index('"'):]
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"', text, re.S)
+    data = b"".join(unescape(p) for p in parts) + b"\0"
+    return StringLit(ArrayType(types.char, len(data)), data)
