@@ -26,6 +26,7 @@ class Frontend:
     ast: c_ast.FileAST
     instrumentation: Instrumentation
     preprocessed: str  # path of the .i file pycparser read
+    instrumented: str | None = None  # C text of the instrumented twin, once made
 
 
 def parse(task: Task, work_dir: str) -> tuple[c_ast.FileAST, str]:

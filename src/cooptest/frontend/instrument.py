@@ -1,0 +1,70 @@
+"""The instrumented twin of a program: the same C, reporting its path through the CFA.
+
+Every leaf condition the CFA builder made a branch point is wrapped as
+``__cooptest_br(id, (cond) != 0)``; every switch reports the outcome of each case
+comparison in the order the CFA tests them; every call of reach_error reports its call
+id first. The runtime (``harness/trace_runtime.c``) writes these events, so a native
+run yields the CFA goals it covered and the branch decisions concolic replay follows.
+Instrumenting the AST the CFA was built from (rather than the text) is what keeps the
+ids of both in step.
+"""
+from __future__ import annotations
+
+from pycparser import c_ast, c_generator
+
+from cooptest.frontend import Frontend
+
+PRELUDE = """\
+int __cooptest_br(int id, int cond);
+void __cooptest_log(int event);
+void __cooptest_err(int id);
+"""
+
+
+def _int(v: int) -> c_ast.Constant:
+    return c_ast.Constant("int", str(v))
+
+
+def _switch_helper(index: int, cases: list[tuple[int, int]]) -> str:
+    """A function that logs each case comparison of one switch and returns its value."""
+    lines = [f"static unsigned long long __cooptest_sw{index}(unsigned long long v) {{"]
+    for branch, value in cases:
+        lines.append(f"  if (v == {value & 0xFFFFFFFFFFFFFFFF}ULL) {{ __cooptest_log({2 * branch + 1}); return v; }}")
+        lines.append(f"  __cooptest_log({2 * branch});")
+    lines.append("  return v;\n}")
+    return "\n".join(lines)
+
+
+def instrumented_source(fe: Frontend) -> str:
+    """C source of the instrumented program (to be compiled with the trace runtime).
+
+    The Frontend's own AST is instrumented in place (the recorded leaves are its nodes),
+    so the result is computed once and kept on the Frontend."""
+    if fe.instrumented is not None:
+        return fe.instrumented
+    ins = fe.instrumentation
+    for leaf in ins.leaves:
+        wrapped = c_ast.FuncCall(c_ast.ID("__cooptest_br"), c_ast.ExprList([
+            _int(leaf.branch), c_ast.BinaryOp("!=", leaf.node, _int(0))]))
+        leaf.put(wrapped)
+    helpers: list[str] = []
+    for i, site in enumerate(ins.switches):
+        if not site.cases:
+            continue
+        helpers.append(_switch_helper(i, site.cases))
+        call = c_ast.FuncCall(c_ast.ID(f"__cooptest_sw{i}"), c_ast.ExprList([site.node.cond]))
+        to = c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None,
+                                                            c_ast.IdentifierType(site.promoted.name.split())))
+        site.node.cond = c_ast.Cast(to, call)
+    error_functions: set[str] = set()
+    for call_id, call in ins.error_calls:
+        name = call.name.name
+        error_functions.add(name)
+        call.name = c_ast.ID(f"__cooptest_reach_{name}")
+        call.args = c_ast.ExprList([_int(call_id)])
+    prototypes = "".join(f"void __cooptest_reach_{n}(int id);\n" for n in sorted(error_functions))
+    wrappers = "".join(
+        f"void __cooptest_reach_{n}(int id) {{ __cooptest_err(id); {n}(); }}\n" for n in sorted(error_functions))
+    body = c_generator.CGenerator().visit(fe.ast)
+    fe.instrumented = PRELUDE + prototypes + "\n".join(helpers) + "\n" + body + "\n" + wrappers
+    return fe.instrumented
