@@ -1,0 +1,68 @@
+"""Native execution of tests on the instrumented twin of the program, read as CFA goals.
+
+This is the ground truth of cooptest: a goal is covered only if a native run's trace
+passes through it (branch events ``2*id + outcome``, error-call events ``-(id+1)``,
+written by ``trace_runtime.c``)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from cooptest.cfa.ir import branch_goal_id, error_goal_id
+from cooptest.frontend import Frontend
+from cooptest.frontend.instrument import instrumented_source
+from cooptest.harness.build import Executable, compile_program
+
+TRUNCATED = -(1 << 31)
+
+
+@dataclass
+class Execution:
+    inputs: list[str]
+    events: list[int]
+    covered: set[str]
+    exit_code: int | None
+    timed_out: bool
+    crashed: bool
+    truncated: bool
+    error_reached: bool
+    new: set[str] = field(default_factory=set)  # goals no earlier test covered (set by submit)
+
+    def decisions(self) -> list[tuple[int, bool]]:
+        """The branch decisions of the run in order: (branch point id, outcome)."""
+        return [(e >> 1, bool(e & 1)) for e in self.events if e >= 0]
+
+
+def goals_of(events: list[int]) -> tuple[set[str], bool, bool]:
+    """Goal ids a trace passes through, whether it reached an error call, and whether
+    the trace was cut short."""
+    covered: set[str] = set()
+    error = truncated = False
+    for e in set(events):
+        if e >= 0:
+            covered.add(branch_goal_id(e >> 1, bool(e & 1)))
+        elif e == TRUNCATED:
+            truncated = True
+        else:
+            covered.add(error_goal_id(-e - 1))
+            error = True
+    return covered, error, truncated
+
+
+class Executor:
+    """Builds the instrumented program once; runs tests on it."""
+
+    def __init__(self, frontend: Frontend, work_dir: str, timeout: float = 3.0) -> None:
+        os.makedirs(work_dir, exist_ok=True)
+        source = os.path.join(work_dir, "instrumented.c")
+        with open(source, "w") as f:
+            f.write(instrumented_source(frontend))
+        self.binary: Executable = compile_program(source, frontend.task.data_model, work_dir, trace=True)
+        self.timeout = timeout
+
+    def run(self, inputs: list[str]) -> Execution:
+        r = self.binary.run(inputs, timeout=self.timeout, trace=True)
+        events = list(r.events) if r.events is not None and not r.timed_out else []
+        covered, error, truncated = goals_of(events)
+        return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,
+                         truncated, error)
