@@ -132,8 +132,9 @@ class FunctionType(CType):
 class Field:
     name: str
     type: CType
-    offset: int  # in bytes from the start of the struct
+    offset: int  # in bytes from the start of the struct (of the storage unit, for bit-fields)
     bit_width: int | None = None  # bit-field width, None for ordinary members
+    bit_offset: int = 0  # bit-fields: position of the lowest bit within the storage unit
 
 
 @dataclass(eq=False)
@@ -237,7 +238,7 @@ class Types:
                 unit = self.sizeof(t) * 8
                 if width == 0 or (offset_bits % unit) + width > unit:
                     offset_bits = -(-offset_bits // unit) * unit
-                fields.append(Field(name, t, (offset_bits // unit) * (unit // 8), width))
+                fields.append(Field(name, t, (offset_bits // unit) * (unit // 8), width, offset_bits % unit))
                 offset_bits += width
                 continue
             offset_bits = -(-offset_bits // (a * 8)) * (a * 8)
