@@ -1,0 +1,603 @@
+"""Symbolic execution of CFA edges: program memory as z3 terms along one path.
+
+One state serves every client: concolic replay (with a concretisation hook), the check of
+counterexample paths in CEGAR, and the strongest post inside a block of predicate
+analysis. Terms are built over input symbols and fresh symbols, not SSA indices.
+
+Memory model. Scalars whose address is never taken live in registers (one term per
+variable). Aggregates and address-taken variables live in byte-addressed objects, each
+with a distinct concrete base address far from the others, so a pointer is a plain
+bit-vector and ``*(base + symbolic offset)`` stays exact: the object is found from the
+constant part of the address, the offset is a z3 array index. An address whose object
+cannot be found is concretised through the hook when there is one (concolic testing,
+as CUTE does), and otherwise makes the state havoc all memory: an over-approximation,
+flagged by ``imprecise``, so that an UNSAT path condition remains a proof while a SAT
+one must be confirmed natively. Anything read before it is written is a fresh symbol,
+which is also what makes ``havoc_at`` (a state in the middle of a program) sound.
+"""
+from __future__ import annotations
+
+import bisect
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from cooptest.analyses import semantics as sem
+from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
+                                PointerType, StructType)
+from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge,
+                             Cast, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr, FuncRef,
+                             Index, Location, Member, NondetEdge, Program, ReturnEdge,
+                             StringLit, TerminateEdge, Unary, Var, Variable)
+
+_names = itertools.count()
+GAP = 1 << 16  # bytes between objects: offsets within an object never reach the next
+MAX_BYTE_LOOP = 4096  # larger block copies/fills havoc the object instead
+FUNCTION_BASE = 0x7F000000
+PURE_EXTERNALS = {"printf", "puts", "putchar", "fprintf", "fflush", "fputs", "sprintf_s",
+                  "__VERIFIER_assert", "assert"}
+ALLOCATORS = {"malloc", "calloc", "alloca", "__builtin_alloca", "realloc", "valloc", "kmalloc",
+              "kzalloc", "xmalloc"}
+
+
+def fresh_name(prefix: str) -> str:
+    return f"{prefix}!{next(_names)}"
+
+
+@dataclass
+class Input:
+    """One consumed test input: its symbol, the type it is read as, and where."""
+
+    symbol: z3.ExprRef
+    type: CType
+    edge: NondetEdge
+
+
+@dataclass
+class MemoryObject:
+    """Content of one object: bytes written at concrete addresses (``cells``, the fast
+    common case), or, once a symbolic address was written, a z3 array (``array``).
+    ``default`` is what unwritten bytes hold: zero (globals, calloc) or fresh."""
+
+    base: int
+    size: int
+    name: str
+    default: z3.ArrayRef
+    cells: dict[int, tuple[z3.ExprRef, int]] = field(default_factory=dict)  # addr -> (term, byte k of it)
+    array: z3.ArrayRef | None = None
+
+    def copy(self) -> MemoryObject:
+        return MemoryObject(self.base, self.size, self.name, self.default, dict(self.cells), self.array)
+
+
+@dataclass
+class Frame:
+    """The locals of one active call: register values and memory objects."""
+
+    values: dict[Variable, z3.ExprRef] = field(default_factory=dict)
+    objects: dict[Variable, int] = field(default_factory=dict)  # variable -> object base
+
+    def copy(self) -> Frame:
+        return Frame(dict(self.values), dict(self.objects))
+
+
+def in_memory(v: Variable) -> bool:
+    return v.address_taken or not v.type.is_scalar()
+
+
+def _byte(term: z3.ExprRef, k: int) -> z3.ExprRef:
+    return z3.Extract(8 * k + 7, 8 * k, term)
+
+
+class SymbolicState:
+    """The state at the entry of ``program.main`` (see the module docstring)."""
+
+    def __init__(self, program: Program, concretize: Callable[[z3.ExprRef], int] | None = None) -> None:
+        self.program = program
+        self.types = program.types
+        self.ptr_bits = program.data_model.pointer_bits
+        self.concretize = concretize
+        self.path_condition: list[z3.BoolRef] = []
+        self.inputs: list[Input] = []
+        self.imprecise = False
+        self.concretized = 0
+        self.call_stack: list[CallEdge] = []
+        self.frames: list[Frame] = [Frame()]
+        self.globals = Frame()
+        self.objects: dict[int, MemoryObject] = {}
+        self._bases: list[int] = []
+        self._next_base = 0x10000
+        self._strings: dict[int, int] = {}
+        self._functions = {name: FUNCTION_BASE + 16 * i for i, name in enumerate(
+            sorted(set(program.functions) | set(program.declared_functions)))}
+        self._function_at = {a: n for n, a in self._functions.items()}
+
+    @classmethod
+    def havoc_at(cls, program: Program, call_stack: list[CallEdge],
+                 concretize: Callable[[z3.ExprRef], int] | None = None) -> SymbolicState:
+        """A state inside a call stack where nothing is known: every read is fresh."""
+        s = cls(program, concretize)
+        s.call_stack = list(call_stack)
+        s.frames = [Frame() for _ in range(len(call_stack) + 1)]
+        return s
+
+    def copy(self) -> SymbolicState:
+        s = object.__new__(SymbolicState)
+        s.__dict__.update(self.__dict__)
+        s.path_condition = list(self.path_condition)
+        s.inputs = list(self.inputs)
+        s.call_stack = list(self.call_stack)
+        s.frames = [f.copy() for f in self.frames]
+        s.globals = self.globals.copy()
+        s.objects = {b: o.copy() for b, o in self.objects.items()}
+        s._bases = list(self._bases)
+        s._strings = dict(self._strings)
+        return s
+
+    # ------------------------------------------------------------------ objects
+
+    def _allocate(self, size: int, name: str, zero: bool) -> int:
+        base = self._next_base
+        self._next_base += max(size, 1) + GAP
+        self._next_base = -(-self._next_base // 16) * 16
+        sort = z3.BitVecSort(self.ptr_bits)
+        default = z3.K(sort, z3.BitVecVal(0, 8)) if zero else z3.Array(fresh_name(f"mem_{name}"), sort, z3.BitVecSort(8))
+        self.objects[base] = MemoryObject(base, size, name, default)
+        bisect.insort(self._bases, base)
+        return base
+
+    def _frame_of(self, v: Variable) -> Frame:
+        return self.globals if v.is_global else self.frames[-1]
+
+    def _object_base(self, v: Variable) -> int:
+        frame = self._frame_of(v)
+        base = frame.objects.get(v)
+        if base is None:
+            base = self._allocate(self.types.sizeof(v.type), v.name, zero=False)
+            frame.objects[v] = base
+        return base
+
+    def _object_at(self, addr: int) -> MemoryObject | None:
+        i = bisect.bisect_right(self._bases, addr) - 1
+        if i < 0:
+            return None
+        obj = self.objects[self._bases[i]]
+        return obj if addr < obj.base + max(obj.size, 1) + GAP // 2 else None
+
+    def _resolve(self, addr: z3.ExprRef) -> MemoryObject | None:
+        """The object an address points into, from the constant part of its term."""
+        hint = _constant_part(addr)
+        if hint is not None:
+            obj = self._object_at(hint)
+            if obj is not None:
+                return obj
+        if self.concretize is not None:
+            value = self.concretize(addr)
+            obj = self._object_at(value)
+            if obj is not None:
+                self.concretized += 1
+                self.path_condition.append(addr == z3.BitVecVal(value, self.ptr_bits))
+                return obj
+        return None
+
+    def _havoc_memory(self) -> None:
+        """An unknown write: every object and every global may have changed."""
+        self.imprecise = True
+        sort = z3.BitVecSort(self.ptr_bits)
+        for base, obj in list(self.objects.items()):
+            self.objects[base] = MemoryObject(obj.base, obj.size, obj.name,
+                                              z3.Array(fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)))
+        self.globals.values.clear()
+
+    # ------------------------------------------------------------------ bytes
+
+    def _load_bytes(self, addr: z3.ExprRef, n: int) -> z3.ExprRef | None:
+        obj = self._resolve(addr)
+        if obj is None:
+            return None
+        if z3.is_bv_value(addr) and obj.array is None:
+            a = addr.as_long()
+            cells = [obj.cells.get(a + i) for i in range(n)]
+            first = cells[0]
+            if first is not None and first[1] == 0 and first[0].size() == 8 * n and all(
+                    c is not None and c[0] is first[0] and c[1] == i for i, c in enumerate(cells)):
+                return first[0]
+            parts = [(_byte(c[0], c[1]) if c is not None else z3.Select(obj.default, a + i))
+                     for i, c in enumerate(cells)]
+        else:
+            arr = self._materialize(obj)
+            parts = [z3.Select(arr, addr + i) for i in range(n)]
+        return parts[0] if n == 1 else z3.Concat(*reversed(parts))
+
+    def _materialize(self, obj: MemoryObject) -> z3.ArrayRef:
+        if obj.array is None:
+            arr = obj.default
+            for a, (t, k) in obj.cells.items():
+                arr = z3.Store(arr, z3.BitVecVal(a, self.ptr_bits), _byte(t, k))
+            obj.array = arr
+            obj.cells = {}
+        return obj.array
+
+    def _store_bytes(self, addr: z3.ExprRef, value: z3.ExprRef) -> None:
+        n = value.size() // 8
+        obj = self._resolve(addr)
+        if obj is None:
+            self._havoc_memory()
+            return
+        if z3.is_bv_value(addr) and obj.array is None:
+            a = addr.as_long()
+            for i in range(n):
+                obj.cells[a + i] = (value, i)
+            return
+        arr = self._materialize(obj)
+        for i in range(n):
+            arr = z3.Store(arr, addr + i, _byte(value, i))
+        obj.array = arr
+
+    # ------------------------------------------------------------------ values
+
+    def _to_bits(self, value: z3.ExprRef, t: CType) -> z3.ExprRef:
+        if isinstance(t, FloatType):
+            bits = z3.fpToIEEEBV(value)
+            if t.bits == 80:  # stored as a double in this model
+                self.imprecise = True
+            return bits
+        return value
+
+    def _from_bits(self, bits: z3.ExprRef, t: CType) -> z3.ExprRef:
+        if isinstance(t, FloatType):
+            return z3.fpBVToFP(bits, sem.sort_of(t))
+        return bits
+
+    def _scalar_size(self, t: CType) -> int:
+        return 8 if isinstance(t, FloatType) and t.bits == 80 else self.types.sizeof(t)
+
+    def load(self, addr: z3.ExprRef, t: CType) -> z3.ExprRef:
+        bits = self._load_bytes(addr, self._scalar_size(t))
+        if bits is None:
+            self.imprecise = True
+            return sem.fresh(fresh_name("unknown"), t)
+        return self._from_bits(bits, t)
+
+    def store(self, addr: z3.ExprRef, value: z3.ExprRef, t: CType) -> None:
+        self._store_bytes(addr, self._to_bits(value, t))
+
+    def ptr(self, value: int) -> z3.ExprRef:
+        return z3.BitVecVal(value, self.ptr_bits)
+
+    def address(self, e: Expr) -> z3.ExprRef:
+        """The address of an lvalue."""
+        if isinstance(e, Var):
+            return self.ptr(self._object_base(e.var))
+        if isinstance(e, Deref):
+            return self.eval(e.pointer)
+        if isinstance(e, Index):
+            elem = self.types.sizeof(e.type)
+            return _add(self.address(e.base), _mul(self._index(e.index), elem, self.ptr_bits))
+        if isinstance(e, Member):
+            st = e.base.type
+            assert isinstance(st, StructType)
+            return _add(self.address(e.base), self.ptr(st.field(e.field).offset))
+        if isinstance(e, StringLit):
+            base = self._strings.get(id(e))
+            if base is None:
+                base = self._allocate(len(e.value), "string", zero=True)
+                self._strings[id(e)] = base
+                for i, b in enumerate(e.value):
+                    self.objects[base].cells[base + i] = (z3.BitVecVal(b, 8), 0)
+            return self.ptr(base)
+        raise TypeError(f"not an lvalue: {e!r}")
+
+    def _index(self, index: Expr) -> z3.ExprRef:
+        term = self.eval(index)
+        assert isinstance(index.type, IntType)
+        return sem.cast(term, index.type, self.types.ptrdiff_t if self.ptr_bits == 64 else self.types.int)
+
+    def read(self, e: Expr) -> z3.ExprRef:
+        """The value of a scalar lvalue."""
+        if isinstance(e, Var) and not in_memory(e.var):
+            frame = self._frame_of(e.var)
+            value = frame.values.get(e.var)
+            if value is None:
+                value = sem.fresh(fresh_name(e.var.name), e.type)
+                frame.values[e.var] = value
+            return value
+        if isinstance(e, Member):
+            f = e.base.type.field(e.field)  # type: ignore[union-attr]
+            if f.bit_width is not None:
+                unit = self.load(self.address(e), f.type)
+                assert isinstance(f.type, IntType)
+                bits = z3.Extract(f.bit_offset + f.bit_width - 1, f.bit_offset, unit)
+                extend = z3.SignExt if f.type.signed else z3.ZeroExt
+                return extend(f.type.bits - f.bit_width, bits) if f.bit_width < f.type.bits else bits
+        return self.load(self.address(e), e.type)
+
+    def write(self, lhs: Expr, value: z3.ExprRef) -> None:
+        """``lhs = value`` for a scalar lvalue (``value`` already of ``lhs.type``)."""
+        if isinstance(lhs, Var) and not in_memory(lhs.var):
+            self._frame_of(lhs.var).values[lhs.var] = value
+            return
+        if isinstance(lhs, Member):
+            f = lhs.base.type.field(lhs.field)  # type: ignore[union-attr]
+            if f.bit_width is not None:
+                addr = self.address(lhs)
+                unit = self.load(addr, f.type)
+                width, low = f.bit_width, f.bit_offset
+                mask = ((1 << width) - 1) << low
+                new = (unit & ~z3.BitVecVal(mask, unit.size())) | (
+                    (value << low) & z3.BitVecVal(mask, unit.size()))
+                self.store(addr, new, f.type)
+                return
+        self.store(self.address(lhs), value, lhs.type)
+
+    def eval(self, e: Expr) -> z3.ExprRef:
+        """The value of a scalar expression in this state."""
+        if isinstance(e, Const):
+            if isinstance(e.type, FloatType):
+                return sem.const(e.value, e.type)
+            return sem.const(int(e.value), e.type)
+        if isinstance(e, (Var, Deref, Member, Index)):
+            return self.read(e)
+        if isinstance(e, AddrOf):
+            if isinstance(e.operand, FuncRef):
+                return self.ptr(self._functions.get(e.operand.name, 0))
+            return self.address(e.operand)
+        if isinstance(e, FuncRef):
+            return self.ptr(self._functions.get(e.name, 0))
+        if isinstance(e, Cast):
+            return sem.cast(self.eval(e.operand), e.operand.type, e.type) \
+                if e.operand.type.is_scalar() else self._unknown(e.type)
+        if isinstance(e, Unary):
+            return sem.unary(e.op, self.eval(e.operand), e.operand.type, e.type)
+        if isinstance(e, Binary):
+            return self._binary(e)
+        if isinstance(e, StringLit):
+            return self.address(e)
+        raise TypeError(f"cannot evaluate {e!r}")
+
+    def _unknown(self, t: CType) -> z3.ExprRef:
+        self.imprecise = True
+        return sem.fresh(fresh_name("unknown"), t)
+
+    def _binary(self, e: Binary) -> z3.ExprRef:
+        lt, rt = e.left.type, e.right.type
+        a, b = self.eval(e.left), self.eval(e.right)
+        if isinstance(lt, PointerType) and e.op in ("+", "-") and isinstance(rt, IntType):
+            step = self.types.sizeof(lt.target) if not isinstance(lt.target, FunctionType) else 1
+            offset = _mul(sem.cast(b, rt, self._ptr_int()), step, self.ptr_bits)
+            return _add(a, offset) if e.op == "+" else a - offset
+        if isinstance(lt, PointerType) and isinstance(rt, PointerType) and e.op == "-":
+            step = max(self.types.sizeof(lt.target), 1)
+            diff = (a - b) / step if step > 1 else a - b
+            return sem.cast(diff, self._ptr_int(), e.type)
+        if isinstance(lt, FloatType) and lt.bits == 80:
+            self.imprecise = True
+        guard = sem.division_by_zero(e.op, b, lt)
+        if guard is not None and not z3.is_bv_value(b):
+            self.path_condition.append(z3.Not(guard))
+        return sem.binary(e.op, a, b, lt, rt, e.type)
+
+    def _ptr_int(self) -> IntType:
+        return self.types.long if self.ptr_bits == 64 else self.types.int
+
+    def condition(self, edge: AssumeEdge) -> z3.BoolRef:
+        c = sem.truth(self.eval(edge.cond), edge.cond.type)
+        return c if edge.positive else z3.Not(c)
+
+    # ------------------------------------------------------------------ edges
+
+    def step(self, edge: Edge) -> Location | None:
+        """Strongest post of ``edge``; returns the location control goes to."""
+        if isinstance(edge, AssumeEdge):
+            self.path_condition.append(self.condition(edge))
+        elif isinstance(edge, AssignEdge):
+            self._assign(edge.lhs, edge.rhs)
+        elif isinstance(edge, DeclEdge):
+            self._declare(edge.var)
+        elif isinstance(edge, NondetEdge):
+            self._nondet(edge)
+        elif isinstance(edge, CallEdge):
+            return self._call(edge)
+        elif isinstance(edge, ReturnEdge):
+            return self._return(edge)
+        else:
+            assert isinstance(edge, (BlankEdge, ErrorEdge, TerminateEdge)), edge
+        return edge.dst
+
+    def _assign(self, lhs: Expr, rhs: Expr) -> None:
+        if lhs.type.is_scalar():
+            self.write(lhs, self.eval(rhs))
+            return
+        size = self.types.sizeof(lhs.type)
+        dst = self.address(lhs)
+        if isinstance(rhs, Const):  # zero-initialisation of an aggregate
+            obj = self._resolve(dst)
+            if obj is not None and z3.is_bv_value(dst) and dst.as_long() == obj.base and size >= obj.size:
+                obj.default = z3.K(z3.BitVecSort(self.ptr_bits), z3.BitVecVal(0, 8))
+                obj.cells, obj.array = {}, None
+                return
+            self._fill(dst, [z3.BitVecVal(0, 8)] * size if size <= MAX_BYTE_LOOP else None)
+            return
+        src = self.address(rhs)
+        self._fill(dst, [self._load_bytes(src + i, 1) for i in range(size)] if size <= MAX_BYTE_LOOP else None)
+
+    def _fill(self, dst: z3.ExprRef, data: list[z3.ExprRef | None] | None) -> None:
+        """Write bytes at ``dst``; ``None`` (too large or unknown) havocs the object."""
+        if data is None or any(b is None for b in data):
+            obj = self._resolve(dst)
+            if obj is None:
+                self._havoc_memory()
+                return
+            self.imprecise = True
+            obj.default = z3.Array(fresh_name(f"mem_{obj.name}"), z3.BitVecSort(self.ptr_bits), z3.BitVecSort(8))
+            obj.cells, obj.array = {}, None
+            return
+        for i, b in enumerate(data):
+            self._store_bytes(_add(dst, self.ptr(i)), b)  # type: ignore[arg-type]
+
+    def _declare(self, v: Variable) -> None:
+        frame = self._frame_of(v)
+        if in_memory(v):
+            frame.objects[v] = self._allocate(self.types.sizeof(v.type), v.name, zero=v.is_global)
+        elif v.is_global:
+            frame.values[v] = sem.const(0, v.type) if not isinstance(v.type, FloatType) \
+                else sem.const(0.0, v.type)
+        else:
+            frame.values[v] = sem.fresh(fresh_name(v.name), v.type)
+
+    def _nondet(self, edge: NondetEdge) -> None:
+        t = edge.value_type
+        if not t.is_scalar():
+            t = self.types.int
+        symbol = sem.fresh(f"in{len(self.inputs)}", t)
+        if isinstance(t, IntType) and t.is_bool:
+            self.path_condition.append(z3.ULE(symbol, 1))
+        if isinstance(t, FloatType) and t.bits == 80:
+            self.imprecise = True
+        self.inputs.append(Input(symbol, t, edge))
+        if edge.lhs is not None:
+            self.write(edge.lhs, sem.cast(symbol, t, edge.lhs.type) if edge.lhs.type.is_scalar() else symbol)
+
+    def _callee(self, edge: CallEdge) -> str | None:
+        if isinstance(edge.callee, str):
+            return edge.callee
+        target = z3.simplify(self.eval(edge.callee))
+        if not z3.is_bv_value(target) and self.concretize is not None:
+            value = self.concretize(target)
+            self.concretized += 1
+            self.path_condition.append(target == self.ptr(value))
+            target = self.ptr(value)
+        return self._function_at.get(target.as_long()) if z3.is_bv_value(target) else None
+
+    def _call(self, edge: CallEdge) -> Location | None:
+        name = self._callee(edge)
+        cfa = self.program.functions.get(name) if name is not None else None
+        if cfa is None:
+            self._external(edge, name)
+            return edge.dst
+        values = [self.eval(a) if a.type.is_scalar() else a for a in edge.args]
+        self.call_stack.append(edge)
+        self.frames.append(Frame())
+        for param, value in zip(cfa.params, values):
+            if isinstance(value, Expr):  # aggregate passed by value: copy its bytes
+                self._declare(param)
+                saved = self.frames.pop()
+                src = [self._load_bytes(_add(self.address(value), self.ptr(i)), 1)
+                       for i in range(self.types.sizeof(param.type))]
+                self.frames.append(saved)
+                self._fill(self.address(Var(param.type, param)), src)
+            else:
+                if in_memory(param):
+                    self._declare(param)
+                self.write(Var(param.type, param), value)
+        return cfa.entry
+
+    def _return(self, edge: ReturnEdge) -> Location | None:
+        value: z3.ExprRef | list | None = None
+        if edge.value is not None:
+            if edge.value.type.is_scalar():
+                value = self.eval(edge.value)
+            else:
+                addr = self.address(edge.value)
+                value = [self._load_bytes(_add(addr, self.ptr(i)), 1)
+                         for i in range(min(self.types.sizeof(edge.value.type), MAX_BYTE_LOOP + 1))]
+        if not self.call_stack:
+            return edge.dst
+        call = self.call_stack.pop()
+        self.frames.pop()
+        if call.lhs is not None and value is not None:
+            if isinstance(value, list):
+                self._fill(self.address(call.lhs), value if len(value) <= MAX_BYTE_LOOP else None)
+            else:
+                assert edge.value is not None
+                self.write(call.lhs, sem.cast(value, edge.value.type, call.lhs.type))
+        return call.dst
+
+    def _external(self, edge: CallEdge, name: str | None) -> None:
+        """A function without a body: a model for the common ones, havoc otherwise."""
+        t = self.types
+        if name in ALLOCATORS:
+            size_arg = edge.args[-1] if name != "calloc" else None
+            size = 64
+            if name == "calloc" and len(edge.args) == 2:
+                n = _as_int(self.eval(edge.args[0])) or 1
+                size = n * (_as_int(self.eval(edge.args[1])) or 1)
+            elif size_arg is not None:
+                size = _as_int(self.eval(size_arg)) or 4096
+            base = self._allocate(size, name, zero=name in ("calloc", "kzalloc"))
+            if name == "realloc" and edge.args:
+                self.imprecise = True  # old contents not copied
+            if edge.lhs is not None:
+                self.write(edge.lhs, sem.cast(self.ptr(base), t.pointer(t.void), edge.lhs.type))
+            return
+        if name == "free":
+            return
+        if name == "memset" and len(edge.args) == 3:
+            n = _as_int(self.eval(edge.args[2]))
+            byte = z3.Extract(7, 0, self.eval(edge.args[1]))
+            dst = self.eval(edge.args[0])
+            self._fill(dst, [byte] * n if n is not None and n <= MAX_BYTE_LOOP else None)
+            self._result(edge, dst)
+            return
+        if name in ("memcpy", "memmove") and len(edge.args) == 3:
+            n = _as_int(self.eval(edge.args[2]))
+            dst, src = self.eval(edge.args[0]), self.eval(edge.args[1])
+            data = [self._load_bytes(_add(src, self.ptr(i)), 1) for i in range(n)] \
+                if n is not None and n <= MAX_BYTE_LOOP else None
+            self._fill(dst, data)
+            self._result(edge, dst)
+            return
+        for a in edge.args:
+            self.eval(a)
+        if name not in PURE_EXTERNALS and (any(isinstance(a.type, PointerType) for a in edge.args)
+                                           or name is None):
+            self._havoc_memory()
+        if edge.lhs is not None:
+            self.write(edge.lhs, self._unknown(edge.lhs.type))
+
+    def _result(self, edge: CallEdge, value: z3.ExprRef) -> None:
+        if edge.lhs is not None:
+            self.write(edge.lhs, sem.cast(value, self.types.pointer(self.types.void), edge.lhs.type))
+
+
+def _as_int(term: z3.ExprRef) -> int | None:
+    term = z3.simplify(term)
+    return term.as_long() if z3.is_bv_value(term) else None
+
+
+def _constant_part(addr: z3.ExprRef) -> int | None:
+    """The sum of the numerals at the top of an address term (``base + offset``)."""
+    if z3.is_bv_value(addr):
+        return addr.as_long()
+    if z3.is_app_of(addr, z3.Z3_OP_BADD):
+        total, found = 0, False
+        for child in addr.children():
+            c = _constant_part(child)
+            if c is not None:
+                total, found = total + c, True
+        return total & ((1 << addr.size()) - 1) if found else None
+    if z3.is_app_of(addr, z3.Z3_OP_BSUB):
+        left, right = addr.children()
+        c = _constant_part(left)
+        if c is None:
+            return None
+        return (c - right.as_long()) & ((1 << addr.size()) - 1) if z3.is_bv_value(right) else c
+    return None
+
+
+def _add(a: z3.ExprRef, b: z3.ExprRef) -> z3.ExprRef:
+    if z3.is_bv_value(a) and z3.is_bv_value(b):
+        return z3.BitVecVal(a.as_long() + b.as_long(), a.size())
+    if z3.is_bv_value(b) and b.as_long() == 0:
+        return a
+    return a + b
+
+
+def _mul(a: z3.ExprRef, k: int, bits: int) -> z3.ExprRef:
+    if a.size() != bits:
+        a = z3.SignExt(bits - a.size(), a) if a.size() < bits else z3.Extract(bits - 1, 0, a)
+    if z3.is_bv_value(a):
+        return z3.BitVecVal(a.as_long() * k, bits)
+    return a * k if k != 1 else a
