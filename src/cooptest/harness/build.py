@@ -1,0 +1,104 @@
+"""Compiles a preprocessed program with the nondet harness (and the trace runtime).
+
+Builds are cached by content hash in ``out_dir``: generation recompiles the same
+program many times across phases and runs, and gcc is the slowest step of a short
+run. The harness is a separate translation unit defining only the ``__VERIFIER_*``
+functions the program uses without defining them (see ``nondet``), so programs with
+their own definitions or odd prototypes still link.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from importlib import resources
+
+from cooptest.cfa.ctype import DataModel
+from cooptest.errors import ToolMissing, UserError
+from cooptest.harness.nondet import harness_source, needed_functions
+from cooptest.harness.runner import Executable
+
+GCC = "gcc"
+BASE_FLAGS = ("-std=gnu11", "-O0", "-w")
+MULTILIB_HINT = "apt-get install -y gcc-multilib"
+_GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$",
+                        re.M)
+
+
+def compile_program(source_path: str, data_model: DataModel, out_dir: str, trace: bool) -> Executable:
+    """The executable of ``source_path`` (a ``gcc -E`` output), built once per content."""
+    with open(source_path, encoding="utf-8", errors="surrogateescape") as f:
+        source = f.read()
+    harness = harness_source(needed_functions(source))
+    runtime = trace_runtime_source() if trace else ""
+    key = hashlib.sha256("\0".join(
+        [source, harness, runtime, data_model.gcc_flag, *BASE_FLAGS]).encode(
+            errors="surrogateescape")).hexdigest()[:20]
+    os.makedirs(out_dir, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(source_path))[0]
+    exe = os.path.join(out_dir, f"{stem}-{key}{'-trace' if trace else ''}")
+    if not os.path.exists(exe):
+        sources = [source_path, _write_once(out_dir, "harness", harness)]
+        if trace:
+            sources.append(_write_once(out_dir, "trace_runtime", runtime))
+        compile_sources(sources, data_model, exe, BASE_FLAGS)
+    return Executable(exe, data_model, trace)
+
+
+def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
+                    flags: Sequence[str]) -> None:
+    """``gcc`` ``sources`` into ``output`` (atomically: parallel builds may race).
+
+    Raises ``UserError`` naming the first gcc error (``file:line: message``) and
+    ``ToolMissing`` when ``-m32`` cannot work because gcc-multilib is absent.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=".build-", dir=os.path.dirname(os.path.abspath(output)))
+    os.close(fd)
+    cmd = [GCC, *flags, data_model.gcc_flag, "-o", tmp, *sources, "-lm"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        if proc.returncode != 0:
+            if data_model is DataModel.ILP32 and not _multilib_works():
+                raise ToolMissing(f"gcc cannot build 32-bit programs; run: {MULTILIB_HINT}")
+            raise _gcc_error(proc.stderr, sources[0])
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def trace_runtime_source() -> str:
+    return resources.files("cooptest.harness").joinpath("trace_runtime.c").read_text()
+
+
+def _write_once(out_dir: str, stem: str, text: str) -> str:
+    """Write ``text`` to a file named by its hash (shared by all builds in ``out_dir``)."""
+    path = os.path.join(out_dir, f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.c")
+    if not os.path.exists(path):
+        fd, tmp = tempfile.mkstemp(prefix=".src-", suffix=".c", dir=out_dir)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    return path
+
+
+def _gcc_error(stderr: str, default_file: str) -> UserError:
+    m = _GCC_ERROR.search(stderr)
+    if m:
+        return UserError(m["msg"], m["file"], int(m["line"]))
+    lines = stderr.strip().splitlines() or ["gcc failed"]
+    first = next((ln for ln in lines if "undefined reference" in ln),
+                 next((ln for ln in lines if "error" in ln), lines[0]))
+    return UserError(first.strip(), default_file)
+
+
+@functools.cache
+def _multilib_works() -> bool:
+    proc = subprocess.run([GCC, "-m32", "-x", "c", "-o", os.devnull, "-"],
+                          input="#include <stdio.h>\nint main(void){return 0;}\n",
+                          capture_output=True, text=True)
+    return proc.returncode == 0
