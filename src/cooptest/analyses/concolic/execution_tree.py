@@ -1,0 +1,163 @@
+"""The execution tree of concolic testing (DART/CUTE/CREST): every explored path as a
+sequence of symbolic branch decisions, paths sharing their common prefix.
+
+A node is one symbolic decision ``(branch id, outcome)`` at some depth; its parent is
+the symbolic decision before it on every path through it. Only decisions whose
+condition depends on an input are nodes (as in CREST): a decision on concrete data can
+never be negated. Negating node ``n`` asks for inputs that follow the path to
+``n.parent`` and then take the other outcome of ``n.branch``; the node is *open* while
+that side has neither been explored nor attempted, and the open nodes are the
+*frontier* every search strategy chooses from.
+
+The tree is the concolic analysis' ARG (:class:`ConcolicARG`): handing it back to
+``ConcolicAnalysis.run`` resumes the search where it stopped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import z3
+
+from cooptest.analyses.interface import ARG
+from cooptest.cfa.ir import branch_goal_id
+
+# why a node stopped being open
+EXPLORED = "explored"  # a path took the other side
+UNSAT = "unsat"  # the other side is infeasible after this prefix
+UNKNOWN = "unknown"  # the solver gave up (timeout, unsupported theory)
+MISPREDICTED = "mispredicted"  # inputs were found but the native run went elsewhere
+
+
+@dataclass(eq=False)
+class Decision:
+    """A symbolic branch decision of one path.
+
+    ``cond`` is the Boolean the taken outcome required; ``before`` is the length of the
+    path condition before the decision, ``after`` its length after it (the difference
+    holds ``cond`` and guards such as divisors being nonzero)."""
+
+    branch: int
+    outcome: bool
+    cond: z3.BoolRef
+    before: int
+    after: int
+
+
+@dataclass(eq=False)
+class Path:
+    """One native run replayed symbolically.
+
+    ``inputs`` are the C literals the run got (padded: more than it may have read),
+    ``symbols`` the z3 symbols of the inputs it read, in order; ``constraints`` is the
+    path condition, ``decisions`` its symbolic branch decisions, ``trace`` every branch
+    decision (symbolic or not) in order, ``edges`` the CFA edges traversed."""
+
+    inputs: list[str]
+    symbols: list[Any]  # symbolic.Input, in consumption order
+    constraints: list[z3.BoolRef]
+    decisions: list[Decision]
+    trace: list[tuple[int, bool]]
+    new_goals: set[str] = field(default_factory=set)
+    starved: bool = False  # the run ended because it had no more inputs
+    divergences: int = 0
+    concretized: int = 0
+    imprecise: bool = False
+    crashed: bool = False
+
+    def query(self, i: int) -> tuple[list[z3.BoolRef], z3.BoolRef]:
+        """The prefix constraints and the negated condition for flipping decision ``i``."""
+        d = self.decisions[i]
+        prefix = self.constraints[:d.before]
+        cid = d.cond.get_id()
+        prefix += [c for c in self.constraints[d.before:d.after] if c.get_id() != cid]
+        return prefix, z3.Not(d.cond)
+
+
+@dataclass(eq=False)
+class Node:
+    branch: int
+    outcome: bool
+    depth: int  # number of symbolic decisions before this one
+    parent: Node | None
+    path: Path | None  # the first path through this node
+    index: int  # this decision's index in path.decisions
+    children: dict[tuple[int, bool], Node] = field(default_factory=dict)
+    closed: str | None = None  # None while open (see module docstring)
+
+    @property
+    def target(self) -> str:
+        """The goal the negation of this node aims at."""
+        return branch_goal_id(self.branch, not self.outcome)
+
+    def sibling(self) -> Node | None:
+        return self.parent.children.get((self.branch, not self.outcome)) if self.parent else None
+
+    def ancestors(self) -> Iterator[Node]:
+        """The decisions before this one, nearest first (without the root)."""
+        n = self.parent
+        while n is not None and n.parent is not None:
+            yield n
+            n = n.parent
+
+    def __repr__(self) -> str:
+        return f"Node(B{self.branch}{'T' if self.outcome else 'F'}@{self.depth})"
+
+
+class ExecutionTree:
+    """All paths explored so far, and the frontier of open nodes."""
+
+    def __init__(self) -> None:
+        self.root = Node(-1, True, -1, None, None, -1)
+        self.frontier: dict[Node, None] = {}  # insertion-ordered set of open nodes
+        self.levels: dict[int, list[Node]] = {}  # nodes by depth, in creation order
+        self.paths = 0
+        self.size = 0
+        self.max_depth = 0
+
+    def insert(self, path: Path) -> list[Node]:
+        """Add ``path``; returns its nodes in order (those it created have
+        ``node.path is path``)."""
+        self.paths += 1
+        node, nodes, new = self.root, [], 0
+        for i, d in enumerate(path.decisions):
+            key = (d.branch, d.outcome)
+            child = node.children.get(key)
+            if child is None:
+                child = Node(d.branch, d.outcome, i, node, path, i)
+                node.children[key] = child
+                self.levels.setdefault(i, []).append(child)
+                new += 1
+                sibling = child.sibling()
+                if sibling is not None:
+                    self.close(sibling, EXPLORED)
+                    child.closed = EXPLORED
+                else:
+                    self.frontier[child] = None
+            node = child
+            nodes.append(child)
+        self.size += new
+        self.max_depth = max(self.max_depth, len(path.decisions))
+        return nodes
+
+    def close(self, node: Node, why: str) -> None:
+        if node.closed is None:
+            node.closed = why
+            self.frontier.pop(node, None)
+
+
+@dataclass
+class ConcolicARG(ARG):
+    """The resumable state of the concolic analysis: its execution tree, the searcher
+    and the solver with its cache."""
+
+    tree: ExecutionTree = field(default_factory=ExecutionTree)
+    searcher: Any = None  # strategies.Searcher
+    pending: list[list[str]] = field(default_factory=list)  # inputs still to run
+    symbols: Any = None  # solver.Symbols
+    solver: Any = None  # solver.PathSolver
+    last: Path | None = None  # the path run last
+    exact: bool = True  # no path so far was imprecise, concretised, diverged or cut
+
+    def frontier_size(self) -> int:
+        return len(self.tree.frontier)

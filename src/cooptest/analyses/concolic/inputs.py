@@ -1,0 +1,70 @@
+"""Test inputs as C literal text and as values of the input symbols.
+
+The native harness reads each input with ``sscanf`` (see ``harness/nondet.py``), so a
+value found by the solver is written as text that ``sscanf`` reads back exactly: signed
+decimal for signed integers, unsigned decimal for unsigned ones, ``0``/``1`` for
+``_Bool``, characters as integers, floating-point values by ``repr`` (the shortest
+decimal that reads back as the same double; a float's value is exact in a double, so
+``strtof`` of that text rounds to the same float).
+"""
+from __future__ import annotations
+
+import math
+
+import z3
+
+from cooptest.analyses.semantics import eval_fp, sort_of
+from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
+
+PADDING = "0"  # the value of an input the search has not chosen yet
+
+
+def parse_literal(text: str, t: CType) -> int | float | None:
+    """The value the harness reads from ``text`` for an input of type ``t`` (None when
+    this module cannot tell, e.g. strings)."""
+    s = text.strip()
+    if isinstance(t, FloatType):
+        s = s.rstrip("fFlL")
+        try:
+            return float.fromhex(s) if s.lower().lstrip("+-").startswith("0x") else float(s)
+        except ValueError:
+            return None
+    if not isinstance(t, (IntType, PointerType)):
+        return None
+    if len(s) >= 3 and s[0] == "'" and s[-1] == "'":
+        return _wrap(ord(s[1]), t)
+    if len(s) >= 2 and s[0] in "'\"" and s[-1] == s[0]:
+        s = s[1:-1]
+    s = s.rstrip("uUlL")
+    try:
+        value = int(s, 16) if s.lower().startswith("0x") else int(s, 10)
+    except ValueError:
+        return None
+    return _wrap(value, t)
+
+
+def _wrap(value: int, t: CType) -> int:
+    if isinstance(t, IntType):
+        return t.wrap(value)
+    return value & ((1 << t.bits) - 1)  # type: ignore[attr-defined]
+
+
+def to_z3(value: int | float, t: CType) -> z3.ExprRef:
+    if isinstance(t, FloatType):
+        return z3.FPVal(value, sort_of(t))
+    return z3.BitVecVal(value & ((1 << t.bits) - 1), t.bits)  # type: ignore[attr-defined]
+
+
+def literal(value: z3.ExprRef, t: CType) -> str:
+    """C literal text of a model value of an input of type ``t``."""
+    if isinstance(t, FloatType):
+        f = eval_fp(value)  # type: ignore[arg-type]
+        if math.isnan(f):
+            return "nan"
+        return repr(f)
+    v = value.as_long()  # type: ignore[attr-defined]
+    if isinstance(t, IntType):
+        if t.is_bool:
+            return "1" if v else "0"
+        return str(t.wrap(v))
+    return str(v)

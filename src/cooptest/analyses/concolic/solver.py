@@ -1,0 +1,193 @@
+"""Solving path constraints for concolic testing, as CREST and KLEE do it.
+
+A query is "the prefix of a path condition, then the negation of one decision". Three
+optimisations, each switchable so that its effect can be measured
+(``benchmarks/concolic_table.py --solver-ablation``):
+
+- *constraint independence* (KLEE, CREST): only the constraints that transitively share a
+  symbol with the negated condition go to z3; every other input keeps the value it had
+  on the path, which satisfies the dropped constraints already;
+- a *cache* of results keyed by the (sliced) constraint set: the same query recurs
+  whenever paths share a prefix;
+- *incremental* solving: one z3 solver keeps the constraints of the last query as
+  nested scopes, so a query sharing a prefix with the previous one only pops and pushes
+  the difference (SAGE's generational search and DFS negate along one path).
+
+Every query has a time limit; a timeout is "unknown", never a proof.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
+
+
+class Symbols:
+    """The free uninterpreted constants (symbols) of z3 terms, memoised per sub-term.
+
+    Path conditions are DAGs sharing most of their sub-terms, so the memo keeps the cost
+    linear in the number of distinct sub-terms over a whole run. The terms seen are kept
+    alive: z3 reuses the id of a freed term."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, frozenset[int]] = {}
+        self._alive: list[z3.ExprRef] = []
+
+    def of(self, term: z3.ExprRef) -> frozenset[int]:
+        ctx = term.ctx_ref()
+        root = term.as_ast()
+        rid = z3.Z3_get_ast_id(ctx, root)
+        memo = self._memo
+        if rid in memo:
+            return memo[rid]
+        self._alive.append(term)
+        stack = [(root, False)]
+        while stack:
+            a, expanded = stack.pop()
+            aid = z3.Z3_get_ast_id(ctx, a)
+            if aid in memo:
+                continue
+            if z3.Z3_get_ast_kind(ctx, a) != z3.Z3_APP_AST:
+                memo[aid] = frozenset()
+                continue
+            app = z3.Z3_to_app(ctx, a)
+            n = z3.Z3_get_app_num_args(ctx, app)
+            if n == 0:
+                kind = z3.Z3_get_decl_kind(ctx, z3.Z3_get_app_decl(ctx, app))
+                if kind == z3.Z3_OP_UNINTERPRETED:
+                    memo[aid] = frozenset((aid,))
+                else:
+                    memo[aid] = frozenset()
+                continue
+            args = [z3.Z3_get_app_arg(ctx, app, i) for i in range(n)]
+            if expanded:
+                out: frozenset[int] = frozenset()
+                for arg in args:
+                    s = memo[z3.Z3_get_ast_id(ctx, arg)]
+                    if s:
+                        out = out | s if out else s
+                memo[aid] = out
+            else:
+                stack.append((a, True))
+                stack.extend((arg, False) for arg in args if z3.Z3_get_ast_id(ctx, arg) not in memo)
+        return memo[rid]
+
+
+@dataclass
+class Result:
+    status: str
+    model: dict[int, z3.ExprRef] = field(default_factory=dict)  # symbol id -> value
+
+
+@dataclass
+class SolverStats:
+    queries: int = 0
+    z3_calls: int = 0
+    cache_hits: int = 0
+    sat: int = 0
+    unsat: int = 0
+    unknown: int = 0
+    seconds: float = 0.0
+    constraints_in: int = 0  # constraints of the queries as asked
+    constraints_solved: int = 0  # constraints left after slicing
+
+
+class PathSolver:
+    def __init__(self, symbols: Symbols | None = None, timeout: float = 1.0, slicing: bool = True,
+                 cache: bool = True, incremental: bool = False) -> None:
+        self.symbols = symbols or Symbols()
+        self.timeout_ms = max(1, int(timeout * 1000))
+        self.slicing = slicing
+        self.cache: dict[frozenset[int], Result] | None = {} if cache else None
+        self.incremental = incremental
+        self.stats = SolverStats()
+        self._z3 = z3.Solver()
+        self._z3.set("timeout", self.timeout_ms)
+        self._scopes: list[int] = []  # ids of the constraints asserted, one scope each
+
+    def solve(self, prefix: list[z3.BoolRef], negated: z3.BoolRef) -> Result:
+        """Inputs satisfying ``prefix`` and ``negated`` (values of the symbols in the
+        constraints solved; other symbols keep their old values)."""
+        st = self.stats
+        st.queries += 1
+        st.constraints_in += len(prefix) + 1
+        query = self.slice(prefix, negated) if self.slicing else [c for c in prefix if not z3.is_true(c)]
+        st.constraints_solved += len(query) + 1
+        key = frozenset(c.get_id() for c in query) | {negated.get_id()}
+        if self.cache is not None and key in self.cache:
+            st.cache_hits += 1
+            return self.cache[key]
+        t0 = time.perf_counter()
+        result = self._check(query, negated)
+        st.seconds += time.perf_counter() - t0
+        st.z3_calls += 1
+        setattr(st, result.status, getattr(st, result.status) + 1)
+        if self.cache is not None:
+            self.cache[key] = result
+        return result
+
+    def slice(self, prefix: list[z3.BoolRef], negated: z3.BoolRef) -> list[z3.BoolRef]:
+        """The constraints of ``prefix`` transitively sharing a symbol with ``negated``
+        (union-find over symbols), in their order."""
+        of = self.symbols.of
+        parent: dict[int, int] = {}
+
+        def find(x: int) -> int:
+            root = x
+            while parent.get(root, root) != root:
+                root = parent[root]
+            while parent.get(x, x) != root:
+                parent[x], x = root, parent[x]
+            return root
+
+        syms = [of(c) for c in prefix]
+        for s in syms:
+            if len(s) > 1:
+                it = iter(s)
+                r = find(next(it))
+                for x in it:
+                    rx = find(x)
+                    if rx != r:
+                        parent[rx] = r
+        wanted = {find(x) for x in of(negated)}
+        if not wanted:
+            return []
+        return [c for c, s in zip(prefix, syms) if s and find(next(iter(s))) in wanted]
+
+    def _check(self, query: list[z3.BoolRef], negated: z3.BoolRef) -> Result:
+        s = self._z3
+        if self.incremental:
+            ids = [c.get_id() for c in query]
+            common = 0
+            for a, b in zip(self._scopes, ids):
+                if a != b:
+                    break
+                common += 1
+            if len(self._scopes) > common:
+                s.pop(len(self._scopes) - common)
+                del self._scopes[common:]
+            for c, cid in zip(query[common:], ids[common:]):
+                s.push()
+                s.add(c)
+                self._scopes.append(cid)
+            s.push()
+            s.add(negated)
+            try:
+                return self._result(s)
+            finally:
+                s.pop()
+        s.reset()
+        s.set("timeout", self.timeout_ms)
+        s.add(*query, negated)
+        return self._result(s)
+
+    @staticmethod
+    def _result(s: z3.Solver) -> Result:
+        r = s.check()
+        if r == z3.sat:
+            m = s.model()
+            return Result(SAT, {d().get_id(): m[d] for d in m.decls() if d.arity() == 0})
+        return Result(UNSAT if r == z3.unsat else UNKNOWN)

@@ -1,0 +1,44 @@
+"""The one interface of search strategies (after KLEE's ``Searcher``).
+
+A searcher sees the execution tree grow path by path (``update``) and chooses the next
+node to negate (``select``), or None when it has nothing left to propose. A node it
+returns must be open; the engine closes it whatever the outcome.
+"""
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
+from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.cfa.ir import Edge, Program
+
+
+@dataclass
+class SearchContext:
+    """What strategies may consult besides the tree: the CFA and its static facts, the
+    goals covered so far (live), the CFA edges replays traversed, a seeded RNG."""
+
+    program: Program
+    covered: dict[str, str]
+    rng: random.Random
+    static: StaticInfo
+    covered_edges: set[Edge] = field(default_factory=set)
+
+
+class Searcher(ABC):
+    name: ClassVar[str]
+
+    def __init__(self, ctx: SearchContext) -> None:
+        self.ctx = ctx
+
+    @abstractmethod
+    def select(self, tree: ExecutionTree) -> Node | None:
+        """An open node to negate next."""
+
+    def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
+        """``path`` was run and inserted: ``nodes`` are its tree nodes in order (those
+        with ``node.path is path`` are new); ``negated`` is the node whose negation
+        produced it (None for seeds, restarts)."""

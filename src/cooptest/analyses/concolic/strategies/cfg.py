@@ -1,0 +1,47 @@
+"""CFG-directed search (CREST's ``cfg``, Burnim & Sen 2008): negate the decision whose
+other side is closest, in the CFA, to a goal not yet covered (distance 0 when that side
+is itself uncovered). Decisions of the latest path are preferred (CREST keeps working on
+the current path); when none of them leads to an open goal the whole frontier is
+searched. Decisions from which no open goal is reachable are skipped, as in CREST."""
+from __future__ import annotations
+
+from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
+from cooptest.analyses.concolic.strategies.base import SearchContext, Searcher
+from cooptest.cfa.ir import Location
+
+
+class CfgDirected(Searcher):
+    name = "cfg"
+
+    def __init__(self, ctx: SearchContext) -> None:
+        super().__init__(ctx)
+        self.latest: list[Node] = []
+        self._dist: dict[Location, int] = {}
+        self._covered_at = -1
+
+    def _distance(self, node: Node) -> int | None:
+        covered = self.ctx.covered
+        if len(covered) != self._covered_at:
+            open_goals = set(self.ctx.static.goal_edges()) - set(covered)
+            self._dist = self.ctx.static.distances(open_goals)
+            self._covered_at = len(covered)
+        if node.target not in covered:
+            return 0
+        d = self._dist.get(self.ctx.static.edge(node.branch, not node.outcome).dst)
+        return None if d is None else d + 1
+
+    def _best(self, nodes: list[Node]) -> Node | None:
+        best, key = None, None
+        for n in nodes:
+            if n.closed is not None:
+                continue
+            d = self._distance(n)
+            if d is not None and (key is None or (d, n.depth) < key):
+                best, key = n, (d, n.depth)
+        return best
+
+    def select(self, tree: ExecutionTree) -> Node | None:
+        return self._best(self.latest) or self._best(list(tree.frontier))
+
+    def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
+        self.latest = list(nodes)
