@@ -60,7 +60,8 @@ def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
     os.close(fd)
     cmd = [GCC, *flags, data_model.gcc_flag, "-o", tmp, *sources, "-lm"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                              env={**os.environ, "LC_ALL": "C"})  # plain quotes in messages
         if proc.returncode != 0:
             if data_model is DataModel.ILP32 and not _multilib_works():
                 raise ToolMissing(f"gcc cannot build 32-bit programs; run: {MULTILIB_HINT}")

@@ -53,7 +53,7 @@ class TestCase:
     name: str = ""
 
 
-def testcase_xml(test: TestCase) -> str:
+def xml_of_test(test: TestCase) -> str:
     """The test-format XML of ``test``; rejects inputs TestCov could not read back."""
     for value in test.inputs:
         # TestCov strips each input and feeds it as one stdin line; an empty element
@@ -112,7 +112,7 @@ class SuiteWriter:
         name = f"{test.name}.xml" if test.name else f"test{len(self._names) + 1:06d}.xml"
         if name in self._names or name == METADATA_NAME:
             raise ValueError(f"test file {name} already in {self.path}")
-        content = testcase_xml(test)
+        content = xml_of_test(test)
         self._replace(lambda z: z.writestr(name, content), copy_old=True)
         self._names.add(name)
         return name
