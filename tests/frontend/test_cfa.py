@@ -1,0 +1,86 @@
+"""The front end on small programs with known CFAs, and on bad input."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cooptest.cfa.ctype import DataModel
+from cooptest.cfa.ir import AssumeEdge, ErrorEdge, NondetEdge
+from cooptest.errors import UserError
+from cooptest.frontend import load_program
+from cooptest.task import load_task
+
+
+def cfa_of(tmp_path: Path, source: str, model: DataModel = DataModel.LP64):
+    prog = tmp_path / "p.c"
+    prog.write_text(source)
+    return load_program(load_task(str(prog), model), str(tmp_path / "work")).program
+
+
+def test_and_or_are_split_into_branch_points(tmp_path: Path) -> None:
+    p = cfa_of(tmp_path, """
+        extern int __VERIFIER_nondet_int(void);
+        int main(void) { int a = __VERIFIER_nondet_int(), b = __VERIFIER_nondet_int();
+          if (a > 0 && (b > 0 || a == b)) return 1; return 0; }""")
+    assert len(p.branch_points) == 3
+    assert sorted(bp.kind for bp in p.branch_points.values()) == ["and", "or", "or"]
+    assert len([g for g in p.goals() if g.kind == "branch"]) == 6
+
+
+def test_constant_conditions_make_no_goals(tmp_path: Path) -> None:
+    p = cfa_of(tmp_path, """
+        extern int __VERIFIER_nondet_int(void);
+        int main(void) { while (1) { if (__VERIFIER_nondet_int()) break; } for (;;) break; return 0; }""")
+    assert len(p.branch_points) == 1
+
+
+def test_switch_becomes_a_chain_of_case_comparisons(tmp_path: Path) -> None:
+    p = cfa_of(tmp_path, """
+        extern int __VERIFIER_nondet_int(void);
+        int main(void) { int r = 0; switch (__VERIFIER_nondet_int()) {
+          case 1: r = 1; break; case 2: case 3: r = 2; default: r = 4; } return r; }""")
+    assert [bp.kind for bp in p.branch_points.values()] == ["case"] * 3
+
+
+def test_error_calls_are_goals_and_nondet_calls_are_inputs(tmp_path: Path) -> None:
+    p = cfa_of(tmp_path, """
+        extern int __VERIFIER_nondet_int(void);
+        void reach_error(void) {}
+        int main(void) { int x = __VERIFIER_nondet_int(); if (x == 42) reach_error(); return 0; }""")
+    goals = p.goals()
+    assert [g.id for g in goals] == ["B1T", "B1F", "E1"]
+    assert isinstance(goals[2].edge, ErrorEdge) and goals[2].line == 4
+    assert sum(isinstance(e, NondetEdge) for e in p.edges()) == 1
+
+
+def test_side_effects_are_pulled_out_of_conditions(tmp_path: Path) -> None:
+    p = cfa_of(tmp_path, """
+        int f(int *p) { return (*p)++; }
+        int main(void) { int i = 0; while (f(&i) < 3 && i++ != 7) ; return i; }""")
+    conds = [e.cond for e in p.edges() if isinstance(e, AssumeEdge)]
+    assert conds and all("f(" not in repr(c) for c in conds)
+
+
+def test_data_model_sets_type_widths(tmp_path: Path) -> None:
+    src = "int main(void) { long x = 1; return sizeof(x) == 8; }"
+    for model, expected in ((DataModel.LP64, 8), (DataModel.ILP32, 4)):
+        p = cfa_of(tmp_path, src, model)
+        assert p.types.sizeof(p.types.long) == expected
+
+
+@pytest.mark.parametrize("source, message", [
+    ("int main( { return 0; }", "p.c:1"),
+    ("this is not C at all\n", "p.c:1"),
+    ("int main(void) { return y; }", "undeclared identifier y"),
+])
+def test_bad_input_names_file_and_line(tmp_path: Path, source: str, message: str) -> None:
+    with pytest.raises(UserError) as err:
+        cfa_of(tmp_path, source)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="no such file"):
+        load_task(str(tmp_path / "absent.c"))
