@@ -1,0 +1,216 @@
+"""``cooptest bench``: run ``cooptest generate`` on many tasks and tabulate the results,
+optionally with the referee's coverage (TestCov through ``testcov-measure``).
+
+Each task runs as its own ``cooptest generate`` process (a crash or a hang of one task
+cannot take the benchmark down, and the process is exactly what a user runs), at most
+``--jobs`` at a time. The table (``results.csv``, ``results.json``) is rewritten after
+every task, so a long benchmark left running in the background can be read at any time.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from cooptest.errors import UserError
+
+GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
+TESTCOV_LIMIT = 1800.0
+
+
+def testcov_measure() -> Path:
+    """The referee: $COOPTEST_TESTCOV_MEASURE, else ../shared/tools/testcov-measure
+    next to the repository."""
+    env = os.environ.get("COOPTEST_TESTCOV_MEASURE")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3].parent / "shared" / "tools" / "testcov-measure"
+
+
+@dataclass
+class Row:
+    task: str
+    exit_code: int | None = None
+    goals: int | None = None
+    covered: int | None = None
+    infeasible: int | None = None
+    cov_b: float | None = None
+    cov_f: float | None = None
+    tests: int | None = None
+    time_s: float | None = None
+    testcov: float | None = None
+    testcov_goals: int | None = None
+    testcov_s: float | None = None
+    error: str = ""
+
+    @property
+    def decided(self) -> bool:
+        """Every goal covered or proven infeasible."""
+        return self.goals is not None and self.covered is not None and self.infeasible is not None \
+            and self.covered + self.infeasible == self.goals
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from cooptest.generate import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
+    p.add_argument("tasks", nargs="+", metavar="TASK", help="task .yml/.c files or folders of them")
+    p.add_argument("--strategy", choices=STRATEGIES, default=DEFAULT_STRATEGY)
+    p.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH)
+    p.add_argument("--budget", type=float, required=True, metavar="SECONDS")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--testcov", action="store_true", help="measure each suite with TestCov")
+    p.add_argument("--ray", action="store_true", help="distribute with Ray (if installed)")
+
+
+def expand(tasks: list[str]) -> list[str]:
+    """Files as given; folders become the task files under them (.yml, else .c)."""
+    out: list[str] = []
+    for t in tasks:
+        if os.path.isdir(t):
+            found = sorted(glob.glob(os.path.join(t, "**", "*.yml"), recursive=True))
+            out += found or sorted(glob.glob(os.path.join(t, "**", "*.c"), recursive=True))
+        elif os.path.exists(t):
+            out.append(t)
+        else:
+            raise UserError("no such file", t)
+    return out
+
+
+def run_name(task: str) -> str:
+    """A folder name for a task's outputs: ``category__task``."""
+    p = Path(task).resolve()
+    return f"{p.parent.name}__{p.stem}"
+
+
+def run_task(task: str, args: argparse.Namespace) -> Row:
+    row = Row(task)
+    out = os.path.join(args.out, run_name(task))
+    cmd = [sys.executable, "-m", "cooptest.cli", "generate", task, "--budget", str(args.budget),
+           "--out", out, "--strategy", args.strategy, "--search", args.search,
+           "--seed", str(args.seed), "--quiet"]
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    try:
+        _, err = proc.communicate(timeout=args.budget + GRACE)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)  # generate writes its outputs and exits
+        try:
+            _, err = proc.communicate(timeout=GRACE)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+    row.exit_code = proc.returncode
+    lines = [l for l in err.splitlines() if l.startswith("cooptest:")]
+    row.error = lines[-1] if lines else ""
+    try:
+        with open(os.path.join(out, "report.json")) as f:
+            summary = json.load(f)["summary"]
+        for key in ("goals", "covered", "infeasible", "cov_b", "cov_f", "tests"):
+            setattr(row, key, summary[key])
+    except (OSError, ValueError, KeyError):
+        pass
+    row.time_s = round(time.monotonic() - start, 2)
+    suite = os.path.join(out, "test-suite.zip")
+    if args.testcov and os.path.exists(suite):
+        t0 = time.monotonic()
+        try:
+            ref = subprocess.run([str(testcov_measure()), task, suite], capture_output=True,
+                                 text=True, timeout=TESTCOV_LIMIT, stdin=subprocess.DEVNULL)
+            doc = json.loads(ref.stdout.strip().splitlines()[-1])
+            row.testcov, row.testcov_goals = doc.get("coverage"), doc.get("goals")
+        except (subprocess.TimeoutExpired, IndexError, ValueError):
+            row.error = row.error or "testcov-measure failed"
+        row.testcov_s = round(time.monotonic() - t0, 2)
+    return row
+
+
+def write_table(rows: list[Row], out: str) -> None:
+    names = [f.name for f in fields(Row)]
+    with open(os.path.join(out, "results.csv.tmp"), "w", newline="") as f:
+        w = csv.DictWriter(f, names)
+        w.writeheader()
+        for r in rows:
+            w.writerow(asdict(r))
+    os.replace(os.path.join(out, "results.csv.tmp"), os.path.join(out, "results.csv"))
+    with open(os.path.join(out, "results.json.tmp"), "w") as f:
+        json.dump({"rows": [asdict(r) for r in rows], "summary": summarize(rows)}, f, indent=1)
+    os.replace(os.path.join(out, "results.json.tmp"), os.path.join(out, "results.json"))
+
+
+def _mean(values: list[float | None]) -> float | None:
+    vs = [v for v in values if v is not None]
+    return round(statistics.fmean(vs), 2) if vs else None
+
+
+def summarize(rows: list[Row]) -> dict[str, object]:
+    return {"tasks": len(rows),
+            "with_report": sum(r.goals is not None for r in rows),
+            "mean_testcov": _mean([r.testcov for r in rows]),
+            "testcov_measured": sum(r.testcov is not None for r in rows),
+            "mean_cov_b": _mean([r.cov_b for r in rows]),
+            "mean_cov_f": _mean([r.cov_f for r in rows]),
+            "decided": sum(r.decided for r in rows),
+            "tests": sum(r.tests or 0 for r in rows),
+            "time_s": round(sum(r.time_s or 0 for r in rows), 1),
+            "errors": sum(bool(r.error) for r in rows)}
+
+
+def _map_local(tasks: list[str], args: argparse.Namespace, done) -> None:
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        futures = [pool.submit(run_task, t, args) for t in tasks]
+        for fut in as_completed(futures):
+            done(fut.result())
+
+
+def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
+    try:
+        import ray
+    except ModuleNotFoundError:
+        raise UserError("--ray needs Ray: pip install 'cooptest[ray]'") from None
+    ray.init(ignore_reinit_error=True, num_cpus=args.jobs)
+    remote = ray.remote(run_task)
+    pending = [remote.remote(t, args) for t in tasks]
+    while pending:
+        ready, pending = ray.wait(pending)
+        for r in ready:
+            done(ray.get(r))
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    tasks = expand(args.tasks)
+    os.makedirs(args.out, exist_ok=True)
+    if args.testcov and not testcov_measure().exists():
+        raise UserError(f"no testcov-measure at {testcov_measure()} (set COOPTEST_TESTCOV_MEASURE)")
+    rows: list[Row] = []
+
+    def done(row: Row) -> None:
+        rows.append(row)
+        write_table(sorted(rows, key=lambda r: r.task), args.out)
+        cov = f"testcov {row.testcov}" if row.testcov is not None else f"cov_b {row.cov_b}"
+        print(f"[{len(rows)}/{len(tasks)}] {run_name(row.task)}: {cov}, cov_f {row.cov_f}, "
+              f"{row.tests} tests, {row.time_s}s {row.error}".rstrip(), file=sys.stderr, flush=True)
+
+    (_map_ray if args.ray else _map_local)(tasks, args, done)
+    s = summarize(rows)
+    print(f"{s['tasks']} tasks: mean TestCov coverage {s['mean_testcov']} "
+          f"(over {s['testcov_measured']}), mean cov_b {s['mean_cov_b']}, mean cov_f {s['mean_cov_f']}, "
+          f"decided {s['decided']}, tests {s['tests']}, time {s['time_s']}s, errors {s['errors']}")
+    try:
+        from cooptest.report.plots import plot_timelines
+        plot_timelines([os.path.join(args.out, run_name(r.task), "report.json") for r in rows],
+                       os.path.join(args.out, "coverage-over-time.png"))
+    except ImportError:
+        pass  # matplotlib missing: the table is the result, the plot a convenience
+    return 0

@@ -1,0 +1,76 @@
+"""What a generation run shows while it works: a live panel on a terminal, one summary
+line otherwise (``--quiet``, or stderr redirected to a file or a pipe)."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from cooptest.analyses.interface import ProgramUnderTest
+
+
+def summary_line(name: str, summary: dict[str, Any]) -> str:
+    return (f"{name}: {summary['covered']}/{summary['goals']} goals covered "
+            f"({summary['cov_b']:.1f}%), {summary['infeasible']} infeasible, "
+            f"{summary['unknown']} unknown, cov_f {summary['cov_f']:.1f}%, "
+            f"{summary['tests']} tests, {summary['time_s']:.1f}s")
+
+
+class ProgressPanel:
+    """A rich renderable read by Live's refresh thread: a snapshot of the counters."""
+
+    def __init__(self, put: ProgramUnderTest, name: str, strategy: str, budget: float) -> None:
+        self.put = put
+        self.title = f"cooptest · {name} · {strategy}"
+        self.budget = budget
+        self.started = time.monotonic()
+        self.last_change = 0.0
+
+    def __call__(self, put: ProgramUnderTest, event: str, info: dict[str, Any]) -> None:
+        self.last_change = time.monotonic() - self.started
+
+    def __rich__(self) -> Table:
+        put = self.put
+        stats = dict(put.stats)  # copy: the analysis thread may add counters meanwhile
+        n = len(put.goals)
+        covered, infeasible = len(put.covered), len(put.infeasible)
+        elapsed = time.monotonic() - self.started
+        table = Table(title=self.title, show_header=False, box=None, title_justify="left")
+        table.add_column(style="bold")
+        table.add_column(justify="right")
+        pct = 100.0 * covered / n if n else 100.0
+        table.add_row("covered", f"{covered}/{n} ({pct:.1f}%)")
+        table.add_row("infeasible", str(infeasible))
+        table.add_row("unknown", str(n - covered - infeasible))
+        table.add_row("tests", str(len(put.tests)))
+        table.add_row("executions", str(put.executions))
+        table.add_row("iterations", str(stats.get("iterations", 0)))
+        table.add_row("divergences", str(stats.get("divergences", 0)))
+        table.add_row("time", f"{elapsed:.1f}s / {self.budget:g}s (last new goal {self.last_change:.1f}s)")
+        return table
+
+
+class Progress:
+    """Context manager: the live panel when stderr is a terminal and not ``quiet``."""
+
+    def __init__(self, put: ProgramUnderTest, name: str, strategy: str, budget: float,
+                 quiet: bool) -> None:
+        self.live: Live | None = None
+        if not quiet and sys.stderr.isatty():
+            panel = ProgressPanel(put, name, strategy, budget)
+            put.listeners.append(panel)
+            self.live = Live(panel, console=Console(stderr=True), refresh_per_second=4,
+                             transient=True)
+
+    def __enter__(self) -> Progress:
+        if self.live is not None:
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.stop()

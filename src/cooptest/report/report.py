@@ -1,0 +1,89 @@
+"""``report.json``: the status of every goal (covered by which test, infeasible by which
+proof, or unknown) and a summary, kept valid on disk throughout a run.
+
+The report listens to the :class:`ProgramUnderTest`; it is rewritten atomically
+(temporary file + ``os.replace``) when goals change status, at most every
+``min_interval`` seconds, and once more at the end, so that a run killed at any moment
+leaves a report that agrees with the suite written so far (never with more than it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from cooptest.analyses.interface import ProgramUnderTest
+
+
+def coverage_percent(covered: int, goals: int) -> float:
+    """``covered/goals`` in percent; 100 without goals (nothing left to cover)."""
+    return round(100.0 * covered / goals, 2) if goals else 100.0
+
+
+def write_json_atomically(path: str, doc: Any) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".json", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@dataclass
+class Report:
+    """Listener of a ProgramUnderTest that owns ``DIR/report.json``."""
+
+    path: str
+    program_path: str
+    data_model: str
+    strategy: str
+    search: str | None = None  # the concolic search strategy, if any
+    min_interval: float = 1.0
+    started: float = field(default_factory=time.monotonic)
+    timeline: list[tuple[float, int, int]] = field(default_factory=list)  # (s, covered, infeasible)
+    extra: dict[str, Any] = field(default_factory=dict)  # summary entries added at the end
+    _written: float = 0.0
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def __call__(self, put: ProgramUnderTest, event: str, info: dict[str, Any]) -> None:
+        """The listener: record the timeline, rewrite the file if it is due."""
+        self.timeline.append((round(self.elapsed(), 3), len(put.covered), len(put.infeasible)))
+        if time.monotonic() - self._written >= self.min_interval:
+            self.write(put)
+
+    def document(self, put: ProgramUnderTest) -> dict[str, Any]:
+        goals = []
+        for goal in put.goals.values():
+            status = ("covered" if goal.id in put.covered
+                      else "infeasible" if goal.id in put.infeasible else "unknown")
+            goals.append({"id": goal.id, "kind": goal.kind, "line": goal.line, "status": status,
+                          "test": put.covered.get(goal.id), "proof": put.infeasible.get(goal.id)})
+        n, covered, infeasible = len(goals), len(put.covered), len(put.infeasible)
+        summary = {
+            "goals": n, "covered": covered, "infeasible": infeasible,
+            "unknown": n - covered - infeasible,
+            "cov_b": coverage_percent(covered, n),
+            "cov_f": coverage_percent(covered, n - infeasible),
+            "tests": len(put.tests), "time_s": round(self.elapsed(), 2),
+            "executions": put.executions, "iterations": 0, "divergences": 0,
+            **dict(sorted(put.stats.items())),
+            **self.extra,
+        }
+        return {"program": self.program_path, "data_model": self.data_model,
+                "strategy": self.strategy, **({"search": self.search} if self.search else {}),
+                "goals": goals, "summary": summary,
+                "timeline": [list(t) for t in self.timeline]}
+
+    def write(self, put: ProgramUnderTest) -> dict[str, Any]:
+        doc = self.document(put)
+        write_json_atomically(self.path, doc)
+        self._written = time.monotonic()
+        return doc
