@@ -1,0 +1,229 @@
+"""Branch coverage counted as TestCov 3.7 counts ``coverage-branches``.
+
+TestCov braces every control-flow body (clang-tidy), lets its label-adder put a label
+at the start of each branch, turns each label line ``Goal_N:`` into ``goto Goal_N;``
+plus the label, compiles with ``--coverage`` and counts goal lines with a non-zero
+gcov count. Its goals, as read off its instrumentation output, are:
+
+* both arms of every ``if``; a missing else gets an empty one, but the else of an
+  ``else if`` chain is no goal of its own (only the inner ``if``'s arms are);
+* the body of every ``while``/``for`` and the point after it;
+* only the point after a ``do … while`` (its body gets no label);
+* every ``case``/``default`` (a switch without default gets no implicit goal);
+* both arms of every ``?:`` inside a function, as statement expressions — so each
+  ``assert`` (one conditional expression in the shipped assert.h) is two goals.
+
+The denominator is not the number of labels: a goal line counts only if gcc emitted
+code for it, and gcc drops unreachable blocks even at -O0 (after an endless loop, an
+``abort()``, the dead arm of ``0 ? … : …``). Hence the same construct is built here
+(``goto L; L:;`` on a line of its own) and gcov decides, rather than counting labels.
+
+A run contributes only if it writes its gcov data: a normal exit (also "no more
+inputs", exit 1), ``abort()``/``__assert_fail`` (TestCov dumps the counters before
+them) — not a crash by another signal nor a run over the time limit.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+from pycparser import c_ast, c_generator, c_parser
+
+from cooptest.errors import UserError
+from cooptest.harness.build import compile_sources
+from cooptest.harness.nondet import harness_source, needed_functions
+from cooptest.harness.runner import Executable
+from cooptest.harness.testsuite import TestCase
+from cooptest.task import Task
+
+TIMEOUT = 3.0  # TestCov's default time limit per test
+LABEL = "__cooptest_goal_"
+DUMP = "__gcov_dump"
+# TestCov's compiler flags (minus -m32/-m64, added per data model); -w only silences.
+GCOV_FLAGS = ("-std=gnu11", "-Wno-attributes", "-D__alias__(x)=", "--coverage", "-DGCOV", "-w")
+_GOTO_LINE = re.compile(rf"^\s*goto {LABEL}(\d+);\s*$")
+
+
+@dataclass
+class CoverageResult:
+    goals: int
+    covered: int
+    tests: int
+    covered_goals: set[int]
+    goal_lines: dict[int, int] = field(default_factory=dict)  # goal id -> line in the program
+
+    @property
+    def percent(self) -> float:
+        """Covered goals in percent; 100 without goals, as TestCov reports it."""
+        return 100.0 * self.covered / self.goals if self.goals else 100.0
+
+
+def measure_coverage(task: Task, preprocessed_path: str, tests: list[TestCase],
+                     work_dir: str) -> CoverageResult:
+    """Run ``tests`` on the labelled program and count goals as TestCov does."""
+    os.makedirs(work_dir, exist_ok=True)
+    build = tempfile.mkdtemp(prefix="coverage-", dir=work_dir)
+    source, goal_lines = labelled_program(preprocessed_path)
+    program = os.path.join(build, "labelled.c")
+    with open(program, "w") as f:
+        f.write(source)
+    harness = os.path.join(build, "harness.c")
+    with open(harness, "w") as f:
+        f.write(harness_source(needed_functions(source)))
+    exe = os.path.join(build, "prog")
+    compile_sources([program, harness], task.data_model, exe, GCOV_FLAGS)
+    binary = Executable(exe, task.data_model, trace=False)
+    for test in tests:
+        binary.run(test.inputs, timeout=TIMEOUT)  # each run adds its counts to the .gcda
+    counts = _gcov_line_counts(build, program)
+    goto_lines = {int(m[1]): n for n, line in enumerate(source.splitlines(), 1)
+                  if (m := _GOTO_LINE.match(line))}
+    goals = {g for g, line in goto_lines.items() if line in counts}
+    covered = {g for g in goals if counts[goto_lines[g]] > 0}
+    return CoverageResult(len(goals), len(covered), len(tests), covered,
+                          {g: goal_lines[g] for g in goals if g in goal_lines})
+
+
+def labelled_program(preprocessed_path: str) -> tuple[str, dict[int, int]]:
+    """C text with TestCov's goal labels, and each goal's line in the original program."""
+    with open(preprocessed_path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    try:
+        ast = c_parser.CParser().parse(text, preprocessed_path)
+    except c_parser.ParseError as e:
+        raise UserError(f"cannot parse for coverage measurement: {e}", preprocessed_path) from None
+    labeller = _Labeller()
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.FuncDef):
+            ext.body = labeller.block(ext.body)
+    source = f"extern void {DUMP}(void);\n" + c_generator.CGenerator().visit(ast)
+    return source, labeller.lines
+
+
+def _call_name(node: c_ast.Node) -> str | None:
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+        return node.name.name
+    return None
+
+
+def _dump() -> c_ast.FuncCall:
+    return c_ast.FuncCall(c_ast.ID(DUMP), None)
+
+
+class _Labeller:
+    """Rewrites function bodies in place: TestCov's goal labels and gcov dumps."""
+
+    def __init__(self) -> None:
+        self.lines: dict[int, int] = {}
+
+    def goal(self, at: c_ast.Node) -> list[c_ast.Node]:
+        n = len(self.lines)
+        self.lines[n] = at.coord.line if at.coord else 0
+        name = f"{LABEL}{n}"
+        return [c_ast.Goto(name), c_ast.Label(name, c_ast.EmptyStatement())]
+
+    def block(self, body: c_ast.Compound) -> c_ast.Compound:
+        body.block_items = self.stmts(body.block_items or [])
+        return body
+
+    def stmts(self, items: list[c_ast.Node]) -> list[c_ast.Node]:
+        return [out for s in items for out in self.stmt(s)]
+
+    def branch(self, body: c_ast.Node) -> c_ast.Compound:
+        """A branch body, braced (as clang-tidy does) and starting with a goal."""
+        items = self.stmts(body.block_items or []) if isinstance(body, c_ast.Compound) else self.stmt(body)
+        return c_ast.Compound(self.goal(body) + items, body.coord)
+
+    def braced(self, body: c_ast.Node) -> c_ast.Node:
+        items = self.stmt(body)
+        return items[0] if len(items) == 1 else c_ast.Compound(items, body.coord)
+
+    def stmt(self, s: c_ast.Node) -> list[c_ast.Node]:
+        """The statements replacing ``s``."""
+        match s:
+            case c_ast.Compound():
+                return [self.block(s)]
+            case c_ast.If():
+                s.cond = self.expr(s.cond)
+                s.iftrue = self.branch(s.iftrue)
+                if s.iffalse is None:
+                    s.iffalse = c_ast.Compound(self.goal(s), s.coord)
+                elif isinstance(s.iffalse, c_ast.If):
+                    s.iffalse = self.braced(s.iffalse)  # else-if: no goal of its own
+                else:
+                    s.iffalse = self.branch(s.iffalse)
+                return [s]
+            case c_ast.While() | c_ast.For():
+                if isinstance(s, c_ast.For):
+                    s.init, s.next = self.expr(s.init), self.expr(s.next)
+                s.cond = self.expr(s.cond)
+                s.stmt = self.branch(s.stmt)
+                return [s, *self.goal(s)]
+            case c_ast.DoWhile():
+                s.cond = self.expr(s.cond)
+                s.stmt = self.braced(s.stmt)
+                return [s, *self.goal(s)]
+            case c_ast.Switch():
+                s.cond = self.expr(s.cond)
+                s.stmt = self.braced(s.stmt)
+                return [s]
+            case c_ast.Case() | c_ast.Default():
+                s.stmts = self.goal(s) + self.stmts(s.stmts or [])
+                return [s]
+            case c_ast.Label():
+                inner = self.stmt(s.stmt)
+                s.stmt = inner[0]
+                return [s, *inner[1:]]
+            case c_ast.FuncCall() if _call_name(s) == "abort" and not s.args:
+                return [_dump(), s]  # TestCov's add_gcov_flushes
+            case _:
+                return [self.expr(s)]
+
+    def expr(self, node: c_ast.Node | None) -> c_ast.Node | None:
+        """``node`` with its ``?:`` arms labelled and ``__gcov_dump()`` before each
+        ``__assert_fail``; statement expressions are labelled like blocks."""
+        if node is None:
+            return None
+        if isinstance(node, c_ast.Compound):
+            return self.block(node)
+        if isinstance(node, c_ast.Decl) and "static" in node.storage:
+            return node  # a constant initializer; labels would not compile
+        for name in node.__slots__:
+            if name in ("coord", "__weakref__") or (isinstance(node, c_ast.Case) and name == "expr"):
+                continue
+            value = getattr(node, name)
+            if isinstance(value, c_ast.Node):
+                setattr(node, name, self.expr(value))
+            elif isinstance(value, list):
+                setattr(node, name, [self.expr(v) if isinstance(v, c_ast.Node) else v for v in value])
+        if isinstance(node, c_ast.TernaryOp):
+            node.iftrue = c_ast.Compound(self.goal(node.iftrue) + [node.iftrue], node.iftrue.coord)
+            node.iffalse = c_ast.Compound(self.goal(node.iffalse) + [node.iffalse], node.iffalse.coord)
+        if _call_name(node) == "__assert_fail":
+            return c_ast.ExprList([_dump(), node], node.coord)
+        return node
+
+
+def _gcov_line_counts(build: str, program: str) -> dict[int, int]:
+    """Line → execution count of ``program`` from gcov's JSON (lines with code only)."""
+    # gcc names the notes after the (temporary) output and the source: *-labelled.gcno
+    mine = [os.path.join(build, n) for n in os.listdir(build) if n.endswith("labelled.gcno")]
+    if not mine:
+        raise UserError("gcc produced no coverage notes", program)
+    proc = subprocess.run(["gcov", "--json-format", "--stdout", mine[0]], cwd=build,
+                          capture_output=True, text=True)
+    counts: dict[int, int] = {}
+    for chunk in proc.stdout.splitlines():
+        if not chunk.strip():
+            continue
+        for f in json.loads(chunk).get("files", []):
+            if os.path.basename(f["file"]) != os.path.basename(program):
+                continue
+            for line in f["lines"]:
+                n = line["line_number"]
+                counts[n] = max(counts.get(n, 0), line["count"])
+    return counts

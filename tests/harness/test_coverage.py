@@ -1,0 +1,71 @@
+"""Branch coverage counted like TestCov on programs with a known answer."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from cooptest.frontend.preprocess import preprocess
+from cooptest.harness.coverage import measure_coverage
+from cooptest.harness.testsuite import SuiteWriter, TestCase
+from cooptest.task import load_task
+
+
+def measure(program, inputs, tmp_path):
+    task = load_task(str(program))
+    tests = [TestCase(i) for i in inputs]
+    return measure_coverage(task, preprocess(task, str(tmp_path)), tests, str(tmp_path))
+
+
+def test_three_of_four_goals(tmp_path, data):
+    r = measure(data / "harness_branches.c", [["5"]], tmp_path)
+    assert (r.goals, r.covered, r.tests) == (4, 3, 1)
+    assert r.percent == 75.0
+    missed = set(r.goal_lines) - r.covered_goals
+    assert [r.goal_lines[g] for g in missed] == [6]  # the absent else of the if on line 6
+    assert measure(data / "harness_branches.c", [["5"], ["0"]], tmp_path).covered == 4
+
+
+@pytest.mark.parametrize("inputs, covered", [
+    ([["7"]], 8),
+    ([["99"]], 1),        # abort() ends the run, but TestCov dumps the counters first
+    ([["7"], ["99"]], 9),
+    ([[]], 0),            # no input at all: exit 1 before any branch
+])
+def test_testcov_labelling_rules(tmp_path, data, inputs, covered):
+    """harness_labels.c has 16 goals: ?: 2, if/else-if chain 3 (no goal for the outer
+    else), do-while 1 (after only), switch 3, for 2, two ifs 2+2, the endless loop's
+    body 1 — its exit and the if after it are unreachable, so gcc emits no code there
+    and TestCov does not count them."""
+    r = measure(data / "harness_labels.c", inputs, tmp_path)
+    assert (r.goals, r.covered) == (16, covered)
+
+
+@pytest.mark.slow
+def test_run_over_time_limit_adds_nothing(tmp_path, data):
+    assert measure(data / "harness_labels.c", [["42"]], tmp_path).covered == 0
+
+
+def test_crashing_run_adds_nothing(tmp_path):
+    src = tmp_path / "crash.c"
+    src.write_text("extern int __VERIFIER_nondet_int(void);\nint main(void) {\n"
+                   "  int x = __VERIFIER_nondet_int();\n  if (x) { *(volatile int *)0 = 1; }\n"
+                   "  return 0;\n}\n")
+    assert measure(src, [["1"]], tmp_path).covered == 0
+    assert measure(src, [["0"]], tmp_path).covered == 1
+
+
+@pytest.mark.slow
+def test_agrees_with_testcov(tmp_path, data, testcov_measure):
+    program = data / "harness_labels.c"
+    task = load_task(str(program))
+    tests = [TestCase(["7"]), TestCase(["99"]), TestCase(["-9"])]
+    writer = SuiteWriter(str(tmp_path / "s.zip"), task)
+    for t in tests:
+        writer.add(t)
+    ref = json.loads(subprocess.run([str(testcov_measure), str(program), str(tmp_path / "s.zip")],
+                                    capture_output=True, text=True,
+                                    stdin=subprocess.DEVNULL).stdout)
+    ours = measure_coverage(task, preprocess(task, str(tmp_path)), tests, str(tmp_path))
+    assert (ours.goals, round(ours.percent, 2)) == (ref["goals"], ref["coverage"])
