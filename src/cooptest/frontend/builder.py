@@ -10,7 +10,7 @@ instrumented to report exactly these branch points (see ``instrument.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from pycparser import c_ast
 
@@ -105,6 +105,8 @@ class CFABuilder:
         self._next_error = 0
         self._names: set[str] = set()
         self._sandbox = 0
+        self._constants: dict[tuple[str, str], Expr] = {}
+        self._expr_handlers = self._make_expr_handlers()
         self.prelude = self._new_function_state("main", FunctionType(types.int, ()))
         self.fs = self.prelude
 
@@ -656,98 +658,113 @@ class CFABuilder:
 
     def _expr(self, node: c_ast.Node) -> Expr:
         """The value of ``node`` (not decayed); side effects are emitted as edges."""
+        handler = self._expr_handlers.get(type(node))
+        if handler is None:
+            raise unsupported(type(node).__name__, node)
+        return handler(node)
+
+    def _make_expr_handlers(self) -> dict[type, Callable[[Any], Expr]]:
+        return {
+            c_ast.Constant: self._constant, c_ast.ID: self._identifier,
+            c_ast.BinaryOp: self._binary_op, c_ast.UnaryOp: self._unary,
+            c_ast.Assignment: self._assignment, c_ast.TernaryOp: self._ternary_value,
+            c_ast.FuncCall: self._call_value, c_ast.ArrayRef: self._subscript,
+            c_ast.StructRef: self._member, c_ast.Cast: self._cast,
+            c_ast.ExprList: self._comma, c_ast.CompoundLiteral: self._compound_literal,
+            c_ast.Compound: self._statement_expression,
+        }
+
+    def _line(self, node: c_ast.Node) -> int:
+        return node.coord.line if node.coord else 0
+
+    def _identifier(self, node: c_ast.ID) -> Expr:
+        found = self.scope.lookup(node.name)
+        if isinstance(found, Variable):
+            return Var(found.type, found)
+        if isinstance(found, EnumConst):
+            return Const(found.type, found.value)
+        if isinstance(found, Function):
+            return FuncRef(found.type, found.name)
+        if node.name in ("__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"):
+            return string_literal(self.types, f'"{self.fs.name}"')
+        raise UserError(f"undeclared identifier {node.name}", *self._where(node))
+
+    def _binary_op(self, node: c_ast.BinaryOp) -> Expr:
+        if node.op in ("&&", "||"):
+            return self._logical_value(node)
+        a = self._rvalue(node.left)
+        b = self._rvalue(node.right)
+        try:
+            return conv.binary(self.types, node.op, a, b)
+        except conv.TypeMismatch as e:
+            raise unsupported(str(e), node) from None
+
+    def _assignment(self, node: c_ast.Assignment) -> Expr:
+        lhs = self._expr(node.lvalue)
+        rhs = self._rvalue(node.rvalue)
+        if node.op != "=":
+            try:
+                rhs = conv.binary(self.types, node.op[:-1], lhs, rhs)
+            except conv.TypeMismatch as e:
+                raise unsupported(str(e), node) from None
+        self._edge(AssignEdge, None, self._line(node), lhs=lhs, rhs=self._convert(rhs, lhs.type, node))
+        return lhs
+
+    def _call_value(self, node: c_ast.FuncCall) -> Expr:
+        result = self._call(node, want_value=True)
+        assert result is not None
+        return result
+
+    def _subscript(self, node: c_ast.ArrayRef) -> Expr:
         t = self.types
-        line = node.coord.line if node.coord else 0
-        match node:
-            case c_ast.Constant():
-                return self._constant(node)
-            case c_ast.ID():
-                found = self.scope.lookup(node.name)
-                if isinstance(found, Variable):
-                    return Var(found.type, found)
-                if isinstance(found, EnumConst):
-                    return Const(found.type, found.value)
-                if isinstance(found, Function):
-                    return FuncRef(found.type, found.name)
-                if node.name in ("__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"):
-                    return string_literal(t, f'"{self.fs.name}"')
-                raise UserError(f"undeclared identifier {node.name}", *self._where(node))
-            case c_ast.BinaryOp() if node.op in ("&&", "||"):
-                return self._logical_value(node, line)
-            case c_ast.BinaryOp():
-                a = self._rvalue(node.left)
-                b = self._rvalue(node.right)
-                try:
-                    return conv.binary(t, node.op, a, b)
-                except conv.TypeMismatch as e:
-                    raise unsupported(str(e), node) from None
-            case c_ast.UnaryOp():
-                return self._unary(node, line)
-            case c_ast.Assignment():
-                lhs = self._expr(node.lvalue)
-                rhs = self._rvalue(node.rvalue)
-                if node.op != "=":
-                    try:
-                        rhs = conv.binary(t, node.op[:-1], lhs, rhs)
-                    except conv.TypeMismatch as e:
-                        raise unsupported(str(e), node) from None
-                self._edge(AssignEdge, None, line, lhs=lhs, rhs=self._convert(rhs, lhs.type, node))
-                return lhs
-            case c_ast.TernaryOp():
-                return self._ternary_value(node, line)
-            case c_ast.FuncCall():
-                result = self._call(node, want_value=True)
-                assert result is not None
-                return result
-            case c_ast.ArrayRef():
-                base = self._expr(node.name)
-                index = self._rvalue(node.subscript)
-                if isinstance(index.type, (PointerType, ArrayType)) and not isinstance(base.type, (PointerType, ArrayType)):
-                    base, index = index, base
-                if isinstance(base.type, ArrayType):
-                    return Index(base.type.elem, base, conv.promote(t, index))
-                ptr = conv.decay(t, base)
-                if not isinstance(ptr.type, PointerType):
-                    raise unsupported("subscript of a non-pointer", node)
-                return Deref(ptr.type.target, conv.binary(t, "+", ptr, index))
-            case c_ast.StructRef():
-                base = self._expr(node.name)
-                if node.type == "->":
-                    base = conv.decay(t, base)
-                    if not isinstance(base.type, PointerType):
-                        raise unsupported("-> on a non-pointer", node)
-                    base = Deref(base.type.target, base)
-                st = base.type
-                if not isinstance(st, StructType):
-                    raise unsupported(f"member access on {st}", node)
-                try:
-                    f = st.field(node.field.name)
-                except KeyError:
-                    raise UserError(f"no member {node.field.name} in {st}", *self._where(node)) from None
-                return Member(f.type, base, f.name)
-            case c_ast.Cast():
-                to = self.resolver.resolve(node.to_type)
-                e = self._rvalue(node.expr)
-                if isinstance(to, VoidType):
-                    return Const(t.int, 0)
-                return self._convert(e, to, node)
-            case c_ast.ExprList():
-                for e in node.exprs[:-1]:
-                    self._effect(e)
-                return self._expr(node.exprs[-1])
-            case c_ast.CompoundLiteral():
-                ct = self.resolver.resolve(node.type)
-                if isinstance(ct, ArrayType) and ct.length is None:
-                    ct = ArrayType(ct.elem, self._init_length(ct, node.init))
-                tmp = self._temp(ct)
-                self._edge(AssignEdge, None, line, lhs=tmp, rhs=Const(ct, 0))
-                self._init_object(tmp, node.init, line)
-                return tmp
-            case c_ast.Compound():
-                return self._statement_expression(node)
-            case c_ast.Typename():
-                raise unsupported("type name as expression", node)
-        raise unsupported(type(node).__name__, node)
+        base = self._expr(node.name)
+        index = self._rvalue(node.subscript)
+        if isinstance(index.type, (PointerType, ArrayType)) and not isinstance(base.type, (PointerType, ArrayType)):
+            base, index = index, base
+        if isinstance(base.type, ArrayType):
+            return Index(base.type.elem, base, conv.promote(t, index))
+        ptr = conv.decay(t, base)
+        if not isinstance(ptr.type, PointerType):
+            raise unsupported("subscript of a non-pointer", node)
+        return Deref(ptr.type.target, conv.binary(t, "+", ptr, index))
+
+    def _member(self, node: c_ast.StructRef) -> Expr:
+        base = self._expr(node.name)
+        if node.type == "->":
+            base = conv.decay(self.types, base)
+            if not isinstance(base.type, PointerType):
+                raise unsupported("-> on a non-pointer", node)
+            base = Deref(base.type.target, base)
+        st = base.type
+        if not isinstance(st, StructType):
+            raise unsupported(f"member access on {st}", node)
+        try:
+            f = st.field(node.field.name)
+        except KeyError:
+            raise UserError(f"no member {node.field.name} in {st}", *self._where(node)) from None
+        return Member(f.type, base, f.name)
+
+    def _cast(self, node: c_ast.Cast) -> Expr:
+        to = self.resolver.resolve(node.to_type)
+        e = self._rvalue(node.expr)
+        if isinstance(to, VoidType):
+            return Const(self.types.int, 0)
+        return self._convert(e, to, node)
+
+    def _comma(self, node: c_ast.ExprList) -> Expr:
+        for e in node.exprs[:-1]:
+            self._effect(e)
+        return self._expr(node.exprs[-1])
+
+    def _compound_literal(self, node: c_ast.CompoundLiteral) -> Expr:
+        ct = self.resolver.resolve(node.type)
+        if isinstance(ct, ArrayType) and ct.length is None:
+            ct = ArrayType(ct.elem, self._init_length(ct, node.init))
+        tmp = self._temp(ct)
+        line = self._line(node)
+        self._edge(AssignEdge, None, line, lhs=tmp, rhs=Const(ct, 0))
+        self._init_object(tmp, node.init, line)
+        return tmp
 
     def _statement_expression(self, node: c_ast.Compound) -> Expr:
         """GNU ``({ s1; ...; e; })``: the statements, then the value of the last one."""
@@ -770,6 +787,13 @@ class CFABuilder:
         return (node.coord.file, node.coord.line) if node.coord else (self.path, None)
 
     def _constant(self, node: c_ast.Constant) -> Expr:
+        key = (node.type, node.value)
+        c = self._constants.get(key)
+        if c is None:
+            c = self._constants[key] = self._parse_constant(node)
+        return c
+
+    def _parse_constant(self, node: c_ast.Constant) -> Expr:
         t = self.types
         if node.type == "string":
             return string_literal(t, node.value)
@@ -783,7 +807,7 @@ class CFABuilder:
         except ValueError:
             raise unsupported(f"constant {node.value}", node) from None
 
-    def _unary(self, node: c_ast.UnaryOp, line: int) -> Expr:
+    def _unary(self, node: c_ast.UnaryOp) -> Expr:
         t = self.types
         op = node.op
         if op == "sizeof" or op == "_Alignof":
@@ -832,7 +856,8 @@ class CFABuilder:
         self._edge(AssignEdge, None, line, lhs=lhs, rhs=new)
         return old if want_value else None
 
-    def _logical_value(self, node: c_ast.BinaryOp, line: int) -> Expr:
+    def _logical_value(self, node: c_ast.BinaryOp) -> Expr:
+        line = self._line(node)
         """``a && b`` as a value: control flow into a temporary, as CIL does."""
         tmp = self._temp(self.types.int)
         yes, no, after = self._new_loc(line), self._new_loc(line), self._new_loc(line)
@@ -844,7 +869,8 @@ class CFABuilder:
         self.fs.cur = after
         return tmp
 
-    def _ternary_value(self, node: c_ast.TernaryOp, line: int) -> Expr:
+    def _ternary_value(self, node: c_ast.TernaryOp) -> Expr:
+        line = self._line(node)
         ta, tb = self._type_of(node.iftrue), self._type_of(node.iffalse)
         if isinstance(ta, ArrayType):
             ta = self.types.pointer(ta.elem)
