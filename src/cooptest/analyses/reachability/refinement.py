@@ -1,0 +1,138 @@
+"""Counterexample checks and what refinements learn from a spurious path.
+
+A target state of the ARG is checked by replaying the concrete CFA edges of its ARG path
+in a fresh :class:`SymbolicState` from the entry of main (strongest post, bit-precise C
+semantics of ``semantics.py``). Each constraint of the path condition is tagged with the
+edge that produced it, so that z3's unsat core of an infeasible path names the edges
+that make it infeasible: the explicit value analysis tracks the variables those edges
+read (and, transitively, what the assignments feeding them read), the predicate
+analysis computes weakest preconditions of their conditions (``predicate.py``).
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import z3
+
+from cooptest.analyses.interface import Budget
+from cooptest.analyses.reachability.cpa import callee_name
+from cooptest.analyses.symbolic import Input, SymbolicState
+from cooptest.cfa.ctype import FloatType, IntType
+from cooptest.cfa.ir import (AssignEdge, AssumeEdge, CallEdge, Edge, Expr, Program, ReturnEdge,
+                             Var, Variable, variables_of)
+
+FEASIBLE, SPURIOUS, UNKNOWN = "feasible", "spurious", "unknown"
+
+
+@dataclass
+class PathCheck:
+    """The verdict on one ARG path: ``inputs`` (C literals) when feasible, ``core``
+    (indices of the edges whose constraints contradict each other) when spurious."""
+
+    status: str
+    inputs: list[str] = field(default_factory=list)
+    imprecise: bool = False
+    core: set[int] = field(default_factory=set)
+
+
+def input_literal(model: z3.ModelRef, inp: Input) -> str:
+    """The C literal of one input in ``model``: decimal integers read as the input's
+    type, floats exactly (the shortest decimal that reads back as the same bits)."""
+    t = inp.type
+    if isinstance(t, FloatType):
+        bits = model.eval(z3.fpToIEEEBV(inp.symbol), model_completion=True)
+        width = bits.size()
+        raw = bits.as_long().to_bytes(width // 8, "big") if z3.is_bv_value(bits) else bytes(width // 8)
+        value = struct.unpack(">f" if width == 32 else ">d", raw)[0]
+        return repr(value)
+    value = model.eval(inp.symbol, model_completion=True).as_long()
+    return str(t.wrap(value) if isinstance(t, IntType) else value)
+
+
+def replay(program: Program, edges: list[Edge]) -> tuple[SymbolicState, list[int]] | None:
+    """The symbolic state after ``edges`` and, for every path-condition constraint, the
+    index of the edge that added it; None if the state does not follow the path (a
+    call the ARG treated otherwise than the symbolic state)."""
+    state = SymbolicState(program)
+    owner: list[int] = []
+    for i, edge in enumerate(edges):
+        nxt = state.step(edge)
+        owner.extend([i] * (len(state.path_condition) - len(owner)))
+        if i + 1 < len(edges) and nxt is not edges[i + 1].src:
+            return None
+    return state, owner
+
+
+def check_path(program: Program, edges: list[Edge], budget: Budget) -> PathCheck:
+    replayed = replay(program, edges)
+    if replayed is None:
+        return PathCheck(UNKNOWN, imprecise=True)
+    state, owner = replayed
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(min(budget.remaining(), 30.0) * 1000)))
+    marks = [z3.Bool(f"c!{k}") for k in range(len(state.path_condition))]
+    for mark, constraint in zip(marks, state.path_condition):
+        solver.add(z3.Implies(mark, constraint))
+    result = solver.check(*marks)
+    if result == z3.sat:
+        model = solver.model()
+        return PathCheck(FEASIBLE, [input_literal(model, i) for i in state.inputs], state.imprecise)
+    if result == z3.unsat:
+        index = {str(m): k for k, m in enumerate(marks)}
+        return PathCheck(SPURIOUS, core={owner[index[str(m)]] for m in solver.unsat_core()})
+    return PathCheck(UNKNOWN, imprecise=state.imprecise)
+
+
+def calls_of(program: Program, edges: list[Edge]) -> dict[int, CallEdge]:
+    """For every call edge entering a body and every return edge of a path, the call
+    they belong to (a return pops the call its function was entered by)."""
+    out: dict[int, CallEdge] = {}
+    stack: list[CallEdge] = []
+    for i, edge in enumerate(edges):
+        if isinstance(edge, CallEdge) and callee_name(edge) in program.functions:
+            stack.append(edge)
+            out[i] = edge
+        elif isinstance(edge, ReturnEdge) and stack:
+            out[i] = stack.pop()
+    return out
+
+
+def edge_reads(edge: Edge) -> set[Variable]:
+    """Variables whose values the constraint(s) of an edge depend on."""
+    if isinstance(edge, AssumeEdge):
+        return variables_of(edge.cond)
+    if isinstance(edge, AssignEdge):
+        return variables_of(edge.rhs) | (variables_of(edge.lhs) - _target_var(edge.lhs))
+    if isinstance(edge, CallEdge):
+        return set().union(*(variables_of(a) for a in edge.args))
+    if isinstance(edge, ReturnEdge) and edge.value is not None:
+        return variables_of(edge.value)
+    return set()
+
+
+def _target_var(lhs: Expr) -> set[Variable]:
+    return {lhs.var} if isinstance(lhs, Var) else set()
+
+
+def relevant_variables(program: Program, edges: list[Edge], core: set[int]) -> set[Variable]:
+    """The variables read by the core's edges and, going backwards along the path, by
+    the assignments (parameter bindings, returned values) that define them."""
+    calls = calls_of(program, edges)
+    relevant: set[Variable] = set()
+    for i in range(len(edges) - 1, -1, -1):
+        edge = edges[i]
+        if i in core:
+            relevant |= edge_reads(edge)
+        if isinstance(edge, AssignEdge) and variables_of(edge.lhs) & relevant:
+            relevant |= variables_of(edge.rhs)
+        elif isinstance(edge, CallEdge) and i in calls:
+            callee = program.functions[callee_name(edge)]  # type: ignore[index]
+            for param, a in zip(callee.params, edge.args):
+                if param in relevant:
+                    relevant |= variables_of(a)
+        elif isinstance(edge, ReturnEdge) and i in calls:
+            lhs = calls[i].lhs
+            if lhs is not None and edge.value is not None and variables_of(lhs) & relevant:
+                relevant |= variables_of(edge.value)
+    return relevant
