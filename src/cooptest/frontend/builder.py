@@ -530,14 +530,8 @@ class CFABuilder:
         """Branch to ``t`` if ``node`` is nonzero, else to ``f``; splits ``&&``, ``||``,
         ``!``, ``?:`` and ``,`` into separate assume edges."""
         if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
-            mid = self._new_loc(node.coord.line if node.coord else 0)
-            kind = "and" if node.op == "&&" else "or"
-            if node.op == "&&":
-                self._cond(node.left, mid, f, kind, slot(node, "left"))
-            else:
-                self._cond(node.left, t, mid, kind, slot(node, "left"))
-            self.fs.cur = mid
-            self._cond(node.right, t, f, kind, slot(node, "right"))
+            self._left_operand(node, self._new_loc(self._line(node)), f if node.op == "&&" else t)
+            self._cond(node.right, t, f, "and" if node.op == "&&" else "or", slot(node, "right"))
         elif isinstance(node, c_ast.UnaryOp) and node.op == "!":
             self._cond(node.expr, f, t, kind, slot(node, "expr"))
         elif isinstance(node, c_ast.TernaryOp):
@@ -560,6 +554,13 @@ class CFABuilder:
             bid = self._branch(cond, t, f, kind, line)
             if bid is not None and not self._sandbox:
                 self.instrumentation.leaves.append(Leaf(bid, put, node))
+
+    def _left_operand(self, node: c_ast.BinaryOp, right: Location, short: Location) -> None:
+        """Branch on the left operand of ``&&``/``||``: to ``right``, which becomes
+        current, where the right operand must be evaluated; to ``short`` where not."""
+        t, f = (right, short) if node.op == "&&" else (short, right)
+        self._cond(node.left, t, f, "and" if node.op == "&&" else "or", slot(node, "left"))
+        self.fs.cur = right
 
     def _branch(self, cond: Expr, t: Location, f: Location, kind: str, line: int) -> int | None:
         """Two assume edges from here; a constant condition is a plain jump (no goal)."""
@@ -642,14 +643,9 @@ class CFABuilder:
                 self._jump(after, line)
             self.fs.cur = after
         elif isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
-            line = node.coord.line if node.coord else 0
-            rest, after = self._new_loc(line), self._new_loc(line)
-            kind = "and" if node.op == "&&" else "or"
-            if node.op == "&&":
-                self._cond(node.left, rest, after, kind, slot(node, "left"))
-            else:
-                self._cond(node.left, after, rest, kind, slot(node, "left"))
-            self.fs.cur = rest
+            line = self._line(node)
+            after = self._new_loc(line)
+            self._left_operand(node, self._new_loc(line), after)
             self._effect(node.right)
             self._jump(after, line)
             self.fs.cur = after
