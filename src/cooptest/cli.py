@@ -22,8 +22,13 @@ from typing import NoReturn, Sequence
 
 from cooptest.cfa.ctype import DataModel
 from cooptest.errors import UserError
+from cooptest.task import Task, load_task
 
 EXIT_USER, EXIT_INTERNAL = 2, 3
+STRATEGIES = ("random", "concolic", "value", "predicate", "mgp")
+SEARCHES = ("dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational", "carfast", "cgs")
+DEFAULT_STRATEGY, DEFAULT_SEARCH = "concolic", "cgs"
+SOURCE_SUFFIXES = (".c", ".i", ".yml", ".yaml")
 
 
 class Parser(argparse.ArgumentParser):
@@ -52,8 +57,15 @@ def _positive(text: str) -> float:
     return value
 
 
+def load_target(path: str, data_model: DataModel | None = None) -> Task:
+    """``load_task``, refusing files that are neither C nor a task by their name (gcc
+    would take them for linker input and preprocess nothing)."""
+    if os.path.isfile(path) and not path.endswith(SOURCE_SUFFIXES):
+        raise UserError("not a C file or task (expected .c, .i or .yml)", path)
+    return load_task(path, data_model)
+
+
 def build_parser() -> Parser:
-    from cooptest.generate import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
     ap = Parser(prog="cooptest", description="Test-Comp test suites for C programs by "
                 "cooperating testing and verification.")
     ap.add_argument("--debug", action="store_true", help="print tracebacks of internal errors")
@@ -92,8 +104,7 @@ def build_parser() -> Parser:
 def cmd_cfa(args: argparse.Namespace) -> int:
     from cooptest.cfa.dot import to_dot
     from cooptest.frontend import load_program
-    from cooptest.task import load_task
-    task = load_task(args.target, args.data_model)
+    task = load_target(args.target, args.data_model)
     with tempfile.TemporaryDirectory(prefix="cooptest-cfa-") as work:
         program = load_program(task, work).program
     counts = {"functions": len(program.functions),
@@ -115,8 +126,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from cooptest.frontend.preprocess import preprocess
     from cooptest.harness.coverage import measure_coverage
     from cooptest.harness.testsuite import read_suite
-    from cooptest.task import load_task
-    task = load_task(args.target, args.data_model)
+    task = load_target(args.target, args.data_model)
     if not os.path.exists(args.suite):
         raise UserError("no such file", args.suite)
     tests = read_suite(args.suite)
@@ -135,7 +145,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from cooptest.generate import Options, generate
     opts = Options(args.target, args.budget, args.out, args.strategy, args.search,
                    args.partitions, args.seed, args.seed_suite, args.data_model, args.quiet)
-    _, code = generate(opts)
+    _, code = generate(load_target(args.target, args.data_model), opts)
     return code
 
 

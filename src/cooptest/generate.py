@@ -23,17 +23,15 @@ from typing import Any, Callable, Iterator
 
 from cooptest.analyses.interface import Analysis, Budget, ProgramUnderTest
 from cooptest.cfa.ctype import DataModel
+from cooptest.cli import DEFAULT_SEARCH, DEFAULT_STRATEGY
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import SuiteWriter, read_suite
 from cooptest.report.progress import Progress, summary_line
 from cooptest.report.report import Report
-from cooptest.task import load_task
+from cooptest.task import Task
 
-STRATEGIES = ("random", "concolic", "value", "predicate", "mgp")
-SEARCHES = ("dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational", "carfast", "cgs")
-DEFAULT_STRATEGY, DEFAULT_SEARCH = "concolic", "cgs"
 MEASURE_SHARE = 0.2  # TestCov-style coverage is measured only if it fits this share of the budget
 SUITE, REPORT = "test-suite.zip", "report.json"
 
@@ -69,13 +67,17 @@ def make_analysis(opts: Options, seed_tests: list[list[str]]) -> Analysis:
         return RandomTesting(rng_seed=opts.seed)
     if opts.strategy == "concolic":
         concolic = _import("cooptest.analyses.concolic", opts.strategy)
-        if opts.search not in concolic.STRATEGIES:
-            raise UserError(f"unknown search {opts.search!r} (known: {', '.join(sorted(concolic.STRATEGIES))})")
-        return concolic.ConcolicAnalysis(search=opts.search, seed_tests=seed_tests or None,
+        known = _attr(concolic, "STRATEGIES", opts.strategy)
+        if opts.search not in known:
+            raise UserError(f"search {opts.search!r} is not available (available: {', '.join(sorted(known))})")
+        return _attr(concolic, "ConcolicAnalysis", opts.strategy)(search=opts.search, seed_tests=seed_tests or None,
                                          rng_seed=opts.seed)
     reachability = _import("cooptest.analyses.reachability", opts.strategy)
     kwargs: dict[str, Any] = {"partitions": opts.partitions} if opts.strategy == "mgp" else {}
-    return reachability.ANALYSES[opts.strategy](**kwargs)
+    analyses = _attr(reachability, "ANALYSES", opts.strategy)
+    if opts.strategy not in analyses:
+        raise UserError(f"strategy {opts.strategy!r} is not available in this installation")
+    return analyses[opts.strategy](**kwargs)
 
 
 def _import(module: str, strategy: str) -> Any:
@@ -86,6 +88,13 @@ def _import(module: str, strategy: str) -> Any:
             raise UserError(f"strategy {strategy!r} is not available in this installation "
                             f"({module} is missing)") from None
         raise
+
+
+def _attr(module: Any, name: str, strategy: str) -> Any:
+    if not hasattr(module, name):
+        raise UserError(f"strategy {strategy!r} is not available in this installation "
+                        f"({module.__name__}.{name} is missing)")
+    return getattr(module, name)
 
 
 class SafePoints:
@@ -132,10 +141,9 @@ class SafePoints:
                 signal.signal(s, h)
 
 
-def generate(opts: Options) -> tuple[dict[str, Any] | None, int]:
+def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     """Run test generation; returns the final report document (None if a signal came
     before the program was even parsed) and the exit code."""
-    task = load_task(opts.target, opts.data_model)
     seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
     analysis = make_analysis(opts, seed_tests)
     budget = Budget.seconds(opts.budget)

@@ -1,0 +1,22 @@
+"""Running ``cooptest`` as a user does: a separate process, its exit code and stderr."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+EXAMPLES = REPO / "examples"
+
+
+def cooptest(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cooptest.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def cooptest_process(*args: object) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "cooptest.cli", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)

@@ -1,0 +1,68 @@
+"""Bad input of any kind: exactly one line ``cooptest: …`` on stderr, exit code 2, never
+a traceback."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clitools import cooptest
+
+
+def assert_one_line(proc, *fragments: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("cooptest: ")
+    assert "Traceback" not in proc.stderr
+    for f in fragments:
+        assert f in lines[0]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    missing = tmp_path / "nothere.c"
+    assert_one_line(cooptest("generate", missing, "--budget", "1", "--out", tmp_path / "o"),
+                    f"cooptest: {missing}: no such file")
+
+
+def test_not_c_source(tmp_path: Path) -> None:
+    prog = tmp_path / "prose.c"
+    prog.write_text("This is a letter, not a program.\n")
+    assert_one_line(cooptest("cfa", prog), f"{prog}:1:", "not C")
+
+
+def test_not_a_c_file_by_name(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("int main(void) { return 0; }\n")
+    assert_one_line(cooptest("cfa", notes), f"{notes}:", "not a C file")
+
+
+def test_binary_file(tmp_path: Path) -> None:
+    prog = tmp_path / "blob.c"
+    prog.write_bytes(b"\x7fELF\x00\x01\x02")
+    assert_one_line(cooptest("cfa", prog), "binary")
+
+
+def test_unsupported_construct(tmp_path: Path) -> None:
+    prog = tmp_path / "switch.c"
+    prog.write_text("int main(void) {\n  double d = 1.5;\n  switch (d) { case 1: return 0; }\n"
+                    "  return 1;\n}\n")
+    assert_one_line(cooptest("cfa", prog), f"{prog}:3:", "unsupported construct")
+
+
+@pytest.mark.parametrize("args", [
+    ["generate", "X.c", "--budget", "1", "--out", "o", "--bogus"],
+    ["generate", "X.c", "--out", "o"],  # no --budget
+    ["generate", "X.c", "--budget", "-3", "--out", "o"],
+    ["generate", "X.c", "--budget", "1", "--out", "o", "--strategy", "magic"],
+    ["frobnicate"],
+    [],
+])
+def test_bad_options(args: list[str]) -> None:
+    assert_one_line(cooptest(*args), "see cooptest")
+
+
+def test_bad_suite(tmp_path: Path, triangle: Path) -> None:
+    junk = tmp_path / "suite.zip"
+    junk.write_text("not a zip")
+    assert_one_line(cooptest("coverage", triangle, junk), str(junk))

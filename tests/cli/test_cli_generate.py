@@ -1,0 +1,150 @@
+"""``cooptest generate``: the report agrees with the suite, the suite with native replays
+and with the referee, and a signal leaves both valid."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from clitools import cooptest, cooptest_process
+from cooptest.frontend import load_program
+from cooptest.harness.executor import Executor
+from cooptest.harness.testsuite import read_suite
+from cooptest.task import load_task
+
+SUMMARY_KEYS = {"goals", "covered", "infeasible", "unknown", "cov_b", "cov_f", "tests", "time_s",
+                "executions", "iterations", "divergences"}
+
+
+def check_report(out: Path) -> dict:
+    """The report is internally consistent and agrees with the suite on disk."""
+    doc = json.loads((out / "report.json").read_text())
+    s = doc["summary"]
+    assert SUMMARY_KEYS <= set(s)
+    statuses = [g["status"] for g in doc["goals"]]
+    assert s["goals"] == len(doc["goals"])
+    assert s["covered"] == statuses.count("covered")
+    assert s["infeasible"] == statuses.count("infeasible")
+    assert s["unknown"] == statuses.count("unknown")
+    assert s["cov_b"] == pytest.approx(100 * s["covered"] / s["goals"], abs=0.01)
+    feasible = s["goals"] - s["infeasible"]
+    assert s["cov_f"] == pytest.approx(100 * s["covered"] / feasible if feasible else 100, abs=0.01)
+    names = {n[:-4] + ".xml" if n.endswith(".xml") else n
+             for n in zipfile.ZipFile(out / "test-suite.zip").namelist()}
+    for g in doc["goals"]:
+        assert g["kind"] in ("branch", "error-call")
+        assert (g["test"] is not None) == (g["status"] == "covered")
+        assert (g["proof"] is not None) == (g["status"] == "infeasible")
+        if g["test"]:
+            assert g["test"] in names
+    assert len(read_suite(str(out / "test-suite.zip"))) >= s["tests"]
+    times = [t for t, _, _ in doc["timeline"]]
+    assert times == sorted(times)
+    return doc
+
+
+def test_report_of_a_random_run(random_run: Path, triangle: Path) -> None:
+    doc = check_report(random_run)
+    assert doc["strategy"] == "random"
+    assert doc["data_model"] == "LP64"
+    assert doc["program"] == str(triangle)
+    s = doc["summary"]
+    assert s["infeasible"] == 0  # random testing never claims infeasibility
+    assert s["cov_b"] == s["cov_f"]
+    assert s["covered"] >= 20  # the shallow decisions of the triangle fall to random inputs
+    assert s["iterations"] == s["executions"] > 0
+
+
+def test_suite_replays_to_the_reported_goals(random_run: Path, triangle: Path, tmp_path: Path) -> None:
+    """Each covered goal is covered by a native replay of the test the report names."""
+    doc = json.loads((random_run / "report.json").read_text())
+    task = load_task(str(triangle))
+    executor = Executor(load_program(task, str(tmp_path)), str(tmp_path / "build"))
+    covered_by = {t.name + ".xml": executor.run(t.inputs).covered
+                  for t in read_suite(str(random_run / "test-suite.zip"))}
+    for g in doc["goals"]:
+        if g["status"] == "covered":
+            assert g["id"] in covered_by[g["test"]]
+    assert set().union(*covered_by.values()) == {g["id"] for g in doc["goals"] if g["status"] == "covered"}
+
+
+def test_coverage_command_agrees_with_report(random_run: Path, triangle: Path) -> None:
+    proc = cooptest("coverage", triangle, random_run / "test-suite.zip", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert set(doc) == {"coverage", "goals", "covered", "tests"}
+    report = json.loads((random_run / "report.json").read_text())
+    assert doc["tests"] == report["summary"]["tests"]
+    if "coverage_testcov_style" in report["summary"]:
+        assert doc["coverage"] == report["summary"]["coverage_testcov_style"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_signal_leaves_valid_outputs(signum: int, tmp_path: Path) -> None:
+    prog = tmp_path / "wide.c"  # many goals, hard for random inputs: the run is still busy
+    prog.write_text("extern int __VERIFIER_nondet_int(void);\nint main(void) {\n  int s = 0;\n"
+                    + "".join(f"  if (__VERIFIER_nondet_int() == {1000 + 37 * i}) s++;\n"
+                              for i in range(40))
+                    + "  return s;\n}\n")
+    out = tmp_path / "out"
+    proc = cooptest_process("generate", prog, "--budget", "120", "--out", out, "--strategy",
+                            "random", "--quiet")
+    deadline = time.monotonic() + 60
+    while not (out / "report.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    doc = check_report(out)
+    assert doc["summary"]["covered"] > 0
+    assert doc["summary"]["time_s"] < 60
+
+
+@pytest.mark.slow
+def test_referee_accepts_the_suite_of_an_interrupted_run(tmp_path: Path, triangle: Path,
+                                                         testcov_measure: Path) -> None:
+    out = tmp_path / "out"
+    proc = cooptest_process("generate", triangle, "--budget", "60", "--out", out, "--strategy",
+                            "random", "--quiet")
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert proc.returncode == 143
+    ref = subprocess.run([str(testcov_measure), str(triangle), str(out / "test-suite.zip")],
+                         capture_output=True, text=True, timeout=600)
+    assert ref.returncode == 0, ref.stderr
+    result = json.loads(ref.stdout.splitlines()[-1])
+    assert result["result"] == "DONE"
+    assert result["tests_in_suite"] == check_report(out)["summary"]["tests"]
+    assert result["coverage"] > 50
+
+
+@pytest.mark.slow
+def test_referee_agrees_with_coverage_command(random_run: Path, triangle: Path,
+                                              testcov_measure: Path) -> None:
+    suite = str(random_run / "test-suite.zip")
+    ref = subprocess.run([str(testcov_measure), str(triangle), suite],
+                         capture_output=True, text=True, timeout=600)
+    assert ref.returncode == 0, ref.stderr
+    result = json.loads(ref.stdout.splitlines()[-1])
+    ours = json.loads(cooptest("coverage", triangle, suite, "--json").stdout)
+    report = json.loads((random_run / "report.json").read_text())
+    assert result["tests_run"] == report["summary"]["tests"] == ours["tests"]
+    assert result["goals"] == ours["goals"]
+    assert result["coverage"] == pytest.approx(ours["coverage"], abs=1.0)
+
+
+def test_default_strategy_is_concolic(tmp_path: Path, triangle: Path) -> None:
+    pytest.importorskip("cooptest.analyses.concolic")
+    proc = cooptest("generate", triangle, "--budget", "5", "--out", tmp_path, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = check_report(tmp_path)
+    assert doc["strategy"] == "concolic" and doc["search"] == "cgs"
+    assert doc["summary"]["covered"] == doc["summary"]["goals"]  # every triangle goal is feasible
