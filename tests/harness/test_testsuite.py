@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+import time
 import zipfile
 
 import pytest
@@ -98,3 +100,33 @@ def test_testcov_accepts_the_suite(tmp_path, data, testcov_measure):
                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
     result = json.loads(out.stdout)
     assert (result["goals"], result["coverage"], result["tests_run"]) == (4, 100.0, 2)
+
+
+def test_killed_writer_leaves_a_valid_suite(tmp_path, data):
+    """SIGKILL a process adding tests at arbitrary moments: the zip always reads."""
+    path = tmp_path / "s.zip"
+    script = ("import sys\nfrom cooptest.task import load_task\n"
+              "from cooptest.harness.testsuite import SuiteWriter, TestCase\n"
+              "w = SuiteWriter(sys.argv[1], load_task(sys.argv[2]))\nprint(flush=True)\n"
+              "for i in range(100000):\n    w.add(TestCase([str(i)] * 50))\n")
+    for delay in (0.05, 0.2, 0.35):
+        proc = subprocess.Popen([sys.executable, "-c", script, str(path),
+                                 str(data / "harness_branches.c")], stdout=subprocess.PIPE)
+        proc.stdout.readline()  # the suite exists from here on
+        time.sleep(delay)
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        tests = read_suite(str(path))
+        assert all(t.inputs == [str(i)] * 50 for i, t in enumerate(tests))
+        with zipfile.ZipFile(path) as z:
+            assert z.testzip() is None
+
+
+def test_thousands_of_tests_stay_cheap(tmp_path, data):
+    writer = SuiteWriter(str(tmp_path / "s.zip"), load_task(str(data / "harness_branches.c")))
+    start = time.monotonic()
+    for i in range(2000):
+        writer.add(TestCase([str(i)] * 10))
+    assert time.monotonic() - start < 30
+    assert len(read_suite(str(tmp_path / "s.zip"))) == 2000 == len(writer)

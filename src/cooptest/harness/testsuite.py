@@ -14,9 +14,11 @@ from __future__ import annotations
 import datetime
 import hashlib
 import os
-import shutil
+import struct
 import tempfile
+import time
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
@@ -96,9 +98,11 @@ class SuiteWriter:
                  producer: str = "cooptest 0.1") -> None:
         self.path = os.path.abspath(path_zip)
         self._names: set[str] = set()
+        self._zip = _ZipImage()
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        metadata = metadata_xml(task, goal_property or task.goal_property, producer)
-        self._replace(lambda z: z.writestr(METADATA_NAME, metadata), copy_old=False)
+        self._zip.add(METADATA_NAME, metadata_xml(task, goal_property or task.goal_property,
+                                                  producer).encode())
+        self._publish()
 
     def __len__(self) -> int:
         return len(self._names)
@@ -112,24 +116,65 @@ class SuiteWriter:
         name = f"{test.name}.xml" if test.name else f"test{len(self._names) + 1:06d}.xml"
         if name in self._names or name == METADATA_NAME:
             raise ValueError(f"test file {name} already in {self.path}")
-        content = xml_of_test(test)
-        self._replace(lambda z: z.writestr(name, content), copy_old=True)
+        self._zip.add(name, xml_of_test(test).encode())
         self._names.add(name)
+        self._publish()
         return name
 
-    def _replace(self, write, copy_old: bool) -> None:
+    def _publish(self) -> None:
+        """Write the whole archive to a temporary file and rename it over the suite."""
         fd, tmp = tempfile.mkstemp(prefix=".suite-", suffix=".zip", dir=os.path.dirname(self.path))
-        os.close(fd)
         try:
-            if copy_old:
-                shutil.copyfile(self.path, tmp)
-            with zipfile.ZipFile(tmp, "a" if copy_old else "w", zipfile.ZIP_DEFLATED) as z:
-                write(z)
+            os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide the suite from other users
+            with os.fdopen(fd, "wb") as f:
+                f.writelines(self._zip.parts())
             os.replace(tmp, self.path)
         except BaseException:
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
+
+
+class _ZipImage:
+    """A deflated zip archive kept in memory as local records plus central directory.
+
+    Appending costs only the new entry, so the complete archive can be rewritten after
+    every test (``zipfile`` in append mode re-reads the whole directory each time, which
+    made a suite of thousands of tests quadratic in Python time). Plain zip, no ZIP64:
+    at most 65535 entries, far beyond what TestCov executes within its time limit.
+    """
+
+    MAX_ENTRIES = 0xFFFF
+    _UTF8 = 0x800
+
+    def __init__(self) -> None:
+        self.records = bytearray()
+        self.directory = bytearray()
+        self.count = 0
+        now = time.localtime()
+        self._time = now.tm_hour << 11 | now.tm_min << 5 | now.tm_sec // 2
+        self._date = (now.tm_year - 1980) << 9 | now.tm_mon << 5 | now.tm_mday
+
+    def add(self, name: str, data: bytes) -> None:
+        if self.count >= self.MAX_ENTRIES:
+            raise ValueError(f"a test suite holds at most {self.MAX_ENTRIES - 1} tests")
+        packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+        body = packer.compress(data) + packer.flush()
+        raw_name = name.encode()
+        fields = (zipfile.ZIP_DEFLATED, self._time, self._date, zlib.crc32(data), len(body),
+                  len(data), len(raw_name))
+        offset = len(self.records)
+        self.records += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, self._UTF8, *fields, 0)
+        self.records += raw_name + body
+        self.directory += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, self._UTF8, *fields,
+                                      0, 0, 0, 0, 0o100644 << 16, offset)
+        self.directory += raw_name
+        self.count += 1
+
+    def parts(self) -> list[bytes | bytearray]:
+        end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, self.count, self.count,
+                          len(self.directory), len(self.records), 0)
+        return [self.records, self.directory, end]
 
 
 def read_suite(path_zip: str) -> list[TestCase]:
