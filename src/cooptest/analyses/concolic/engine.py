@@ -29,7 +29,7 @@ from typing import Any
 from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UNSAT, ConcolicARG,
                                                        ExecutionTree, Node, Path)
 from cooptest.analyses.concolic.inputs import PADDING, literal, to_z3
-from cooptest.analyses.concolic.replay import replay
+from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic.solver import SAT, PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
 from cooptest.analyses.concolic.strategies import DEFAULT, STRATEGIES, SearchContext
@@ -64,7 +64,7 @@ class ConcolicAnalysis:
                             StaticInfo(program.program))
         return ConcolicARG(self.name, tree=ExecutionTree(),
                            searcher=STRATEGIES[self.search](ctx, **self.search_options),
-                           pending=self.seed_tests + [[]], symbols=symbols,
+                           pending=self.seed_tests + [[]], symbols=symbols, memo=TermMemo(),
                            solver=PathSolver(symbols, **self.solver_options))
 
     def run(self, program: ProgramUnderTest, goals: set[str], budget: Budget,
@@ -84,6 +84,8 @@ class ConcolicAnalysis:
                     if not arg.tree.frontier and arg.exact:
                         arg.complete = True
                         break
+                    if arg.last is not None and not arg.last.symbols:
+                        break  # the program reads no input: every run is the same
                     program.count("restarts")
                     inputs = self._random_inputs(arg)
                 else:
@@ -131,7 +133,7 @@ class ConcolicAnalysis:
         while True:
             execution = program.submit(inputs, ORIGIN)
             program.count("iterations")
-            path = replay(program.program, execution, arg.symbols, visited=ctx.covered_edges)
+            path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges)
             path.new_goals = execution.new
             if path.starved and not budget.expired():
                 inputs = inputs + [PADDING] * (len(inputs) or FIRST_PADDING)

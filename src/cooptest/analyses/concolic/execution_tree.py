@@ -155,6 +155,7 @@ class ConcolicARG(ARG):
     searcher: Any = None  # strategies.Searcher
     pending: list[list[str]] = field(default_factory=list)  # inputs still to run
     symbols: Any = None  # solver.Symbols
+    memo: Any = None  # replay.TermMemo
     solver: Any = None  # solver.PathSolver
     last: Path | None = None  # the path run last
     exact: bool = True  # no path so far was imprecise, concretised, diverged or cut

@@ -11,7 +11,9 @@ variables in flat byte-addressed objects at distinct concrete bases; an address 
 object cannot be found from its constant part is *concretised* (CUTE/CREST): evaluated
 under the run's concrete inputs, with ``address == value`` added to the path condition.
 Expressions without input symbols are folded to constants as they are built (concrete
-values, as in CREST), which keeps terms small and makes concrete branches cheap.
+values, as in CREST), which keeps terms small and makes concrete branches cheap; pure
+operations are memoised across replays (:class:`TermMemo`), which is what makes the
+replay fast enough (z3's Python API costs tens of microseconds per term).
 
 Every branch condition is also evaluated concretely, under the concrete inputs (other
 unknowns, e.g. results of unmodelled library calls, read as 0). Where that disagrees
@@ -21,6 +23,7 @@ counts it and follows the native run.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from typing import Callable
 
 import z3
 
@@ -28,32 +31,140 @@ from cooptest.analyses.concolic.execution_tree import Decision, Path
 from cooptest.analyses.concolic.inputs import parse_literal, to_z3
 from cooptest.analyses.concolic.solver import Symbols
 from cooptest.analyses.symbolic import SymbolicState
-from cooptest.cfa.ir import AssumeEdge, Binary, Cast, Edge, Expr, NondetEdge, Program, Unary
+from cooptest.cfa.ctype import FloatType
+from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, Expr, Index, Member, NondetEdge,
+                             Program, Unary)
 from cooptest.harness.executor import Execution
 
-_FOLDED = (Binary, Unary, Cast)
+_PURE = (Binary, Unary, Cast, Const)
+MEMO_LIMIT = 1_000_000
+TRUE = z3.BoolVal(True)
+ADDRESS, CONDITION = -1, -2  # key tags: the address of an lvalue, the condition of an edge
+
+
+class TermMemo:
+    """Results of pure operations by (IR expression, operand terms), shared by all
+    replays of a run: z3 hash-conses terms, so the operands of the same expression are
+    the same terms on every path that computes the same values (inputs are ``in<k>`` on
+    every path), and building a term through z3's Python API costs far more than a
+    lookup. Holding the terms keeps their ids from being reused."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[int, ...], z3.ExprRef] = {}
+        self.truth: dict[int, bool] = {}  # input-free conditions by term id
+        self.pointers: dict[int, z3.ExprRef] = {}  # pointer constants by value
+        self.hits = self.misses = 0
+
+
+def _memoizable(e: Expr) -> bool:
+    """Operations whose evaluation has no side effect on the state: not divisions (they
+    add a divisor guard to the path condition), not long double arithmetic or casts of
+    aggregates (they mark the state imprecise)."""
+    if isinstance(e, Binary):
+        return e.op not in ("/", "%") and not (isinstance(e.left.type, FloatType) and e.left.type.bits == 80)
+    if isinstance(e, Cast):
+        return e.operand.type.is_scalar()
+    return isinstance(e, (Unary, Const))
 
 
 class ConcolicState(SymbolicState):
-    """A symbolic state that folds input-free operations to constants as it goes."""
+    """A symbolic state that folds input-free operations to constants as it goes (the
+    concrete values of CREST) and memoises pure operations, address arithmetic, branch
+    conditions and pointer constants in a :class:`TermMemo`.
+
+    A memoised operation evaluates its operands first; on a miss, the operand terms are
+    left in ``_known`` for the nested call of the base class, which then finds them
+    instead of evaluating the operands again (the state does not change within one
+    evaluation)."""
 
     symbols: Symbols
+    memo: TermMemo
+
+    def start(self, symbols: Symbols, memo: TermMemo) -> None:
+        self.symbols, self.memo = symbols, memo
+        self._known: dict[int, z3.ExprRef] = {}  # values of sub-expressions, by id
+        self._known_addr: dict[int, z3.ExprRef] = {}  # addresses of sub-lvalues, by id
+        self._depth = 0
+
+    def _leave(self) -> None:
+        self._depth -= 1
+        if not self._depth:
+            self._known.clear()
+            self._known_addr.clear()
+
+    def _lookup(self, key: tuple[int, ...], compute: Callable[[], z3.ExprRef]) -> z3.ExprRef:
+        memo = self.memo
+        term = memo.table.get(key)
+        if term is None:
+            memo.misses += 1
+            term = compute()
+            if not z3.is_const(term) and not self.symbols.of(term):
+                term = z3.simplify(term)
+            if len(memo.table) >= MEMO_LIMIT:
+                memo.table.clear()
+            memo.table[key] = term
+        else:
+            memo.hits += 1
+        return term
 
     def eval(self, e: Expr) -> z3.ExprRef:
-        term = super().eval(e)
-        if isinstance(e, _FOLDED) and not self.symbols.of(term) and not z3.is_const(term):
-            term = z3.simplify(term)
+        if self._depth:
+            known = self._known.get(id(e))
+            if known is not None:
+                return known
+        if not isinstance(e, _PURE) or not _memoizable(e):
+            return super().eval(e)
+        self._depth += 1
+        try:
+            kids = [self.eval(c) for c in e.children()]
+            for c, k in zip(e.children(), kids):
+                self._known[id(c)] = k
+            return self._lookup((id(e), *(k.get_id() for k in kids)), lambda: super(ConcolicState, self).eval(e))
+        finally:
+            self._leave()
+
+    def address(self, e: Expr) -> z3.ExprRef:
+        if self._depth:
+            known = self._known_addr.get(id(e))
+            if known is not None:
+                return known
+        if not isinstance(e, (Member, Index)):
+            return super().address(e)
+        self._depth += 1
+        try:
+            base = self._known_addr[id(e.base)] = self.address(e.base)
+            key: tuple[int, ...] = (id(e), ADDRESS, base.get_id())
+            if isinstance(e, Index):
+                index = self._known[id(e.index)] = self.eval(e.index)
+                key += (index.get_id(),)
+            return self._lookup(key, lambda: super(ConcolicState, self).address(e))
+        finally:
+            self._leave()
+
+    def condition(self, edge: AssumeEdge) -> z3.BoolRef:
+        self._depth += 1
+        try:
+            term = self._known[id(edge.cond)] = self.eval(edge.cond)
+            return self._lookup((id(edge), CONDITION, term.get_id()),
+                                lambda: super(ConcolicState, self).condition(edge))
+        finally:
+            self._leave()
+
+    def ptr(self, value: int) -> z3.ExprRef:
+        term = self.memo.pointers.get(value)
+        if term is None:
+            term = self.memo.pointers[value] = super().ptr(value)
         return term
 
 
-def replay(program: Program, execution: Execution, symbols: Symbols, visited: set[Edge],
-           max_steps: int = 200_000) -> Path:
+def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
+           visited: set[Edge], max_steps: int = 200_000) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
     edges it traverses to ``visited``."""
     inputs = execution.inputs
     model = z3.Model()
     state = ConcolicState(program, lambda t: model.eval(t, model_completion=True).as_long())
-    state.symbols = symbols
+    state.start(symbols, memo)
     input_ids: set[int] = set()
     queues: dict[int, deque[bool]] = defaultdict(deque)
     for branch, outcome in execution.decisions():
@@ -77,7 +188,12 @@ def replay(program: Program, execution: Execution, symbols: Symbols, visited: se
             cond = state.condition(edge)
             pc.append(cond)
             syms = symbols.of(cond)
-            concrete = z3.is_true(model.eval(cond, model_completion=True) if syms else z3.simplify(cond))
+            if syms:
+                concrete = model.eval(cond, model_completion=True).get_id() == TRUE.get_id()
+            else:
+                concrete = memo.truth.get(cond.get_id())
+                if concrete is None:
+                    concrete = memo.truth[cond.get_id()] = z3.is_true(z3.simplify(cond))
             if not concrete:
                 path.divergences += 1
             if syms & input_ids:
@@ -101,7 +217,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, visited: se
             continue
         if isinstance(first, AssumeEdge):  # __VERIFIER_assume: the native run aborts when false
             loc = state.step(first)
-            if not z3.is_true(model.eval(pc[-1], model_completion=True)):
+            if model.eval(pc[-1], model_completion=True).get_id() != TRUE.get_id():
                 break
             continue
         loc = state.step(first)
