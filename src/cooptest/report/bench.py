@@ -13,6 +13,7 @@ import csv
 import glob
 import json
 import os
+import random
 import signal
 import statistics
 import subprocess
@@ -70,6 +71,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--testcov", action="store_true", help="measure each suite with TestCov")
+    p.add_argument("--shuffle", action="store_true",
+                   help="run the tasks in a random order (seeded by --seed): the results "
+                        "of a partial run are then a sample of all categories")
     p.add_argument("--ray", action="store_true", help="distribute with Ray (if installed)")
 
 
@@ -190,6 +194,8 @@ def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
 
 def run_bench(args: argparse.Namespace) -> int:
     tasks = expand(args.tasks)
+    if args.shuffle:
+        random.Random(args.seed).shuffle(tasks)
     os.makedirs(args.out, exist_ok=True)
     if args.testcov and not testcov_measure().exists():
         raise UserError(f"no testcov-measure at {testcov_measure()} (set COOPTEST_TESTCOV_MEASURE)")
