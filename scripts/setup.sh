@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Prepare a fresh Debian/Ubuntu machine for cooptest: the system tools it calls
+# (gcc with 32-bit support for ILP32 tasks, gcov/lcov for coverage) and the Python
+# package itself, editable, with the test dependencies.
+#
+#   bash scripts/setup.sh
+#
+# As root the missing Debian packages are installed with apt-get; otherwise the exact
+# apt line is printed and the script stops, since nothing works without them.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+need=()
+command -v gcc >/dev/null || need+=(gcc)
+command -v gcov >/dev/null || need+=(gcc)
+command -v lcov >/dev/null || need+=(lcov)
+echo 'int main(void){return 0;}' | gcc -m32 -x c -o /dev/null - 2>/dev/null || need+=(gcc-multilib)
+if [ ${#need[@]} -gt 0 ]; then
+  mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+  line="apt-get update && apt-get install -y ${need[*]}"
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing ${need[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "setup: missing system packages; as root run: $line" >&2
+    exit 1
+  fi
+fi
+
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+  || { echo "setup: cooptest needs Python 3.11 or newer (found $(python3 --version))" >&2; exit 1; }
+python3 -m pip install -q -e "$repo[dev]"
+echo "setup: done ($(command -v cooptest))" >&2
