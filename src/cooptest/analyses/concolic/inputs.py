@@ -10,10 +10,11 @@ decimal that reads back as the same double; a float's value is exact in a double
 from __future__ import annotations
 
 import math
+import struct
 
 import z3
 
-from cooptest.analyses.semantics import eval_fp, sort_of
+from cooptest.analyses.semantics import sort_of
 from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
 
 PADDING = "0"  # the value of an input the search has not chosen yet
@@ -58,7 +59,7 @@ def to_z3(value: int | float, t: CType) -> z3.ExprRef:
 def literal(value: z3.ExprRef, t: CType) -> str:
     """C literal text of a model value of an input of type ``t``."""
     if isinstance(t, FloatType):
-        f = eval_fp(value)  # type: ignore[arg-type]
+        f = float_of(value)
         if math.isnan(f):
             return "nan"
         return repr(f)
@@ -68,3 +69,14 @@ def literal(value: z3.ExprRef, t: CType) -> str:
             return "1" if v else "0"
         return str(t.wrap(v))
     return str(v)
+
+
+def float_of(value: z3.ExprRef) -> float:
+    """The Python float of a z3 floating-point value, exactly, through its IEEE bits
+    (``semantics.eval_fp`` relies on ``FPNumRef.as_decimal``, which z3 lacks)."""
+    if value.isNaN():  # type: ignore[attr-defined]
+        return math.nan  # its IEEE bits are unspecified in z3
+    bits = z3.simplify(z3.fpToIEEEBV(value)).as_long()
+    if value.sort().ebits() == 8:  # type: ignore[attr-defined]
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]

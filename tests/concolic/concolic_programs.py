@@ -1,0 +1,104 @@
+"""C programs the concolic tests run."""
+
+NESTED = r"""
+extern int __VERIFIER_nondet_int(void);
+extern char __VERIFIER_nondet_char(void);
+void reach_error(void) {}
+int classify(int a, int b) {
+  if (a > 100) {
+    if (b < -7) {
+      if (a + b == 1000) return 3;
+      return 2;
+    }
+    if (a * 3 == b + 301) return 4;
+    return 1;
+  }
+  if (a == b && b != 0) return 5;
+  return 0;
+}
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  char c = __VERIFIER_nondet_char();
+  int r = classify(a, b);
+  if (r == 3 && c == 'z') reach_error();
+  if (c > 'a' || r == 4) return 1;
+  return 0;
+}
+"""
+
+# native behaviour the symbolic model cannot follow: an unmodelled library call
+DIVERGING = r"""
+extern int __VERIFIER_nondet_int(void);
+extern int rand(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int r = rand();
+  if (r > 5) {
+    if (x == 42) return 1;
+  }
+  return 0;
+}
+"""
+
+# an infeasible branch and a tree that can be exhausted exactly
+EXACT = r"""
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x > 5) {
+    if (x < 3) return 2;
+    return 1;
+  }
+  return 0;
+}
+"""
+
+FLOATS = r"""
+extern float __VERIFIER_nondet_float(void);
+extern double __VERIFIER_nondet_double(void);
+extern unsigned int __VERIFIER_nondet_uint(void);
+extern _Bool __VERIFIER_nondet_bool(void);
+int main(void) {
+  float f = __VERIFIER_nondet_float();
+  double d = __VERIFIER_nondet_double();
+  unsigned int u = __VERIFIER_nondet_uint();
+  _Bool b = __VERIFIER_nondet_bool();
+  if (f == 0.1f) return 1;
+  if (d + 0.1 == 0.3) return 2;
+  if (u > 4000000000u) return 3;
+  if (b) return 4;
+  return 0;
+}
+"""
+
+# the goal needs the 40th input: runs starve and get padded inputs
+MANY_INPUTS = r"""
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int i, last = 0;
+  for (i = 0; i < 40; i++) last = __VERIFIER_nondet_int();
+  if (last == 1234) return 1;
+  return 0;
+}
+"""
+
+# memory: arrays, structs and a pointer chosen by an input (CUTE-style concretisation)
+MEMORY = r"""
+extern int __VERIFIER_nondet_int(void);
+struct point { int x, y; };
+int main(void) {
+  int a[4] = {0, 0, 0, 0};
+  struct point p;
+  int i = __VERIFIER_nondet_int();
+  int v = __VERIFIER_nondet_int();
+  if (i < 0 || i > 3) return 0;
+  a[i] = v;
+  p.x = a[2];
+  p.y = a[1];
+  int *q = i == 1 ? &p.y : &p.x;
+  if (*q == 77) return 1;
+  if (p.x + p.y == 5) return 2;
+  return 3;
+}
+"""
