@@ -38,6 +38,7 @@ def compile_program(source_path: str, data_model: DataModel, out_dir: str, trace
     key = hashlib.sha256("\0".join(
         [source, harness, runtime, data_model.gcc_flag, *BASE_FLAGS]).encode(
             errors="surrogateescape")).hexdigest()[:20]
+    out_dir = os.path.abspath(out_dir)  # runs happen in a private working directory
     os.makedirs(out_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(source_path))[0]
     exe = os.path.join(out_dir, f"{stem}-{key}{'-trace' if trace else ''}")

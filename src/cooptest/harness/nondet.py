@@ -25,59 +25,69 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class NondetFunction:
-    """``ctype __VERIFIER_nondet_<name>(void)`` returning ``expr`` (C, may use readers)."""
+    """``ctype __VERIFIER_nondet_<name>(void)`` with TestCov's function body."""
 
     ctype: str
-    expr: str
+    body: str
 
 
-def _read(ctype: str, fmt: str) -> str:
-    return f'({{ {ctype} val; parse_input("{fmt}", &val); val; }})'
+def _scan(ctype: str, fmt: str) -> NondetFunction:
+    return NondetFunction(ctype, f'  {ctype} val;\n  parse_input("{fmt}", &val);\n  return val;\n')
 
 
-_UINT = _read("unsigned int", "%u")
-_UCHAR = _read("unsigned char", "%hhu")
-_USHORT = _read("unsigned short", "%hu")
-_ULONG = _read("unsigned long", "%lu")
+def _via(ctype: str, cast: str, base: str) -> NondetFunction:
+    """TestCov delegates some types to another reader (one more stack frame)."""
+    return NondetFunction(ctype, f"  return {cast}{_INTERNAL}{base}();\n")
+
+
+_INTERNAL = "cooptest_nondet_"
 
 # TestCov's list, in its order, with its (sometimes surprising) types and delegations.
 TESTCOV_FUNCTIONS: dict[str, NondetFunction] = {
-    "char": NondetFunction("char", "read_char()"),
-    "uchar": NondetFunction("unsigned char", _UCHAR),
-    "short": NondetFunction("short", _read("short", "%hd")),
-    "ushort": NondetFunction("unsigned short", _USHORT),
-    "int": NondetFunction("int", _read("int", "%d")),
-    "uint": NondetFunction("unsigned int", _UINT),
-    "long": NondetFunction("long", _read("long", "%ld")),
-    "ulong": NondetFunction("unsigned long", _ULONG),
-    "longlong": NondetFunction("long long", _read("long long", "%lld")),
-    "ulonglong": NondetFunction("unsigned long long", _read("unsigned long long", "%llu")),
-    "float": NondetFunction("float", _read("float", "%f")),
-    "double": NondetFunction("double", _read("double", "%lf")),
-    "bool": NondetFunction("_Bool", "(_Bool)" + _read("int", "%d")),
-    "pointer": NondetFunction("void *", "(void *)" + _ULONG),
-    "size_t": NondetFunction("unsigned int", _UINT),
-    "u8": NondetFunction("unsigned char", _UCHAR),
-    "u16": NondetFunction("unsigned short", _USHORT),
-    "u32": NondetFunction("unsigned int", _UINT),
-    "U32": NondetFunction("unsigned int", _UINT),
-    "unsigned_char": NondetFunction("unsigned char", _UCHAR),
-    "unsigned": NondetFunction("unsigned int", _UINT),
-    "string": NondetFunction("const char *", "read_string()"),
+    "char": NondetFunction("char", "  char val;\n  char *inp_var = get_input();\n"
+                                   "  if (inp_var[0] == '\\'') {\n"
+                                   "    parse_input_from(inp_var, \"%c\", &val);\n  } else {\n"
+                                   "    parse_input_from(inp_var, \"%hhd\", &val);\n  }\n"
+                                   "  return val;\n"),
+    "uchar": _scan("unsigned char", "%hhu"),
+    "short": _scan("short", "%hd"),
+    "ushort": _scan("unsigned short", "%hu"),
+    "int": _scan("int", "%d"),
+    "uint": _scan("unsigned int", "%u"),
+    "long": _scan("long", "%ld"),
+    "ulong": _scan("unsigned long", "%lu"),
+    "longlong": _scan("long long", "%lld"),
+    "ulonglong": _scan("unsigned long long", "%llu"),
+    "float": _scan("float", "%f"),
+    "double": _scan("double", "%lf"),
+    "bool": _via("_Bool", "(_Bool)", "int"),
+    "pointer": _via("void *", "(void *)", "ulong"),
+    "size_t": _via("unsigned int", "", "uint"),
+    "u8": _via("unsigned char", "", "uchar"),
+    "u16": _via("unsigned short", "", "ushort"),
+    "u32": _via("unsigned int", "", "uint"),
+    "U32": _via("unsigned int", "", "u32"),
+    "unsigned_char": _via("unsigned char", "", "uchar"),
+    "unsigned": _via("unsigned int", "", "uint"),
+    "string": NondetFunction("const char *", "  char *val = malloc(MAX_INPUT_SIZE + 1);\n"
+                                             "  parse_input(\"%[^\\n]\", val);\n  return val;\n"),
 }
 
 # Not in TestCov (it cannot link programs using them; such tasks score nothing there),
 # defined only on request so that cooptest can still execute those programs.
 EXTRA_FUNCTIONS: dict[str, NondetFunction] = {
-    "u64": NondetFunction("unsigned long long", _read("unsigned long long", "%llu")),
-    "loff_t": NondetFunction("long long", _read("long long", "%lld")),
+    "u64": _scan("unsigned long long", "%llu"),
+    "loff_t": _scan("long long", "%lld"),
 }
 
 PREFIX = "__VERIFIER_nondet_"
 ASSUME = "__VERIFIER_assume"
 ERROR = "__VERIFIER_error"
 
-_PRELUDE = r"""/* cooptest nondet harness: TestCov 3.7 input semantics, see cooptest/harness/nondet.py */
+# TestCov's harness.c and stdin reader, statement for statement: programs that read
+# uninitialised memory see the stack and heap the harness left behind, so even frame
+# layouts (locals, call depth, buffer sizes) and the per-input malloc are kept.
+_PRELUDE = r"""/* cooptest nondet harness: TestCov 3.7 harness.c, see cooptest/harness/nondet.py */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,13 +104,14 @@ static void abort_prog(void) {
 }
 
 static char *get_input(void) {
-  static char inp_var[MAX_INPUT_SIZE];
+  char *inp_var = malloc(MAX_INPUT_SIZE);
   char *result = fgets(inp_var, MAX_INPUT_SIZE, stdin);
   if (result == 0) {
     fprintf(stderr, "No more test inputs available, exiting\n");
     exit(1);
   }
   unsigned int input_length = strlen(inp_var) - 1;
+  /* Remove '\n' at end of input */
   if (inp_var[input_length] == '\n') {
     inp_var[input_length] = '\0';
   }
@@ -115,8 +126,10 @@ static void replace_char(char *str, char find, char replace) {
   }
 }
 
-static void parse_input_from(char *inp_var, const char *format, void *destination) {
-  char format_with_fallback[16];
+static void parse_input_from(char *inp_var, char *format, void *destination) {
+  /* 13 as in TestCov: "%[^\n]%c%c%c%c" of nondet_string overflows it by two bytes there
+     too, and the frame layout stays the same */
+  char format_with_fallback[13];
   strcpy(format_with_fallback, format);
   strcat(format_with_fallback, "%c%c%c%c");
   if (inp_var[0] == '0' && inp_var[1] == 'x') {
@@ -157,25 +170,9 @@ static void parse_input_from(char *inp_var, const char *format, void *destinatio
   }
 }
 
-static void parse_input(const char *format, void *destination) {
-  parse_input_from(get_input(), format, destination);
-}
-
-static char read_char(void) {
-  char val;
+static void parse_input(char *format, void *destination) {
   char *inp_var = get_input();
-  if (inp_var[0] == '\'') {
-    parse_input_from(inp_var, "%c", &val);
-  } else {
-    parse_input_from(inp_var, "%hhd", &val);
-  }
-  return val;
-}
-
-static const char *read_string(void) {
-  char *val = malloc(MAX_INPUT_SIZE + 1);
-  parse_input("%[^\n]", val);
-  return val;
+  parse_input_from(inp_var, format, destination);
 }
 """
 
@@ -192,21 +189,26 @@ def harness_source(declared: set[str] | None = None) -> str:
     Otherwise only the names in ``declared`` are defined — pass what the program uses
     but does not define (see :func:`needed_functions`) so that neither a duplicate nor
     a missing definition stops the link. Names the harness does not know are ignored.
+
+    Each reader is a static ``cooptest_nondet_<type>`` with TestCov's body, and the
+    public ``__VERIFIER_nondet_<type>`` an alias of it: delegating readers keep
+    TestCov's call depth without ever calling a program's own definition.
     """
-    known = {PREFIX + k: v for k, v in (TESTCOV_FUNCTIONS | EXTRA_FUNCTIONS).items()}
+    readers = TESTCOV_FUNCTIONS | EXTRA_FUNCTIONS
     if declared is None:
         wanted = [PREFIX + k for k in TESTCOV_FUNCTIONS] + [ASSUME]
     else:
-        wanted = [n for n in (*known, ASSUME, ERROR) if n in declared]
+        wanted = [n for n in (*(PREFIX + k for k in readers), ASSUME, ERROR) if n in declared]
     parts = [_PRELUDE]
+    parts += [f"static {f.ctype} {_INTERNAL}{k}(void) {{\n{f.body}}}\n" for k, f in readers.items()]
     for name in wanted:
         if name == ASSUME:
             parts.append(_ASSUME_DEF)
         elif name == ERROR:
             parts.append(_ERROR_DEF)
         else:
-            f = known[name]
-            parts.append(f"{f.ctype} {name}(void) {{\n  return {f.expr};\n}}\n")
+            k = name.removeprefix(PREFIX)
+            parts.append(f'{readers[k].ctype} {name}(void) __attribute__((alias("{_INTERNAL}{k}")));\n')
     return "\n".join(parts)
 
 
