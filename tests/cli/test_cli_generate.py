@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -148,3 +149,30 @@ def test_default_strategy_is_concolic(tmp_path: Path, triangle: Path) -> None:
     doc = check_report(tmp_path)
     assert doc["strategy"] == "concolic" and doc["search"] == "cgs"
     assert doc["summary"]["covered"] == doc["summary"]["goals"]  # every triangle goal is feasible
+
+
+def test_seed_suite_is_replayed_first(random_run: Path, triangle: Path, tmp_path: Path) -> None:
+    """A run seeded with a suite starts where that suite ended: all its goals covered
+    by the seed tests, kept in the same order."""
+    before = json.loads((random_run / "report.json").read_text())
+    proc = cooptest("generate", triangle, "--budget", "1", "--out", tmp_path, "--strategy",
+                    "random", "--seed-suite", random_run / "test-suite.zip", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    after = check_report(tmp_path)
+    seeded = read_suite(str(random_run / "test-suite.zip"))
+    kept = read_suite(str(tmp_path / "test-suite.zip"))
+    assert [t.inputs for t in kept[:len(seeded)]] == [t.inputs for t in seeded]
+    assert after["summary"]["covered"] >= before["summary"]["covered"]
+
+
+def test_missing_strategy_module_is_one_line(monkeypatch: pytest.MonkeyPatch, triangle: Path,
+                                             tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """An installation without an analysis package says so and exits with 2."""
+    from cooptest.cli import main
+    monkeypatch.setitem(sys.modules, "cooptest.analyses.reachability", None)
+    code = main(["generate", str(triangle), "--budget", "1", "--out", str(tmp_path),
+                 "--strategy", "predicate"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.splitlines() == ["cooptest: strategy 'predicate' is not available in this "
+                                "installation (cooptest.analyses.reachability is missing)"]

@@ -13,6 +13,22 @@ from rich.table import Table
 from cooptest.analyses.interface import ProgramUnderTest
 
 
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(points: list[tuple[float, int]], until: float, total: int, width: int = 32) -> str:
+    """Goals covered over time as a row of block characters, one per time slice."""
+    if not total or until <= 0:
+        return ""
+    out, i, covered = [], 0, 0
+    for k in range(1, width + 1):
+        while i < len(points) and points[i][0] <= until * k / width:
+            covered = points[i][1]
+            i += 1
+        out.append(SPARK[min(len(SPARK) - 1, covered * len(SPARK) // (total + 1))])
+    return "".join(out)
+
+
 def summary_line(name: str, summary: dict[str, Any]) -> str:
     return (f"{name}: {summary['covered']}/{summary['goals']} goals covered "
             f"({summary['cov_b']:.1f}%), {summary['infeasible']} infeasible, "
@@ -29,9 +45,11 @@ class ProgressPanel:
         self.budget = budget
         self.started = time.monotonic()
         self.last_change = 0.0
+        self.points: list[tuple[float, int]] = []  # (seconds, goals covered)
 
     def __call__(self, put: ProgramUnderTest, event: str, info: dict[str, Any]) -> None:
         self.last_change = time.monotonic() - self.started
+        self.points.append((self.last_change, len(put.covered)))
 
     def __rich__(self) -> Table:
         put = self.put
@@ -44,6 +62,7 @@ class ProgressPanel:
         table.add_column(justify="right")
         pct = 100.0 * covered / n if n else 100.0
         table.add_row("covered", f"{covered}/{n} ({pct:.1f}%)")
+        table.add_row("over time", sparkline(list(self.points), elapsed, n))
         table.add_row("infeasible", str(infeasible))
         table.add_row("unknown", str(n - covered - infeasible))
         table.add_row("tests", str(len(put.tests)))
