@@ -69,9 +69,10 @@ def make_analysis(opts: Options, seed_tests: list[list[str]]) -> Analysis:
         concolic = _import("cooptest.analyses.concolic", opts.strategy)
         known = _attr(concolic, "STRATEGIES", opts.strategy)
         if opts.search not in known:
-            raise UserError(f"search {opts.search!r} is not available (available: {', '.join(sorted(known))})")
-        return _attr(concolic, "ConcolicAnalysis", opts.strategy)(search=opts.search, seed_tests=seed_tests or None,
-                                         rng_seed=opts.seed)
+            raise UserError(f"search {opts.search!r} is not available "
+                            f"(available: {', '.join(sorted(known))})")
+        analysis = _attr(concolic, "ConcolicAnalysis", opts.strategy)
+        return analysis(search=opts.search, seed_tests=seed_tests or None, rng_seed=opts.seed)
     reachability = _import("cooptest.analyses.reachability", opts.strategy)
     kwargs: dict[str, Any] = {"partitions": opts.partitions} if opts.strategy == "mgp" else {}
     analyses = _attr(reachability, "ANALYSES", opts.strategy)
@@ -152,11 +153,13 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     put: ProgramUnderTest | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
                     opts.strategy, opts.search if opts.strategy == "concolic" else None)
-    exit_code = 0
+    exit_code, doc = 0, None
     try:
         with safe.installed():
             try:
                 suite = SuiteWriter(os.path.join(opts.out, SUITE), task)  # valid from the start
+                if os.path.exists(report.path):
+                    os.unlink(report.path)  # a previous run's report would not match the suite
                 frontend = load_program(task, work)
                 executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
                 put = ProgramUnderTest(frontend.program, executor, suite)
@@ -172,9 +175,11 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:
                 exit_code = e.exit_code
-            for s in (signal.SIGTERM, signal.SIGINT):
-                signal.signal(s, signal.SIG_IGN)  # let the last report land
-            doc = report.write(put) if put is not None else None
+            finally:  # also after an internal error: the suite so far is worth its report
+                for s in (signal.SIGTERM, signal.SIGINT):
+                    signal.signal(s, signal.SIG_IGN)  # let the last report land
+                if put is not None:
+                    doc = report.write(put)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if doc is not None:
