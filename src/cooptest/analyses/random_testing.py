@@ -20,7 +20,7 @@ BOUNDARIES = (0, 1, -1, 2, 127, 128, 255, 256, -128, 32767, -32768, 65535,
               2147483647, -2147483648, 4294967295)
 FLOAT_KINDS = {"float", "double"}
 EXIT_NO_MORE_INPUTS = 1  # the nondet harness's exit code when inputs run out
-MAX_LENGTH = 4096
+MAX_LENGTH = 1 << 18  # enough for the 2 x 100000 reads of array benchmarks
 MUTATE = 0.5  # probability of mutating a corpus test rather than drawing a fresh one
 
 
