@@ -43,7 +43,8 @@ from cooptest.analyses.reachability.cpa import Successor, callee_name
 from cooptest.analyses.reachability.refinement import PathCheck, calls_of
 from cooptest.analyses.symbolic import Frame, SymbolicState, in_memory
 from cooptest.cfa.fold import fold
-from cooptest.cfa.ir import (AssignEdge, AssumeEdge, CallEdge, Cast, Const, DeclEdge, Edge, Expr,
+from cooptest.cfa.ctype import IntType
+from cooptest.cfa.ir import (LVALUES, AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, DeclEdge, Deref, Edge, Expr,
                              Location, NondetEdge, Program, ReturnEdge, Var, Variable,
                              variables_of)
 
@@ -70,17 +71,21 @@ class FrameState(SymbolicState):
         return s  # type: ignore[return-value]
 
 
+Literal = tuple[Expr, bool]
+Predicate = tuple[Literal, ...]  # a conjunction of IR conditions (or their negations)
+
+
 @dataclass
 class PredicatePrecision:
     """Predicates per location, keyed by their text (IR expressions compare by identity)."""
 
-    predicates: dict[Location, dict[str, Expr]] = field(default_factory=dict)
+    predicates: dict[Location, dict[str, Predicate]] = field(default_factory=dict)
     keys: dict[Location, frozenset[str]] = field(default_factory=dict)
 
     def at(self, location: Location) -> frozenset[str]:
         return self.keys.get(location, frozenset())
 
-    def add(self, location: Location, atoms: dict[str, Expr]) -> None:
+    def add(self, location: Location, atoms: dict[str, Predicate]) -> None:
         preds = self.predicates.setdefault(location, {})
         preds.update(atoms)
         self.keys[location] = frozenset(preds)
@@ -99,8 +104,21 @@ class PredicateState:
     is_abstraction: bool
 
 
-def _truth(state: SymbolicState, e: Expr) -> z3.BoolRef:
-    return sem.truth(state.eval(e), e.type)
+def _definition(pred: Predicate) -> tuple[Var, Expr] | None:
+    """``(v, e)`` if the predicate is ``v == e`` for a register variable ``v`` not in ``e``
+    (true in an abstraction, it defines ``v`` in the next block)."""
+    if len(pred) != 1 or not pred[0][1]:
+        return None
+    e = pred[0][0]
+    if isinstance(e, Binary) and e.op == "==" and isinstance(e.left, Var) and not in_memory(e.left.var) \
+            and e.left.var not in variables_of(e.right) and e.left.type == e.right.type:
+        return e.left, e.right
+    return None
+
+
+def _truth(state: SymbolicState, pred: Predicate) -> z3.BoolRef:
+    terms = [sem.truth(state.eval(e), e.type) for e, _ in pred]
+    return z3.And(*[t if positive else z3.Not(t) for t, (_, positive) in zip(terms, pred)])
 
 
 class PredicateCPA:
@@ -134,29 +152,48 @@ class PredicateCPA:
                precision: PredicatePrecision, target: bool) -> PredicateState | None:
         if location not in self.block_ends and not target:
             return data
-        solver = z3.Solver()
-        solver.set("timeout", ABSTRACTION_TIMEOUT_MS)
-        solver.add(*data.block.path_condition)
-        if solver.check() == z3.unsat:
+        literals = self._abstraction(data.block, precision.predicates.get(location, {}))
+        if literals is None:
             return None
-        probe = data.block.copy()
-        literals: set[tuple[str, bool]] = set()
-        for key, pred in precision.predicates.get(location, {}).items():
-            term = _truth(probe, pred)
-            for value, negated in ((True, z3.Not(term)), (False, term)):
-                solver.push()
-                solver.add(negated)
-                entailed = solver.check() == z3.unsat
-                solver.pop()
-                if entailed:
-                    literals.add((key, value))
-                    break
         block = FrameState.havoc_at(self.program, list(call_stack))
         preds = precision.predicates.get(location, {})
-        for key, value in literals:
+        for key, value in sorted(literals, key=lambda lit: _definition(preds[lit[0]]) is None):
+            definition = _definition(preds[key]) if value else None
+            if definition is not None:  # v == e holds: v's value is e's (keeps pointers exact)
+                block.write(definition[0], block.eval(definition[1]))
+                continue
             term = _truth(block, preds[key])
             block.path_condition.append(term if value else z3.Not(term))
         return PredicateState(frozenset(literals), block, True)
+
+    @staticmethod
+    def _abstraction(block: FrameState, preds: dict[str, Predicate]) -> set[tuple[str, bool]] | None:
+        """The cartesian abstraction of ``block`` over ``preds`` (None: infeasible).
+
+        Every model z3 finds on the way rules out the entailment of the literals it
+        falsifies, which saves most of the two entailment checks per predicate."""
+        solver = z3.Solver()
+        solver.set("timeout", ABSTRACTION_TIMEOUT_MS)
+        solver.add(*block.path_condition)
+        result = solver.check()
+        if result == z3.unsat:
+            return None
+        probe = block.copy()
+        terms = {key: _truth(probe, pred) for key, pred in preds.items()}
+        models = [solver.model()] if result == z3.sat else []
+        literals: set[tuple[str, bool]] = set()
+        for key, term in terms.items():
+            for value in (True, False):
+                literal = term if value else z3.Not(term)
+                if any(z3.is_false(m.eval(literal, model_completion=True)) for m in models):
+                    continue
+                entailment = solver.check(z3.Not(literal))
+                if entailment == z3.unsat:
+                    literals.add((key, value))
+                    break
+                if entailment == z3.sat:
+                    models.append(solver.model())
+        return literals
 
     def stop(self, data: PredicateState, reached: list[ARGState], precision: PredicatePrecision) -> ARGState | None:
         if not data.is_abstraction:
@@ -178,39 +215,92 @@ def substitute(e: Expr, values: dict[Variable, Expr]) -> Expr:
     if all(n is c for n, c in zip(new, children)):
         return e
     names = [f for f in ("left", "right", "operand", "pointer", "base", "index") if hasattr(e, f)]
-    return fold(replace(e, **dict(zip(names, new))))  # type: ignore[arg-type]
+    return _reassociate(fold(replace(e, **dict(zip(names, new)))))  # type: ignore[arg-type]
+
+
+def _reassociate(e: Expr) -> Expr:
+    """``(x + c1) + c2`` as ``x + (c1 + c2)`` (also with ``-``): equal in the wrap-around
+    arithmetic of the type, and it keeps WP atoms of unrolled loops short."""
+    if not (isinstance(e, Binary) and e.op in ("+", "-") and isinstance(e.type, IntType)
+            and isinstance(e.right, Const) and isinstance(e.left, Binary) and e.left.op in ("+", "-")
+            and e.left.type == e.type and isinstance(e.left.right, Const)):
+        return e
+    inner, outer = e.left.right.value, e.right.value
+    total = (inner if e.left.op == "+" else -inner) + (outer if e.op == "+" else -outer)
+    return Binary(e.type, "+", e.left.left, Const(e.type, e.type.wrap(total)))  # type: ignore[arg-type]
+
+
+def _address(program: Program, lvalue: Expr) -> Expr:
+    if isinstance(lvalue, Deref):
+        return lvalue.pointer
+    return AddrOf(program.types.pointer(lvalue.type), lvalue)
 
 
 class Atoms:
-    """The WP atoms of the path suffix processed so far, keyed by their text."""
+    """The WP literals of the path suffix processed so far, keyed by their text: their
+    conjunction is the (weakened) weakest precondition of the suffix."""
 
     def __init__(self) -> None:
-        self.atoms: dict[str, Expr] = {}
+        self.literals: dict[str, Literal] = {}
+        self.aliases: dict[str, Expr] = {}  # conditions under which a store hits a read
 
-    def add(self, e: Expr) -> None:
+    def add(self, e: Expr, positive: bool) -> None:
         if not isinstance(fold(e), Const):
-            self.atoms[repr(e)] = e
+            self.literals[repr(e)] = (e, positive)
+
+    def map(self, values: dict[Variable, Expr]) -> None:
+        old, self.literals = self.literals, {}
+        for e, positive in old.values():
+            self.add(substitute(e, values), positive)
+        aliases, self.aliases = self.aliases, {}
+        for e in aliases.values():
+            e = substitute(e, values)
+            if not isinstance(fold(e), Const):
+                self.aliases[repr(e)] = e
+
+    def store(self, program: Program, lhs: Expr) -> None:
+        """A store to memory: the WP is a case split on whether it hits a read of an
+        atom (Morris' rule); the split's conditions ``&lhs == &read`` become predicates."""
+        target = _address(program, lhs)
+        for e, _ in list(self.literals.values()):
+            for read in e.walk():
+                if isinstance(read, LVALUES) and read.type == lhs.type and (
+                        not isinstance(read, Var) or in_memory(read.var)):
+                    alias = Binary(program.types.int, "==", target, _address(program, read))
+                    self.aliases[repr(alias)] = alias
 
     def assign(self, v: Variable, value: Expr | None) -> None:
         if in_memory(v):
             return
-        old, self.atoms = self.atoms, {}
-        for e in old.values():
-            if v not in variables_of(e):
-                self.add(e)
-            elif value is not None:
-                self.add(substitute(e, {v: value}))
+        if value is None:
+            self.drop({v})
+        else:
+            self.map({v: value})
 
     def drop(self, variables: set[Variable]) -> None:
-        self.atoms = {k: e for k, e in self.atoms.items() if not variables_of(e) & variables}
+        self.literals = {k: lit for k, lit in self.literals.items()
+                         if not variables_of(lit[0]) & variables}
+        self.aliases = {k: e for k, e in self.aliases.items() if not variables_of(e) & variables}
+
+    def predicates(self) -> dict[str, Predicate]:
+        """Each atom, and the whole conjunction (the precondition itself, which a
+        cartesian abstraction of the atoms alone may not be able to refute)."""
+        out: dict[str, Predicate] = {key: ((e, True),) for key, (e, _) in self.literals.items()}
+        out.update({key: ((e, True),) for key, e in self.aliases.items()})
+        if len(self.literals) > 1:
+            cube = tuple(self.literals[k] for k in sorted(self.literals))
+            out[" && ".join(("" if p else "!") + k for k, (_, p) in zip(sorted(self.literals), cube))] = cube
+        return out
 
 
 def wp_step(program: Program, atoms: Atoms, edge: Edge, call: CallEdge | None, in_core: bool) -> None:
     """Take ``edge`` backwards: the atoms before it (see the module docstring)."""
     if isinstance(edge, AssumeEdge) and in_core:
-        atoms.add(edge.cond)
-    elif isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var):
+        atoms.add(edge.cond, edge.positive)
+    elif isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var) and not in_memory(edge.lhs.var):
         atoms.assign(edge.lhs.var, edge.rhs)
+    elif isinstance(edge, AssignEdge) and edge.lhs.type.is_scalar():
+        atoms.store(program, edge.lhs)
     elif isinstance(edge, DeclEdge):
         v = edge.var
         atoms.assign(v, Const(v.type, 0) if v.is_global and v.type.is_scalar() else None)
@@ -218,10 +308,7 @@ def wp_step(program: Program, atoms: Atoms, edge: Edge, call: CallEdge | None, i
         atoms.assign(edge.lhs.var, None)
     elif isinstance(edge, CallEdge) and call is not None:
         callee = program.functions[callee_name(edge)]  # type: ignore[index]
-        bound = dict(zip(callee.params, edge.args))
-        for e in list(atoms.atoms.values()):
-            atoms.atoms.pop(repr(e))
-            atoms.add(substitute(e, bound))
+        atoms.map(dict(zip(callee.params, edge.args)))
         atoms.drop(set(callee.params) | set(callee.locals))
     elif isinstance(edge, ReturnEdge) and call is not None and isinstance(call.lhs, Var):
         value = edge.value
@@ -247,8 +334,8 @@ class PredicateAnalysis(CEGARAnalysis):
         pivot: ARGState | None = None
         for i in range(len(edges) - 1, -1, -1):
             state = path[i + 1]
-            if i < len(edges) - 1 and state.data.is_abstraction and atoms.atoms:
-                precision.add(state.location, atoms.atoms)
+            if i < len(edges) - 1 and state.data.is_abstraction and atoms.literals:
+                precision.add(state.location, atoms.predicates())
                 if not precision.at(state.location) <= state.precision:
                     pivot = state
             wp_step(program, atoms, edges[i], calls.get(i), i in check.core)
