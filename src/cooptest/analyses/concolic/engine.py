@@ -10,7 +10,7 @@ written back as C literal text per type (``inputs.py``); inputs the model leaves
 keep the value they had on the path the decision came from. A run that asks for more
 inputs than it got exits natively at that read (the harness exits with code 1); the
 engine then runs it again with the inputs padded with zeros, doubling, until the run no
-longer starves. When the strategy has nothing left to propose the engine restarts from
+longer starves (or reads ``MAX_INPUTS``). When the strategy has nothing left to propose the engine restarts from
 random inputs (as CREST does), unless the execution tree is complete.
 
 Memory is handled by ``symbolic.py`` (registers and flat byte-addressed objects) with
@@ -39,6 +39,7 @@ from cooptest.errors import UserError
 
 ORIGIN = "concolic"
 FIRST_PADDING = 8  # inputs given to a run that starved on no inputs at all
+MAX_INPUTS = 4096  # padding stops here (programs reading inputs in an endless loop)
 
 
 class ConcolicAnalysis:
@@ -133,17 +134,20 @@ class ConcolicAnalysis:
         while True:
             execution = program.submit(inputs, ORIGIN)
             program.count("iterations")
-            path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges)
+            path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
+                          deadline=budget.deadline)
             path.new_goals = execution.new
-            if path.starved and not budget.expired():
+            if path.starved and not budget.expired() and len(inputs) < MAX_INPUTS:
                 inputs = inputs + [PADDING] * (len(inputs) or FIRST_PADDING)
                 continue
             break
         if path.divergences:
             program.count("divergences", path.divergences)
+            program.count("diverged_runs")
         if path.concretized:
             program.count("concretizations", path.concretized)
-        if path.divergences or path.concretized or path.imprecise or path.crashed or path.starved:
+        if path.divergences or path.concretized or path.imprecise or path.crashed or path.starved \
+                or path.cut:
             arg.exact = False
         program.notify("iteration", iterations=program.stats.get("iterations", 0),
                        covered=len(program.covered), divergences=program.stats.get("divergences", 0))

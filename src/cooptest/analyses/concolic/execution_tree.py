@@ -63,7 +63,8 @@ class Path:
     divergences: int = 0
     concretized: int = 0
     imprecise: bool = False
-    crashed: bool = False
+    crashed: bool = False  # natively: crashed, timed out or trace truncated
+    cut: bool = False  # the replay stopped before the native run did
 
     def query(self, i: int) -> tuple[list[z3.BoolRef], z3.BoolRef]:
         """The prefix constraints and the negated condition for flipping decision ``i``."""

@@ -22,6 +22,8 @@ counts it and follows the native run.
 """
 from __future__ import annotations
 
+import math
+import time
 from collections import defaultdict, deque
 from typing import Callable
 
@@ -158,9 +160,10 @@ class ConcolicState(SymbolicState):
 
 
 def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
-           visited: set[Edge], max_steps: int = 200_000) -> Path:
+           visited: set[Edge], max_steps: int = 200_000, deadline: float = math.inf) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
-    edges it traverses to ``visited``."""
+    edges it traverses to ``visited``. A replay longer than ``max_steps`` edges or past
+    ``deadline`` (``time.monotonic``) is cut there (``Path.cut``)."""
     inputs = execution.inputs
     model = z3.Model()
     state = ConcolicState(program, lambda t: model.eval(t, model_completion=True).as_long())
@@ -173,7 +176,10 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     path.crashed = execution.crashed or execution.timed_out or execution.truncated
     pc = state.path_condition
     loc = program.main.entry
-    for _ in range(max_steps):
+    for step in range(max_steps + 1):
+        if step & 1023 == 1023 and time.monotonic() > deadline or step == max_steps:
+            path.cut = True
+            break
         leaving = loc.leaving
         if not leaving:
             break
