@@ -38,14 +38,15 @@ REFEREE = SHARED / "tools" / "testcov-measure"
 BASELINE = "random"
 
 # one task of each of 20 categories: the first .yml by name, except ntdrivers, where
-# kbfiltr-2 replaces diskperf (whose symbolic replay takes ~0.5 s a path); with 2 cores
+# kbfiltr-2 replaces diskperf (whose symbolic replay takes ~0.5 s a path), and loop-zilu
+# instead of eca-rers2012 (TestCov cannot compile its ``__VERIFIER_nondet_int(char *)``
+# prototype, so every suite scores "null" there); with 2 cores
 # the full table (9 configurations x 20 tasks x 30 s, plus TestCov) takes about an hour
 DEV_TASKS = [
     "array-examples/standard_copy8_ground-2.yml",
     "bitvector/jain_1-2.yml",
     "bitvector-loops/diamond_2-1.yml",
     "combinations/pals_lcr.3.1.ufo.UNBOUNDED.pals+Problem12_label02.yml",
-    "eca-rers2012/Problem03_label00.yml",
     "float-benchs/arctan_Pade.yml",
     "heap-data/cart.yml",
     "ldv-regression/rule60_list2.yml",
@@ -53,6 +54,7 @@ DEV_TASKS = [
     "loop-invgen/MADWiFi-encode_ie_ok.yml",
     "loop-lit/bhmr2007.yml",
     "loop-simple/nested_1b.yml",
+    "loop-zilu/benchmark10_conjunctive.yml",
     "loops/array-1.yml",
     "nla-digbench/geo1.yml",
     "ntdrivers/kbfiltr.i.cil-2.yml",
@@ -97,7 +99,7 @@ def testcov(task: Path, suite: Path) -> float:
     proc = subprocess.run([str(REFEREE), str(task), str(suite)], capture_output=True, text=True,
                           timeout=900)
     try:
-        return float(json.loads(proc.stdout.strip().splitlines()[-1])["coverage"])
+        return float(json.loads(proc.stdout.strip().splitlines()[-1])["coverage"] or 0.0)
     except (ValueError, IndexError, KeyError):
         return 0.0
 
@@ -132,7 +134,10 @@ def run_all(cells: list[tuple[str, Path, str]], budget: float, results: Results,
 
     def one(i_cell: tuple[int, tuple[str, Path, str]]) -> None:
         i, (name, task, config) = i_cell
-        summary = generate(task, config, budget, work / f"{i}-{config}")
+        try:
+            summary = generate(task, config, budget, work / f"{i}-{config}")
+        except (OSError, subprocess.SubprocessError) as e:
+            summary = {"testcov": 0.0, "error": str(e)}
         results.put(name, config, budget, summary)
         print(f"[{i + 1}/{len(todo)}] {name} {config}: testcov {summary['testcov']:.1f}% "
               f"iterations {summary.get('iterations', summary.get('executions', 0))}", flush=True)

@@ -30,7 +30,8 @@ from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UN
                                                        ExecutionTree, Node, Path)
 from cooptest.analyses.concolic.inputs import PADDING, literal, to_z3
 from cooptest.analyses.concolic.replay import TermMemo, replay
-from cooptest.analyses.concolic.solver import SAT, PathSolver, Symbols
+from cooptest.analyses.concolic import solver
+from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
 from cooptest.analyses.concolic.strategies import DEFAULT, STRATEGIES, SearchContext
 from cooptest.analyses.interface import AnalysisResult, Budget, ProgramUnderTest
@@ -113,10 +114,10 @@ class ConcolicAnalysis:
         assert path is not None
         result = arg.solver.solve(*path.query(node.index))
         program.count("solver_calls")
-        if result.status != SAT:
-            arg.tree.close(node, UNSAT if result.status == "unsat" else UNKNOWN)
+        if result.status != solver.SAT:
+            arg.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
             program.count(f"solver_{result.status}")
-            if result.status != "unsat":
+            if result.status != solver.UNSAT:
                 arg.exact = False
             return None
         inputs = list(path.inputs)

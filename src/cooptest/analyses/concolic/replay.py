@@ -57,6 +57,11 @@ class TermMemo:
         self.pointers: dict[int, z3.ExprRef] = {}  # pointer constants by value
         self.hits = self.misses = 0
 
+    def clear(self) -> None:
+        """Forget all (``truth`` is keyed by the ids of conditions ``table`` holds)."""
+        self.table.clear()
+        self.truth.clear()
+
 
 def _memoizable(e: Expr) -> bool:
     """Operations whose evaluation has no side effect on the state: not divisions (they
@@ -103,7 +108,7 @@ class ConcolicState(SymbolicState):
             if not z3.is_const(term) and not self.symbols.of(term):
                 term = z3.simplify(term)
             if len(memo.table) >= MEMO_LIMIT:
-                memo.table.clear()
+                memo.clear()
             memo.table[key] = term
         else:
             memo.hits += 1

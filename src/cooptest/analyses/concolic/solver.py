@@ -102,6 +102,7 @@ class PathSolver:
         self.timeout_ms = max(1, int(timeout * 1000))
         self.slicing = slicing
         self.cache: dict[frozenset[int], Result] | None = {} if cache else None
+        self._alive: list[z3.BoolRef] = []  # negations in cache keys (constraints live in paths)
         self.incremental = incremental
         self.stats = SolverStats()
         self._z3 = z3.Solver()
@@ -127,6 +128,7 @@ class PathSolver:
         setattr(st, result.status, getattr(st, result.status) + 1)
         if self.cache is not None:
             self.cache[key] = result
+            self._alive.append(negated)  # its id is part of the key: keep it from reuse
         return result
 
     def slice(self, prefix: list[z3.BoolRef], negated: z3.BoolRef) -> list[z3.BoolRef]:

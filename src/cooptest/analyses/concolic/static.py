@@ -14,8 +14,8 @@ from collections import deque
 from functools import cached_property
 from typing import Callable, Iterable
 
-from cooptest.cfa.ir import (AssumeEdge, BlankEdge, CallEdge, Edge, ErrorEdge, FunctionCFA,
-                             Location, Program, branch_goal_id, error_goal_id)
+from cooptest.cfa.ir import (AssumeEdge, BlankEdge, CallEdge, Edge, FunctionCFA, Location, Program,
+                             branch_goal_id, error_goal_id)
 
 
 def immediate_dominators(entry: object, succ: Callable[[object], Iterable[object]]) -> dict[object, object]:
@@ -210,7 +210,3 @@ class StaticInfo:
                     dist[p] = d
                     todo.append(p)
         return dist
-
-
-def is_goal_edge(e: Edge) -> bool:
-    return isinstance(e, ErrorEdge) or (isinstance(e, AssumeEdge) and e.branch is not None)
