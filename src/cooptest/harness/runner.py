@@ -52,7 +52,11 @@ class RunResult:
 
 @dataclass
 class Executable:
-    """A program linked with the nondet harness (and the trace runtime if ``trace``)."""
+    """A program linked with the nondet harness (and the trace runtime if ``trace``).
+
+    Runs of one Executable share its working directory: run them one at a time (use
+    one Executable per worker to run in parallel).
+    """
 
     path: str
     data_model: DataModel
