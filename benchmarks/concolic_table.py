@@ -175,14 +175,17 @@ def cmd_table(args: argparse.Namespace) -> None:
     names = Path(args.tasks).read_text().split() if args.tasks else DEV_TASKS
     configs = [BASELINE] + strategies()
     results = Results(Path(args.results))
-    cells = [(n, TESTCOMP / n, c) for c in configs for n in names]
+    # task by task: an interrupted table is whole for the tasks it finished
+    cells = [(n, TESTCOMP / n, c) for n in names for c in configs]
     run_all(cells, args.budget, results, args.jobs)
     cov: dict[str, dict[str, float]] = defaultdict(dict)
     rates: dict[str, list[float]] = defaultdict(list)
-    for n, _, c in cells:
-        r = results.get(n, c, args.budget) or {}
-        cov[c][n] = float(r.get("testcov", 0.0))
-        rates[c].append(rate(r))
+    names = [n for n in names if all(results.get(n, c, args.budget) for c in configs)]
+    for n in names:
+        for c in configs:
+            r = results.get(n, c, args.budget)
+            cov[c][n] = float(r.get("testcov", 0.0))
+            rates[c].append(rate(r))
     base = cov[BASELINE]
     print(f"\n{len(names)} dev tasks, budget {args.budget:g} s, mean TestCov branch coverage")
     print(f"{'strategy':15} {'mean cov %':>10} {'it/s':>7} {'>= random':>10} {'> random':>9} {'< random':>9}")

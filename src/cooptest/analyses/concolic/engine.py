@@ -10,7 +10,8 @@ written back as C literal text per type (``inputs.py``); inputs the model leaves
 keep the value they had on the path the decision came from. A run that asks for more
 inputs than it got exits natively at that read (the harness exits with code 1); the
 engine then runs it again with the inputs padded with zeros, doubling, until the run no
-longer starves (or reads ``MAX_INPUTS``). When the strategy has nothing left to propose the engine restarts from
+longer starves (or reads ``MAX_INPUTS``); the padding is found by native runs alone, the
+replay only follows the last one. When the strategy has nothing left to propose the engine restarts from
 random inputs (as CREST does), unless the execution tree is complete.
 
 Memory is handled by ``symbolic.py`` (registers and flat byte-addressed objects) with
@@ -37,10 +38,12 @@ from cooptest.analyses.concolic.strategies import DEFAULT, STRATEGIES, SearchCon
 from cooptest.analyses.interface import AnalysisResult, Budget, ProgramUnderTest
 from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.errors import UserError
+from cooptest.harness.executor import Execution
 
 ORIGIN = "concolic"
 FIRST_PADDING = 8  # inputs given to a run that starved on no inputs at all
-MAX_INPUTS = 4096  # padding stops here (programs reading inputs in an endless loop)
+MAX_INPUTS = 1 << 18  # padding stops here (programs reading inputs in an endless loop)
+STARVED = 1  # exit code of the harness when inputs run out
 
 
 class ConcolicAnalysis:
@@ -129,19 +132,38 @@ class ConcolicAnalysis:
 
     def _execute(self, program: ProgramUnderTest, arg: ConcolicARG, inputs: list[str],
                  budget: Budget) -> Path:
-        """Run ``inputs`` natively (padding them until the run no longer starves) and
-        replay the run symbolically."""
+        """Run ``inputs`` natively, padded until the run no longer starves, and replay
+        the run symbolically."""
         ctx = arg.searcher.ctx
         while True:
-            execution = program.submit(inputs, ORIGIN)
-            program.count("iterations")
+            execution = self._run_padded(program, inputs, budget)
+            inputs = execution.inputs
             path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
                           deadline=budget.deadline)
             path.new_goals = execution.new
-            if path.starved and not budget.expired() and len(inputs) < MAX_INPUTS:
-                inputs = inputs + [PADDING] * (len(inputs) or FIRST_PADDING)
+            if path.starved and not path.cut and not budget.expired() and len(inputs) < MAX_INPUTS:
+                inputs = _padded(inputs)
                 continue
-            break
+            return self._account(program, arg, path)
+
+    @staticmethod
+    def _run_padded(program: ProgramUnderTest, inputs: list[str], budget: Budget) -> Execution:
+        """Native runs only: while a run may have ended for lack of input (the harness
+        exits with code 1) and more input makes it go further, double the inputs. The
+        native run covers goals however long the path, while the replay of a path
+        through a loop reading 10^5 inputs would be cut."""
+        execution = program.submit(inputs, ORIGIN)
+        program.count("iterations")
+        while execution.exit_code == STARVED and not execution.error_reached \
+                and len(inputs) < MAX_INPUTS and not budget.expired():
+            longer = program.submit(_padded(inputs), ORIGIN)
+            program.count("iterations")
+            if longer.events == execution.events:
+                break  # the program exited with 1 by itself
+            inputs, execution = longer.inputs, longer
+        return execution
+
+    def _account(self, program: ProgramUnderTest, arg: ConcolicARG, path: Path) -> Path:
         if path.divergences:
             program.count("divergences", path.divergences)
             program.count("diverged_runs")
@@ -162,6 +184,10 @@ class ConcolicAnalysis:
         if last is None or not last.symbols:
             return [str(rng.randint(-100, 100)) for _ in range(FIRST_PADDING)]
         return [literal(to_z3(_random_value(rng, r.type), r.type), r.type) for r in last.symbols]
+
+
+def _padded(inputs: list[str]) -> list[str]:
+    return inputs + [PADDING] * (len(inputs) or FIRST_PADDING)
 
 
 def _random_value(rng: random.Random, t: CType) -> int | float:

@@ -165,7 +165,7 @@ class ConcolicState(SymbolicState):
 
 
 def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
-           visited: set[Edge], max_steps: int = 200_000, deadline: float = math.inf) -> Path:
+           visited: set[Edge], max_steps: int = 20_000, deadline: float = math.inf) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
     edges it traverses to ``visited``. A replay longer than ``max_steps`` edges or past
     ``deadline`` (``time.monotonic``) is cut there (``Path.cut``)."""
