@@ -26,7 +26,7 @@ def triangle() -> Path:
 def random_run(tmp_path_factory: pytest.TempPathFactory, triangle: Path) -> Path:
     """The output folder of one short random-testing run on the triangle example."""
     out = tmp_path_factory.mktemp("random-run")
-    proc = cooptest("generate", triangle, "--budget", "3", "--out", out, "--strategy", "random",
+    proc = cooptest("generate", triangle, "--budget", "5", "--out", out, "--strategy", "random",
                     "--seed", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
     return out

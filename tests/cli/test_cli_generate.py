@@ -22,6 +22,13 @@ SUMMARY_KEYS = {"goals", "covered", "infeasible", "unknown", "cov_b", "cov_f", "
                 "executions", "iterations", "divergences"}
 
 
+def wait_for_report(out: Path, limit: float = 60) -> None:
+    """Until the first report is written: the program is built, the analysis starts."""
+    deadline = time.monotonic() + limit
+    while not (out / "report.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def check_report(out: Path) -> dict:
     """The report is internally consistent and agrees with the suite on disk."""
     doc = json.loads((out / "report.json").read_text())
@@ -95,9 +102,7 @@ def test_signal_leaves_valid_outputs(signum: int, tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = cooptest_process("generate", prog, "--budget", "120", "--out", out, "--strategy",
                             "random", "--quiet")
-    deadline = time.monotonic() + 60
-    while not (out / "report.json").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_for_report(out)
     time.sleep(2)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=30)
@@ -114,6 +119,7 @@ def test_referee_accepts_the_suite_of_an_interrupted_run(tmp_path: Path, triangl
     out = tmp_path / "out"
     proc = cooptest_process("generate", triangle, "--budget", "60", "--out", out, "--strategy",
                             "random", "--quiet")
+    wait_for_report(out)
     time.sleep(3)
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=30)
@@ -144,7 +150,7 @@ def test_referee_agrees_with_coverage_command(random_run: Path, triangle: Path,
 
 def test_default_strategy_is_concolic(tmp_path: Path, triangle: Path) -> None:
     pytest.importorskip("cooptest.analyses.concolic")
-    proc = cooptest("generate", triangle, "--budget", "5", "--out", tmp_path, "--quiet")
+    proc = cooptest("generate", triangle, "--budget", "10", "--out", tmp_path, "--quiet")
     assert proc.returncode == 0, proc.stderr
     doc = check_report(tmp_path)
     assert doc["strategy"] == "concolic" and doc["search"] == "cgs"
