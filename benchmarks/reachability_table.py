@@ -24,9 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from concolic_table import DEV_TASKS, SEEDS, TESTCOMP, Results, testcov
+from soundness import replay_claims
 
 ANALYSES = ("value", "predicate", "mgp")
-CROSS = ("random",)  # further strategies whose suites the soundness check replays
+CROSS = ("random", "concolic")  # further strategies whose suites the soundness check replays
 
 
 def generate(task: Path, strategy: str, budget: float, out: Path) -> dict:
@@ -84,30 +85,16 @@ def seeds(args: argparse.Namespace) -> None:
 def cross_check(tasks: list[str], budget: float, results: Results, strategies: tuple[str, ...]) -> int:
     """Replay every suite natively; count goals some analysis claims infeasible that a
     test of any strategy covers."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from cooptest.frontend import load_program
-    from cooptest.harness.executor import Executor
-    from cooptest.harness.testsuite import read_suite
-    from cooptest.task import load_task
-
     unsound = 0
     for name in tasks:
         runs = {s: results.get(name, s, budget) for s in strategies}
         claims = {g: f"{s}: {p}" for s, r in runs.items() if r for g, p in r.get("infeasible_goals", {}).items()}
-        if not claims:
-            continue
-        work = tempfile.mkdtemp(prefix="reach-cross-")
-        frontend = load_program(load_task(str(TESTCOMP / name)), work)
-        executor = Executor(frontend, work)
-        for s, r in runs.items():
-            suite = Path(r["out"]) / "test-suite.zip" if r and "out" in r else None
-            if suite is None or not suite.exists():
-                continue
-            for test in read_suite(str(suite)):
-                bad = executor.run(test.inputs).covered & set(claims)
-                for g in sorted(bad):
-                    unsound += 1
-                    print(f"UNSOUND {name}: {g} ({claims[g]}) covered by {s} test {test.name}")
+        suites = {s: Path(r["out"]) / "test-suite.zip" for s, r in runs.items() if r and "out" in r}
+        verdict = replay_claims(str(TESTCOMP / name), claims,
+                                {s: p for s, p in suites.items() if p.exists()})
+        for line in verdict.unsound:
+            print(f"UNSOUND {name}: {line}")
+        unsound += len(verdict.unsound)
     return unsound
 
 
