@@ -65,7 +65,7 @@ class MemoryObject:
     size: int
     name: str
     default: z3.ArrayRef
-    cells: dict[int, tuple[z3.ExprRef, int]] = field(default_factory=dict)  # addr -> (term, byte k of it)
+    cells: dict[int, tuple[z3.ExprRef, int, int]] = field(default_factory=dict)  # addr -> (term, byte k of it, its bytes)
     array: z3.ArrayRef | None = None
 
     def copy(self) -> MemoryObject:
@@ -194,14 +194,16 @@ class SymbolicState:
     # ------------------------------------------------------------------ bytes
 
     def _load_bytes(self, addr: z3.ExprRef, n: int) -> z3.ExprRef | None:
-        obj = self._resolve(addr)
+        a = _numeral(addr)
+        obj = self._object_at(a) if a is not None else None
         if obj is None:
-            return None
-        if z3.is_bv_value(addr) and obj.array is None:
-            a = addr.as_long()
+            obj = self._resolve(addr)
+            if obj is None:
+                return None
+        if a is not None and obj.array is None:
             cells = [obj.cells.get(a + i) for i in range(n)]
             first = cells[0]
-            if first is not None and first[1] == 0 and first[0].size() == 8 * n and all(
+            if first is not None and first[1] == 0 and first[2] == n and all(
                     c is not None and c[0] is first[0] and c[1] == i for i, c in enumerate(cells)):
                 return first[0]
             parts = [(_byte(c[0], c[1]) if c is not None else z3.Select(obj.default, a + i))
@@ -214,7 +216,7 @@ class SymbolicState:
     def _materialize(self, obj: MemoryObject) -> z3.ArrayRef:
         if obj.array is None:
             arr = obj.default
-            for a, (t, k) in obj.cells.items():
+            for a, (t, k, _) in obj.cells.items():
                 arr = z3.Store(arr, z3.BitVecVal(a, self.ptr_bits), _byte(t, k))
             obj.array = arr
             obj.cells = {}
@@ -222,14 +224,16 @@ class SymbolicState:
 
     def _store_bytes(self, addr: z3.ExprRef, value: z3.ExprRef) -> None:
         n = value.size() // 8
-        obj = self._resolve(addr)
+        a = _numeral(addr)
+        obj = self._object_at(a) if a is not None else None
         if obj is None:
-            self._havoc_memory()
-            return
-        if z3.is_bv_value(addr) and obj.array is None:
-            a = addr.as_long()
+            obj = self._resolve(addr)
+            if obj is None:
+                self._havoc_memory()
+                return
+        if a is not None and obj.array is None:
             for i in range(n):
-                obj.cells[a + i] = (value, i)
+                obj.cells[a + i] = (value, i, n)
             return
         arr = self._materialize(obj)
         for i in range(n):
@@ -286,7 +290,7 @@ class SymbolicState:
                 base = self._allocate(len(e.value), "string", zero=True)
                 self._strings[id(e)] = base
                 for i, b in enumerate(e.value):
-                    self.objects[base].cells[base + i] = (z3.BitVecVal(b, 8), 0)
+                    self.objects[base].cells[base + i] = (z3.BitVecVal(b, 8), 0, 1)
             return self.ptr(base)
         raise TypeError(f"not an lvalue: {e!r}")
 
@@ -414,7 +418,7 @@ class SymbolicState:
         dst = self.address(lhs)
         if isinstance(rhs, Const):  # zero-initialisation of an aggregate
             obj = self._resolve(dst)
-            if obj is not None and z3.is_bv_value(dst) and dst.as_long() == obj.base and size >= obj.size:
+            if obj is not None and _numeral(dst) == obj.base and size >= obj.size:
                 obj.default = z3.K(z3.BitVecSort(self.ptr_bits), z3.BitVecVal(0, 8))
                 obj.cells, obj.array = {}, None
                 return
@@ -562,15 +566,24 @@ class SymbolicState:
             self.write(edge.lhs, sem.cast(value, self.types.pointer(self.types.void), edge.lhs.type))
 
 
+def _numeral(term: z3.ExprRef) -> int | None:
+    """The value of a bit-vector numeral, None for any other term: two z3 calls where
+    ``is_bv_value`` and ``as_long`` make about ten (this is the replay's hottest test)."""
+    ctx, ast = term.ctx_ref(), term.as_ast()
+    if z3.Z3_get_ast_kind(ctx, ast) != z3.Z3_NUMERAL_AST:
+        return None
+    return int(z3.Z3_get_numeral_string(ctx, ast))
+
+
 def _as_int(term: z3.ExprRef) -> int | None:
-    term = z3.simplify(term)
-    return term.as_long() if z3.is_bv_value(term) else None
+    return _numeral(z3.simplify(term))
 
 
 def _constant_part(addr: z3.ExprRef) -> int | None:
     """The sum of the numerals at the top of an address term (``base + offset``)."""
-    if z3.is_bv_value(addr):
-        return addr.as_long()
+    value = _numeral(addr)
+    if value is not None:
+        return value
     if z3.is_app_of(addr, z3.Z3_OP_BADD):
         total, found = 0, False
         for child in addr.children():
@@ -583,21 +596,26 @@ def _constant_part(addr: z3.ExprRef) -> int | None:
         c = _constant_part(left)
         if c is None:
             return None
-        return (c - right.as_long()) & ((1 << addr.size()) - 1) if z3.is_bv_value(right) else c
+        r = _numeral(right)
+        return (c - r) & ((1 << addr.size()) - 1) if r is not None else c
     return None
 
 
 def _add(a: z3.ExprRef, b: z3.ExprRef) -> z3.ExprRef:
-    if z3.is_bv_value(a) and z3.is_bv_value(b):
-        return z3.BitVecVal(a.as_long() + b.as_long(), a.size())
-    if z3.is_bv_value(b) and b.as_long() == 0:
+    vb = _numeral(b)
+    if vb == 0:
         return a
+    if vb is not None:
+        va = _numeral(a)
+        if va is not None:
+            return z3.BitVecVal(va + vb, a.size())
     return a + b
 
 
 def _mul(a: z3.ExprRef, k: int, bits: int) -> z3.ExprRef:
     if a.size() != bits:
         a = z3.SignExt(bits - a.size(), a) if a.size() < bits else z3.Extract(bits - 1, 0, a)
-    if z3.is_bv_value(a):
-        return z3.BitVecVal(a.as_long() * k, bits)
+    va = _numeral(a)
+    if va is not None:
+        return z3.BitVecVal(va * k, bits)
     return a * k if k != 1 else a

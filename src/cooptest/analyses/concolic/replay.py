@@ -53,7 +53,7 @@ class TermMemo:
 
     def __init__(self) -> None:
         self.table: dict[tuple[int, ...], z3.ExprRef] = {}
-        self.truth: dict[int, bool] = {}  # input-free conditions by term id
+        self.truth: dict[int, bool] = {}  # input-free conditions by term (``_ref``)
         self.pointers: dict[int, z3.ExprRef] = {}  # pointer constants by value
         self.hits = self.misses = 0
 
@@ -61,6 +61,12 @@ class TermMemo:
         """Forget all (``truth`` is keyed by the ids of conditions ``table`` holds)."""
         self.table.clear()
         self.truth.clear()
+
+
+def _ref(term: z3.ExprRef) -> int:
+    """A memo key of a term: the address of its z3 AST. Unique among live terms, like
+    ``get_id()``, but read without a call into z3; the memo holds the terms it keys by."""
+    return term.ast.value  # type: ignore[no-any-return]
 
 
 def _memoizable(e: Expr) -> bool:
@@ -126,7 +132,7 @@ class ConcolicState(SymbolicState):
             kids = [self.eval(c) for c in e.children()]
             for c, k in zip(e.children(), kids):
                 self._known[id(c)] = k
-            return self._lookup((id(e), *(k.get_id() for k in kids)), lambda: super(ConcolicState, self).eval(e))
+            return self._lookup((id(e), *map(_ref, kids)), lambda: super(ConcolicState, self).eval(e))
         finally:
             self._leave()
 
@@ -140,10 +146,10 @@ class ConcolicState(SymbolicState):
         self._depth += 1
         try:
             base = self._known_addr[id(e.base)] = self.address(e.base)
-            key: tuple[int, ...] = (id(e), ADDRESS, base.get_id())
+            key: tuple[int, ...] = (id(e), ADDRESS, _ref(base))
             if isinstance(e, Index):
                 index = self._known[id(e.index)] = self.eval(e.index)
-                key += (index.get_id(),)
+                key += (_ref(index),)
             return self._lookup(key, lambda: super(ConcolicState, self).address(e))
         finally:
             self._leave()
@@ -152,7 +158,7 @@ class ConcolicState(SymbolicState):
         self._depth += 1
         try:
             term = self._known[id(edge.cond)] = self.eval(edge.cond)
-            return self._lookup((id(edge), CONDITION, term.get_id()),
+            return self._lookup((id(edge), CONDITION, _ref(term)),
                                 lambda: super(ConcolicState, self).condition(edge))
         finally:
             self._leave()
@@ -200,11 +206,11 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             pc.append(cond)
             syms = symbols.of(cond)
             if syms:
-                concrete = model.eval(cond, model_completion=True).get_id() == TRUE.get_id()
+                concrete = _ref(model.eval(cond, model_completion=True)) == _ref(TRUE)
             else:
-                concrete = memo.truth.get(cond.get_id())
+                concrete = memo.truth.get(_ref(cond))
                 if concrete is None:
-                    concrete = memo.truth[cond.get_id()] = z3.is_true(z3.simplify(cond))
+                    concrete = memo.truth[_ref(cond)] = z3.is_true(z3.simplify(cond))
             if not concrete:
                 path.divergences += 1
             if syms & input_ids:
@@ -228,7 +234,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             continue
         if isinstance(first, AssumeEdge):  # __VERIFIER_assume: the native run aborts when false
             loc = state.step(first)
-            if model.eval(pc[-1], model_completion=True).get_id() != TRUE.get_id():
+            if _ref(model.eval(pc[-1], model_completion=True)) != _ref(TRUE):
                 break
             continue
         loc = state.step(first)

@@ -35,15 +35,26 @@ class Symbols:
     def __init__(self) -> None:
         self._memo: dict[int, frozenset[int]] = {}
         self._alive: list[z3.ExprRef] = []
+        self._roots: dict[int, frozenset[int]] = {}  # by AST address: no call into z3
 
     def of(self, term: z3.ExprRef) -> frozenset[int]:
+        address = term.ast.value
+        known = self._roots.get(address)
+        if known is not None:
+            return known
         ctx = term.ctx_ref()
         root = term.as_ast()
         rid = z3.Z3_get_ast_id(ctx, root)
+        found = self._memo.get(rid)
+        if found is None:
+            found = self._collect(ctx, root, rid)
+        self._alive.append(term)  # keeps its address from being reused
+        self._roots[address] = found
+        return found
+
+    def _collect(self, ctx: z3.ContextObj, root: z3.Ast, rid: int) -> frozenset[int]:
+        """Symbols of every sub-term of ``root`` not in the memo yet, bottom-up."""
         memo = self._memo
-        if rid in memo:
-            return memo[rid]
-        self._alive.append(term)
         stack = [(root, False)]
         while stack:
             a, expanded = stack.pop()
