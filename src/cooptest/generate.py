@@ -32,7 +32,7 @@ from cooptest.report.progress import Progress, summary_line
 from cooptest.report.report import Report
 from cooptest.task import Task
 
-MEASURE_SHARE = 0.2  # TestCov-style coverage is measured only if it fits this share of the budget
+MEASURE_SHARE = 0.2  # the last share of the budget: measuring TestCov-style coverage
 SUITE, REPORT = "test-suite.zip", "report.json"
 
 
@@ -147,7 +147,10 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     before the program was even parsed) and the exit code."""
     seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
     analysis = make_analysis(opts, seed_tests)
-    budget = Budget.seconds(opts.budget)
+    # The whole run stays within the budget: the analysis stops where the share kept for
+    # measuring the suite's coverage begins; the measurement gets what is left then.
+    deadline = Budget.seconds(opts.budget)
+    budget = deadline.part(opts.budget * (1 - MEASURE_SHARE))
     safe = SafePoints(budget)
     work = tempfile.mkdtemp(prefix="cooptest-")
     put: ProgramUnderTest | None = None
@@ -170,7 +173,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                         put.submit(inputs, "seed-suite")
                     analysis.run(put, put.open_goals(), budget)
                 measured = measure_testcov_style(opts, task.data_model, suite.path,
-                                                 MEASURE_SHARE * opts.budget)
+                                                 deadline.remaining())
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:
