@@ -477,11 +477,15 @@ class SymbolicState:
         if cfa is None:
             self._external(edge, name)
             return edge.dst
-        values = [self.eval(a) if a.type.is_scalar() else a for a in edge.args]
+        bindings = cfa.bind(edge.args)
+        values = [self.eval(a) if a is not None and a.type.is_scalar() else a for _, a in bindings]
         self.call_stack.append(edge)
         self.frames.append(Frame())
-        for param, value in zip(cfa.params, values):
-            if isinstance(value, Expr):  # aggregate passed by value: copy its bytes
+        for (param, _), value in zip(bindings, values):
+            if value is None:  # a parameter the call does not define: fresh
+                self.imprecise = True
+                self._declare(param)
+            elif isinstance(value, Expr):  # aggregate passed by value: copy its bytes
                 self._declare(param)
                 saved = self.frames.pop()
                 src = [self._load_bytes(_add(self.address(value), self.ptr(i)), 1)
