@@ -14,6 +14,13 @@ as CUTE does), and otherwise makes the state havoc all memory: an over-approxima
 flagged by ``imprecise``, so that an UNSAT path condition remains a proof while a SAT
 one must be confirmed natively. Anything read before it is written is a fresh symbol,
 which is also what makes ``havoc_at`` (a state in the middle of a program) sound.
+
+The layout is the model's, not the native one: where the C program can observe it (the
+order of two distinct objects or functions, the integer value of an address) an address
+is read as its native value instead, a fresh base per object, known only to lie in user
+space, plus the exact offset (``_native``). Addresses within one object stay exact, and
+distinct objects stay unequal, except one past the end of an object and the start of
+another, which may be the same address natively.
 """
 from __future__ import annotations
 
@@ -36,8 +43,10 @@ _names = itertools.count()
 GAP = 1 << 16  # bytes between objects: offsets within an object never reach the next
 MAX_BYTE_LOOP = 4096  # larger block copies/fills havoc the object instead
 FUNCTION_BASE = 0x7F000000
+USER_SPACE = {32: (4096, 0xFFFFE000), 64: (4096, 1 << 57)}  # native object addresses lie within
 PURE_EXTERNALS = {"printf", "puts", "putchar", "fprintf", "fflush", "fputs", "sprintf_s",
                   "__VERIFIER_assert", "assert"}
+LAYOUT_OPS = ("==", "!=", "<", "<=", ">", ">=", "-")  # pointer operations that see the layout
 ALLOCATORS = {"malloc", "calloc", "alloca", "__builtin_alloca", "realloc", "valloc", "kmalloc",
               "kzalloc", "xmalloc"}
 
@@ -113,6 +122,7 @@ class SymbolicState:
         self._functions = {name: FUNCTION_BASE + 16 * i for i, name in enumerate(
             sorted(set(program.functions) | set(program.declared_functions)))}
         self._function_at = {a: n for n, a in self._functions.items()}
+        self._native_bases: dict[int, z3.ExprRef] = {}
 
     @classmethod
     def havoc_at(cls, program: Program, call_stack: list[CallEdge],
@@ -134,6 +144,7 @@ class SymbolicState:
         s.objects = {b: o.copy() for b, o in self.objects.items()}
         s._bases = list(self._bases)
         s._strings = dict(self._strings)
+        s._native_bases = dict(self._native_bases)
         return s
 
     # ------------------------------------------------------------------ objects
@@ -181,6 +192,28 @@ class SymbolicState:
                 self.path_condition.append(addr == z3.BitVecVal(value, self.ptr_bits))
                 return obj
         return None
+
+    def _placed(self, addr: z3.ExprRef) -> tuple[int, int, str] | None:
+        """Base, size and name of the object or function the model placed ``addr`` in."""
+        hint = _constant_part(addr)
+        if hint is None:
+            return None
+        obj = self._object_at(hint)
+        if obj is not None:
+            return obj.base, max(obj.size, 1), obj.name
+        name = self._function_at.get(hint)
+        return (hint, 1, name) if name is not None else None
+
+    def _native(self, addr: z3.ExprRef, placed: tuple[int, int, str]) -> z3.ExprRef:
+        """``addr`` as the native program sees it (see the module docstring)."""
+        base, size, name = placed
+        symbol = self._native_bases.get(base)
+        if symbol is None:
+            symbol = z3.BitVec(fresh_name(f"addr_{name}"), self.ptr_bits)
+            low, high = USER_SPACE[self.ptr_bits]
+            self.path_condition.append(z3.And(z3.UGE(symbol, low), z3.ULE(symbol, high - size)))
+            self._native_bases[base] = symbol
+        return symbol + (addr - self.ptr(base))
 
     def _havoc_memory(self) -> None:
         """An unknown write: every object and every global may have changed."""
@@ -351,8 +384,14 @@ class SymbolicState:
         if isinstance(e, FuncRef):
             return self.ptr(self._functions.get(e.name, 0))
         if isinstance(e, Cast):
-            return sem.cast(self.eval(e.operand), e.operand.type, e.type) \
-                if e.operand.type.is_scalar() else self._unknown(e.type)
+            if not e.operand.type.is_scalar():
+                return self._unknown(e.type)
+            value = self.eval(e.operand)
+            if isinstance(e.operand.type, PointerType) and isinstance(e.type, IntType) and not e.type.is_bool:
+                placed = self._placed(value)
+                if placed is not None:  # the integer value of an address is the native one
+                    return sem.cast(self._native(value, placed), self.types.size_t, e.type)
+            return sem.cast(value, e.operand.type, e.type)
         if isinstance(e, Unary):
             return sem.unary(e.op, self.eval(e.operand), e.operand.type, e.type)
         if isinstance(e, Binary):
@@ -372,6 +411,8 @@ class SymbolicState:
             step = self.types.sizeof(lt.target) if not isinstance(lt.target, FunctionType) else 1
             offset = _mul(sem.cast(b, rt, self._ptr_int()), step, self.ptr_bits)
             return _add(a, offset) if e.op == "+" else a - offset
+        if isinstance(lt, PointerType) and isinstance(rt, PointerType) and e.op in LAYOUT_OPS:
+            a, b = self._across_objects(e.op, a, b)
         if isinstance(lt, PointerType) and isinstance(rt, PointerType) and e.op == "-":
             step = max(self.types.sizeof(lt.target), 1)
             diff = (a - b) / step if step > 1 else a - b
@@ -382,6 +423,21 @@ class SymbolicState:
         if guard is not None and not z3.is_bv_value(b):
             self.path_condition.append(z3.Not(guard))
         return sem.binary(e.op, a, b, lt, rt, e.type)
+
+    def _across_objects(self, op: str, a: z3.ExprRef, b: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef]:
+        """Two addresses to compare or subtract: exact within one object; across two,
+        native (whatever the layout), but for equality only where one is one past the
+        end of its object and the other the start of its own (else they differ)."""
+        pa, pb = self._placed(a), self._placed(b)
+        if pa is None or pb is None or pa[0] == pb[0]:
+            return a, b
+        if op not in ("==", "!="):
+            return self._native(a, pa), self._native(b, pb)
+        off_a, off_b = a - self.ptr(pa[0]), b - self.ptr(pb[0])
+        touching = z3.simplify(z3.Or(z3.And(off_a == pa[1], off_b == 0), z3.And(off_b == pb[1], off_a == 0)))
+        if z3.is_false(touching):
+            return a, b
+        return z3.If(touching, self._native(a, pa), a), z3.If(touching, self._native(b, pb), b)
 
     def _ptr_int(self) -> IntType:
         return self.types.long if self.ptr_bits == 64 else self.types.int
@@ -481,11 +537,15 @@ class SymbolicState:
         if cfa is None:
             self._external(edge, name)
             return edge.dst
-        values = [self.eval(a) if a.type.is_scalar() else a for a in edge.args]
+        bindings = cfa.bind(edge.args)
+        values = [self.eval(a) if a is not None and a.type.is_scalar() else a for _, a in bindings]
         self.call_stack.append(edge)
         self.frames.append(Frame())
-        for param, value in zip(cfa.params, values):
-            if isinstance(value, Expr):  # aggregate passed by value: copy its bytes
+        for (param, _), value in zip(bindings, values):
+            if value is None:  # a parameter the call does not define: fresh
+                self.imprecise = True
+                self._declare(param)
+            elif isinstance(value, Expr):  # aggregate passed by value: copy its bytes
                 self._declare(param)
                 saved = self.frames.pop()
                 src = [self._load_bytes(_add(self.address(value), self.ptr(i)), 1)

@@ -10,9 +10,9 @@ know the promotion rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, Sequence
 
-from cooptest.cfa.ctype import CType, DataModel, FunctionType, Types
+from cooptest.cfa.ctype import CType, DataModel, FunctionType, IntType, PointerType, Types
 
 # ---------------------------------------------------------------------------- variables
 
@@ -372,6 +372,35 @@ class FunctionCFA:
     def edges(self) -> Iterator[Edge]:
         for loc in self.locations:
             yield from loc.leaving
+
+    def bind(self, args: Sequence[Expr]) -> list[tuple[Variable, Expr | None]]:
+        """The value each parameter receives from a call with ``args``; None: unknown.
+
+        A call through the callee's prototype passes arguments of the parameters' types
+        (the front end converted them). A call without one (``int f();``) passes them
+        merely promoted, and the callee reads its registers or stack slots as its own
+        parameter types: an argument of the same width and class (integer or pointer)
+        is read as the same bits, i.e. converted; any other mismatch (a ``long`` for an
+        ``int``, an ``int`` for a ``double``) leaves that parameter unknown, and the
+        following ones too, whose arguments no longer sit where the callee reads them
+        (i386 stack slots, x86-64 register classes). A missing argument is unknown."""
+        out: list[tuple[Variable, Expr | None]] = []
+        aligned = True
+        for k, param in enumerate(self.params):
+            arg = args[k] if k < len(args) and aligned else None
+            if arg is not None and arg.type != param.type:
+                if _same_bits(arg.type, param.type):
+                    arg = Cast(param.type, arg)
+                else:
+                    arg, aligned = None, False
+            out.append((param, arg))
+        return out
+
+
+def _same_bits(a: CType, b: CType) -> bool:
+    """Integers (but ``_Bool``, whose other values are invalid) and pointers of one width."""
+    return all(isinstance(t, PointerType) or isinstance(t, IntType) and not t.is_bool
+               for t in (a, b)) and a.bits == b.bits  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)

@@ -308,7 +308,7 @@ def wp_step(program: Program, atoms: Atoms, edge: Edge, call: CallEdge | None, i
         atoms.assign(edge.lhs.var, None)
     elif isinstance(edge, CallEdge) and call is not None:
         callee = program.functions[callee_name(edge)]  # type: ignore[index]
-        atoms.map(dict(zip(callee.params, edge.args)))
+        atoms.map({param: arg for param, arg in callee.bind(edge.args) if arg is not None})
         atoms.drop(set(callee.params) | set(callee.locals))
     elif isinstance(edge, ReturnEdge) and call is not None and isinstance(call.lhs, Var):
         value = edge.value

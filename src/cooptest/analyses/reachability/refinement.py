@@ -128,8 +128,8 @@ def relevant_variables(program: Program, edges: list[Edge], core: set[int]) -> s
             relevant |= variables_of(edge.rhs)
         elif isinstance(edge, CallEdge) and i in calls:
             callee = program.functions[callee_name(edge)]  # type: ignore[index]
-            for param, a in zip(callee.params, edge.args):
-                if param in relevant:
+            for param, a in callee.bind(edge.args):
+                if a is not None and param in relevant:
                     relevant |= variables_of(a)
         elif isinstance(edge, ReturnEdge) and i in calls:
             lhs = calls[i].lhs

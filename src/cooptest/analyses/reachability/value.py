@@ -120,10 +120,9 @@ class ValueCPA:
         if isinstance(edge, CallEdge):
             if len(succ.call_stack) > len(state.call_stack):  # entering a body
                 callee = self.program.functions[callee_name(edge)]  # type: ignore[index]
-                values = [data.evaluate(a) for a in edge.args]
                 entered = ValueState(data.frames + (frozenset(),))
-                for param, value in zip(callee.params, values):
-                    entered = entered.set(param, value, tracked)
+                for param, arg in callee.bind(edge.args):
+                    entered = entered.set(param, data.evaluate(arg) if arg is not None else None, tracked)
                 return entered
             return data.set(edge.lhs.var, None, tracked) if isinstance(edge.lhs, Var) else data
         if isinstance(edge, ReturnEdge) and len(succ.call_stack) < len(state.call_stack):
