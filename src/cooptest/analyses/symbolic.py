@@ -124,6 +124,10 @@ class SymbolicState:
         self._function_at = {a: n for n, a in self._functions.items()}
         self._native_bases: dict[int, z3.ExprRef] = {}
 
+    def fresh_name(self, prefix: str) -> str:
+        """A name for a fresh unknown (uninitialised memory, havoc), never used before."""
+        return fresh_name(prefix)
+
     @classmethod
     def havoc_at(cls, program: Program, call_stack: list[CallEdge],
                  concretize: Callable[[z3.ExprRef], int] | None = None) -> SymbolicState:
@@ -154,7 +158,7 @@ class SymbolicState:
         self._next_base += max(size, 1) + GAP
         self._next_base = -(-self._next_base // 16) * 16
         sort = z3.BitVecSort(self.ptr_bits)
-        default = z3.K(sort, z3.BitVecVal(0, 8)) if zero else z3.Array(fresh_name(f"mem_{name}"), sort, z3.BitVecSort(8))
+        default = z3.K(sort, z3.BitVecVal(0, 8)) if zero else z3.Array(self.fresh_name(f"mem_{name}"), sort, z3.BitVecSort(8))
         self.objects[base] = MemoryObject(base, size, name, default)
         bisect.insort(self._bases, base)
         return base
@@ -209,7 +213,7 @@ class SymbolicState:
         base, size, name = placed
         symbol = self._native_bases.get(base)
         if symbol is None:
-            symbol = z3.BitVec(fresh_name(f"addr_{name}"), self.ptr_bits)
+            symbol = z3.BitVec(self.fresh_name(f"addr_{name}"), self.ptr_bits)
             low, high = USER_SPACE[self.ptr_bits]
             self.path_condition.append(z3.And(z3.UGE(symbol, low), z3.ULE(symbol, high - size)))
             self._native_bases[base] = symbol
@@ -221,7 +225,7 @@ class SymbolicState:
         sort = z3.BitVecSort(self.ptr_bits)
         for base, obj in list(self.objects.items()):
             self.objects[base] = MemoryObject(obj.base, obj.size, obj.name,
-                                              z3.Array(fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)))
+                                              z3.Array(self.fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)))
         self.globals.values.clear()
 
     # ------------------------------------------------------------------ bytes
@@ -295,7 +299,7 @@ class SymbolicState:
         bits = self._load_bytes(addr, self._scalar_size(t))
         if bits is None:
             self.imprecise = True
-            return sem.fresh(fresh_name("unknown"), t)
+            return sem.fresh(self.fresh_name("unknown"), t)
         return self._from_bits(bits, t)
 
     def store(self, addr: z3.ExprRef, value: z3.ExprRef, t: CType) -> None:
@@ -338,7 +342,7 @@ class SymbolicState:
             frame = self._frame_of(e.var)
             value = frame.values.get(e.var)
             if value is None:
-                value = sem.fresh(fresh_name(e.var.name), e.type)
+                value = sem.fresh(self.fresh_name(e.var.name), e.type)
                 frame.values[e.var] = value
             return value
         if isinstance(e, Member):
@@ -402,7 +406,7 @@ class SymbolicState:
 
     def _unknown(self, t: CType) -> z3.ExprRef:
         self.imprecise = True
-        return sem.fresh(fresh_name("unknown"), t)
+        return sem.fresh(self.fresh_name("unknown"), t)
 
     def _binary(self, e: Binary) -> z3.ExprRef:
         lt, rt = e.left.type, e.right.type
@@ -491,7 +495,7 @@ class SymbolicState:
                 self._havoc_memory()
                 return
             self.imprecise = True
-            obj.default = z3.Array(fresh_name(f"mem_{obj.name}"), z3.BitVecSort(self.ptr_bits), z3.BitVecSort(8))
+            obj.default = z3.Array(self.fresh_name(f"mem_{obj.name}"), z3.BitVecSort(self.ptr_bits), z3.BitVecSort(8))
             obj.cells, obj.array = {}, None
             return
         for i, b in enumerate(data):
@@ -504,8 +508,8 @@ class SymbolicState:
         elif v.is_global:
             frame.values[v] = sem.const(0, v.type) if not isinstance(v.type, FloatType) \
                 else sem.const(0.0, v.type)
-        else:
-            frame.values[v] = sem.fresh(fresh_name(v.name), v.type)
+        else:  # uninitialised: a fresh value, made when first read (most never are)
+            frame.values.pop(v, None)
 
     def _nondet(self, edge: NondetEdge) -> None:
         t = edge.value_type

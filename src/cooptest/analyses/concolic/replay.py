@@ -98,6 +98,15 @@ class ConcolicState(SymbolicState):
         self._known: dict[int, z3.ExprRef] = {}  # values of sub-expressions, by id
         self._known_addr: dict[int, z3.ExprRef] = {}  # addresses of sub-lvalues, by id
         self._depth = 0
+        self._unknowns = 0
+
+    def fresh_name(self, prefix: str) -> str:
+        """Numbered in the order of this replay, so that replays of paths sharing a
+        prefix build the same terms there and hit the memo. A name may mean another
+        unknown on another path; that is harmless, as each path condition is solved on
+        its own."""
+        self._unknowns += 1
+        return f"{prefix}#{self._unknowns}"
 
     def _leave(self) -> None:
         self._depth -= 1
