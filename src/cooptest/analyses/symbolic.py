@@ -243,18 +243,19 @@ class SymbolicState:
             if first is not None and first[1] == 0 and first[2] == n and all(
                     c is not None and c[0] is first[0] and c[1] == i for i, c in enumerate(cells)):
                 return first[0]
-            parts = [(_byte(c[0], c[1]) if c is not None else z3.Select(obj.default, a + i))
+            # arrays are indexed with terms: z3.Select with an int takes a slow generic path
+            parts = [(_byte(c[0], c[1]) if c is not None else obj.default[self.ptr(a + i)])
                      for i, c in enumerate(cells)]
         else:
             arr = self._materialize(obj)
-            parts = [z3.Select(arr, addr + i) for i in range(n)]
+            parts = [arr[_add(addr, self.ptr(i))] for i in range(n)]
         return parts[0] if n == 1 else z3.Concat(*reversed(parts))
 
     def _materialize(self, obj: MemoryObject) -> z3.ArrayRef:
         if obj.array is None:
             arr = obj.default
             for a, (t, k, _) in obj.cells.items():
-                arr = z3.Store(arr, z3.BitVecVal(a, self.ptr_bits), _byte(t, k))
+                arr = z3.Store(arr, self.ptr(a), _byte(t, k))
             obj.array = arr
             obj.cells = {}
         return obj.array
@@ -274,7 +275,7 @@ class SymbolicState:
             return
         arr = self._materialize(obj)
         for i in range(n):
-            arr = z3.Store(arr, addr + i, _byte(value, i))
+            arr = z3.Store(arr, _add(addr, self.ptr(i)), _byte(value, i))
         obj.array = arr
 
     # ------------------------------------------------------------------ values
