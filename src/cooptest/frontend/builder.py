@@ -867,11 +867,8 @@ class CFABuilder:
 
     def _ternary_value(self, node: c_ast.TernaryOp) -> Expr:
         line = self._line(node)
-        ta, tb = self._type_of(node.iftrue), self._type_of(node.iffalse)
-        if isinstance(ta, ArrayType):
-            ta = self.types.pointer(ta.elem)
-        if isinstance(tb, ArrayType):
-            tb = self.types.pointer(tb.elem)
+        ta, tb = (conv.decayed_type(self.types, self._type_of(n))
+                  for n in (node.iftrue, node.iffalse))
         if ta.is_arithmetic() and tb.is_arithmetic():
             rt: CType = self.types.usual_arithmetic(ta, tb)
         elif isinstance(ta, PointerType):

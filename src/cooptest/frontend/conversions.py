@@ -16,14 +16,27 @@ class TypeMismatch(Exception):
     """Operands of an operation C does not allow (reported as unsupported construct)."""
 
 
+def decayed_type(types: Types, t: CType) -> CType:
+    """The type a value of type ``t`` has once used: an array becomes a pointer to its
+    first element, a function a pointer to the function (C11 6.3.2.1p3-4), as a
+    parameter declared so is adjusted (C11 6.7.6.3p7-8).
+
+    The one statement of the rule, for ``decay`` and for the places that need the type
+    before the operand is evaluated (the result type of ``?:``)."""
+    if isinstance(t, ArrayType):
+        return types.pointer(t.elem)
+    if isinstance(t, FunctionType):
+        return types.pointer(t)
+    return t
+
+
 def decay(types: Types, e: Expr) -> Expr:
-    """Lvalue conversion: arrays decay to a pointer to their first element, functions to
-    function pointers (C11 6.3.2.1)."""
+    """Lvalue conversion of ``e`` to a value of its ``decayed_type``."""
+    t = decayed_type(types, e.type)
     if isinstance(e.type, ArrayType):
-        elem = e.type.elem
-        return AddrOf(types.pointer(elem), Index(elem, e, Const(types.int, 0)))
+        return AddrOf(t, Index(e.type.elem, e, Const(types.int, 0)))
     if isinstance(e.type, FunctionType) and isinstance(e, FuncRef):
-        return FuncRef(types.pointer(e.type), e.name)
+        return FuncRef(t, e.name)
     return e
 
 

@@ -9,6 +9,7 @@ from pycparser import c_ast
 from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType, StructType, Types,
                                 VoidType)
 from cooptest.errors import Unsupported
+from cooptest.frontend.conversions import decayed_type
 from cooptest.frontend.scope import EnumConst, Scope, Typedef
 
 ConstEval = Callable[[c_ast.Node], int | None]
@@ -104,11 +105,7 @@ class TypeResolver:
 
     def param_type(self, t: CType) -> CType:
         """Parameters of array or function type are adjusted to pointers (C11 6.7.6.3)."""
-        if isinstance(t, ArrayType):
-            return self.types.pointer(t.elem)
-        if isinstance(t, FunctionType):
-            return self.types.pointer(t)
-        return t
+        return decayed_type(self.types, t)
 
     def struct(self, node: c_ast.Struct | c_ast.Union) -> StructType:
         is_union = isinstance(node, c_ast.Union)
