@@ -169,14 +169,26 @@ int main(void) {
 }
 """
 
+KNR_DEFINITION = """extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int f(a, c) int a; char c; { return a + c; }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (f(x, 300) == 50) reach_error();  /* c receives (char)300 == 44: x == 6 */
+  return 0;
+}
+"""
+
 
 @pytest.mark.parametrize("strategy", ["predicate", "concolic"])
-def test_function_designator_values(strategy: str, tmp_path: Path) -> None:
-    """``?:`` on functions once gave a temporary of function type, which crashed the
-    analyses; every goal is feasible, and the concolic search reaches each, also the error
-    call through the function pointer."""
+@pytest.mark.parametrize("source", [FUNCTION_POINTER_TERNARY, KNR_DEFINITION],
+                         ids=["function-pointer-ternary", "knr-definition"])
+def test_function_designator_values_and_knr_definitions(source: str, strategy: str,
+                                                        tmp_path: Path) -> None:
+    """Both once crashed the front end or the analyses; every goal is feasible, and the
+    concolic search reaches each, also the error call through the function pointer."""
     prog = tmp_path / "p.c"
-    prog.write_text(FUNCTION_POINTER_TERNARY)
+    prog.write_text(source)
     proc = cooptest("generate", prog, "--budget", "5", "--out", tmp_path / "out", "--strategy",
                     strategy, "--quiet")
     assert proc.returncode == 0, proc.stderr

@@ -40,6 +40,17 @@ def decay(types: Types, e: Expr) -> Expr:
     return e
 
 
+def argument_type(types: Types, t: CType) -> CType:
+    """The type an argument of type ``t`` is passed in where no prototype gives the
+    parameter's type: the default argument promotions (C11 6.5.2.2p6) promote integers
+    and widen ``float`` to ``double``. A K&R definition receives its parameters so."""
+    if isinstance(t, IntType):
+        return types.integer_promote(t)
+    if isinstance(t, FloatType) and t.bits < types.double.bits:
+        return types.double
+    return t
+
+
 def convert(types: Types, e: Expr, t: CType) -> Expr:
     """``e`` converted to ``t`` as by assignment (constants folded)."""
     e = decay(types, e)

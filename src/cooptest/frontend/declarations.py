@@ -90,10 +90,14 @@ class TypeResolver:
         raise unsupported(type(node).__name__, node)
 
     def function_type(self, node: c_ast.FuncDecl) -> FunctionType:
+        """The type of a function; without a prototype (``int f()``, or K&R ``int f(a, b)``
+        whose parameter list names no types) it takes any arguments, default-promoted."""
         ret = self.resolve(node.type)
+        if node.args is None or any(isinstance(p, c_ast.ID) for p in node.args.params):
+            return FunctionType(ret, (), True)
         params: list[CType] = []
-        variadic = node.args is None
-        for p in (node.args.params if node.args else []):
+        variadic = False
+        for p in node.args.params:
             if isinstance(p, c_ast.EllipsisParam):
                 variadic = True
                 continue
