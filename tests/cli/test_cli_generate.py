@@ -157,6 +157,47 @@ def test_default_strategy_is_concolic(tmp_path: Path, triangle: Path) -> None:
     assert doc["summary"]["covered"] == doc["summary"]["goals"]  # every triangle goal is feasible
 
 
+FUNCTION_POINTER_TERNARY = """extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int add1(int x) { return x + 1; }
+int sub1(int x) { return x - 1; }
+int main(void) {
+  int c = __VERIFIER_nondet_int(), x = __VERIFIER_nondet_int();
+  int (*f)(int) = c ? add1 : sub1;
+  if (f(x) == 10 && c) reach_error();
+  return 0;
+}
+"""
+
+KNR_DEFINITION = """extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int f(a, c) int a; char c; { return a + c; }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (f(x, 300) == 50) reach_error();  /* c receives (char)300 == 44: x == 6 */
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("strategy", ["predicate", "concolic"])
+@pytest.mark.parametrize("source", [FUNCTION_POINTER_TERNARY, KNR_DEFINITION],
+                         ids=["function-pointer-ternary", "knr-definition"])
+def test_function_designator_values_and_knr_definitions(source: str, strategy: str,
+                                                        tmp_path: Path) -> None:
+    """Both once crashed the front end or the analyses; every goal is feasible, and the
+    concolic search reaches each, also the error call through the function pointer."""
+    prog = tmp_path / "p.c"
+    prog.write_text(source)
+    proc = cooptest("generate", prog, "--budget", "5", "--out", tmp_path / "out", "--strategy",
+                    strategy, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    s = check_report(tmp_path / "out")["summary"]
+    assert s["infeasible"] == 0
+    if strategy == "concolic":
+        assert s["covered"] == s["goals"]
+
+
 def test_seed_suite_is_replayed_first(random_run: Path, triangle: Path, tmp_path: Path) -> None:
     """A run seeded with a suite starts where that suite ended: all its goals covered
     by the seed tests, kept in the same order."""

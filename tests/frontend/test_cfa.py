@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from cooptest.cfa.ctype import DataModel
-from cooptest.cfa.ir import AssumeEdge, ErrorEdge, NondetEdge
+from cooptest.cfa.ctype import DataModel, FunctionType, PointerType
+from cooptest.cfa.ir import AssignEdge, AssumeEdge, CallEdge, ErrorEdge, NondetEdge
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.task import load_task
@@ -67,6 +67,34 @@ def test_data_model_sets_type_widths(tmp_path: Path) -> None:
     for model, expected in ((DataModel.LP64, 8), (DataModel.ILP32, 4)):
         p = cfa_of(tmp_path, src, model)
         assert p.types.sizeof(p.types.long) == expected
+
+
+def test_function_designators_in_a_conditional_decay_to_pointers(tmp_path: Path) -> None:
+    p = cfa_of(tmp_path, """
+        extern int __VERIFIER_nondet_int(void);
+        int add1(int x) { return x + 1; }
+        int sub1(int x) { return x - 1; }
+        int main(void) { int (*f)(int) = __VERIFIER_nondet_int() ? add1 : sub1; return f(0); }""")
+    branches = [e for e in p.main.edges() if isinstance(e, AssignEdge) and repr(e.rhs) in ("&add1", "&sub1")]
+    assert len(branches) == 2
+    for e in branches:  # the temporary holding the value of ?: is a function pointer
+        assert isinstance(e.lhs.type, PointerType) and isinstance(e.lhs.type.target, FunctionType)
+        assert e.rhs.type == e.lhs.type
+
+
+def test_knr_definition_receives_promoted_arguments(tmp_path: Path) -> None:
+    p = cfa_of(tmp_path, """
+        int f(a, c, d) char c; float d; { return a + c + (int)d; }
+        int main(void) { return f(1, 300, 2.5f); }""")
+    t = p.types
+    f = p.functions["f"]
+    assert f.type == FunctionType(t.int, (), True)  # no prototype
+    assert [v.type for v in f.params] == [t.int, t.int, t.double]  # a undeclared: int
+    assert [(v.source_name, v.type) for v in f.locals] == [("c", t.char), ("d", t.float)]
+    entry = [repr(e.rhs) for e in f.edges() if isinstance(e, AssignEdge)]
+    assert "((char) f::c)" in entry and "((float) f::d)" in entry
+    call = next(e for e in p.main.edges() if isinstance(e, CallEdge))
+    assert [a.type for a in call.args] == [t.int, t.int, t.double]
 
 
 @pytest.mark.parametrize("source, message", [

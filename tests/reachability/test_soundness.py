@@ -54,3 +54,24 @@ def test_the_native_layout_of_objects_is_unknown(program_of, analysis):
     assert goal in program.executor.run(["5"]).covered
     result = analysis().run(program, program.open_goals(), Budget.seconds(20))
     assert goal not in result.infeasible
+
+KNR = """extern int __VERIFIER_nondet_int(void);
+int f(c, d) char c; float d; { return c + (int)(d * 2); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int r = f(300, 2.75);  /* passed as int and double, read as char 44 and float */
+  if (r == 49) {
+    if (x == 5) return 1;  /* the goal */
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("analysis", [ValueAnalysis, PredicateAnalysis])
+def test_knr_parameters_convert_the_promoted_arguments(program_of, analysis):
+    program = program_of(KNR)
+    goal = goal_at(program, line_of(KNR, "the goal"), True)
+    assert goal in program.executor.run(["5"]).covered
+    result = analysis().run(program, program.open_goals(), Budget.seconds(20))
+    assert goal not in result.infeasible

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from pycparser import c_ast
 
-from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
+from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType,
                                 PointerType, StructType, Types, VoidType)
 from cooptest.cfa.fold import const_int
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, BlankEdge, BranchPoint,
@@ -164,18 +164,7 @@ class CFABuilder:
         fs = self._new_function_state(name, ftype, line)
         self.fs = fs
         self.scope.push()
-        params = node.decl.type.args.params if node.decl.type.args else []
-        if node.param_decls:
-            raise unsupported("K&R-style parameter declarations", node)
-        for p in params:
-            if isinstance(p, c_ast.EllipsisParam) or p.name is None:
-                continue
-            t = self.resolver.param_type(self.resolver.resolve(p.type))
-            if isinstance(t, VoidType):
-                continue
-            v = Variable(self._unique(f"{name}::{p.name}"), p.name, t, False, name, line)
-            self.scope.declare(p.name, v)
-            fs.params.append(v)
+        self._parameters(node, line)
         self._compound(node.body, new_scope=False)
         if fs.cur is not None:
             ret = None if isinstance(ftype.ret, VoidType) else (
@@ -188,6 +177,40 @@ class CFABuilder:
         self.functions[name] = FunctionCFA(name, ftype, fs.params, fs.locals, fs.entry, fs.exit,
                                            fs.locations, line)
         self.fs = self.prelude
+
+    def _parameters(self, node: c_ast.FuncDef, line: int) -> None:
+        """Declare the parameters of the function being built, in their order.
+
+        A prototype's parameters are received as declared. A K&R definition
+        (``int f(a, c) int a; char c; {...}``) has no prototype, so its callers pass
+        default-promoted arguments: each parameter is received in its promoted type and,
+        where that differs from the declared one (``char``, ``short``, ``float``),
+        converted on entry into a local of the declared type (C11 6.9.1p10), as the
+        compiled callee does. A parameter the K&R declarations omit is ``int``, as in gcc."""
+        name = self.fs.name
+        declared = {d.name: d.type for d in node.param_decls or []}
+        for p in node.decl.type.args.params if node.decl.type.args else []:
+            if isinstance(p, c_ast.EllipsisParam) or p.name is None:
+                continue
+            if isinstance(p, c_ast.ID):
+                decl = declared.get(p.name)
+                t = self.resolver.param_type(self.resolver.resolve(decl)) if decl \
+                    else self.types.int
+                passed = conv.argument_type(self.types, t)
+            else:
+                t = passed = self.resolver.param_type(self.resolver.resolve(p.type))
+            if isinstance(t, VoidType):
+                continue
+            param = Variable(self._unique(f"{name}::{p.name}"), p.name, passed, False, name, line)
+            self.fs.params.append(param)
+            if passed == t:
+                self.scope.declare(p.name, param)
+                continue
+            local = Variable(self._unique(f"{name}::{p.name}"), p.name, t, False, name, line)
+            self.fs.locals.append(local)
+            self.scope.declare(p.name, local)
+            self._edge(AssignEdge, None, line, lhs=Var(t, local),
+                       rhs=self._convert(Var(passed, param), t, p))
 
     # ------------------------------------------------------------------ edges
 
@@ -867,11 +890,8 @@ class CFABuilder:
 
     def _ternary_value(self, node: c_ast.TernaryOp) -> Expr:
         line = self._line(node)
-        ta, tb = self._type_of(node.iftrue), self._type_of(node.iffalse)
-        if isinstance(ta, ArrayType):
-            ta = self.types.pointer(ta.elem)
-        if isinstance(tb, ArrayType):
-            tb = self.types.pointer(tb.elem)
+        ta, tb = (conv.decayed_type(self.types, self._type_of(n))
+                  for n in (node.iftrue, node.iffalse))
         if ta.is_arithmetic() and tb.is_arithmetic():
             rt: CType = self.types.usual_arithmetic(ta, tb)
         elif isinstance(ta, PointerType):
@@ -946,13 +966,8 @@ class CFABuilder:
         values: list[Expr] = []
         for i, a in enumerate(args):
             v = self._rvalue(a)
-            if i < len(ftype.params):
-                v = self._convert(v, ftype.params[i], a)
-            elif isinstance(v.type, FloatType) and v.type.bits < 64:
-                v = self._convert(v, t.double, a)  # default argument promotion
-            elif isinstance(v.type, IntType):
-                v = conv.promote(t, v)
-            values.append(v)
+            param = ftype.params[i] if i < len(ftype.params) else conv.argument_type(t, v.type)
+            values.append(self._convert(v, param, a))
         ret = ftype.ret
         lhs = self._temp(ret) if want_value and not isinstance(ret, VoidType) else None
         self._edge(CallEdge, None, line, lhs=lhs, callee=callee, args=tuple(values), ftype=ftype)

@@ -16,15 +16,39 @@ class TypeMismatch(Exception):
     """Operands of an operation C does not allow (reported as unsupported construct)."""
 
 
+def decayed_type(types: Types, t: CType) -> CType:
+    """The type a value of type ``t`` has once used: an array becomes a pointer to its
+    first element, a function a pointer to the function (C11 6.3.2.1p3-4), as a
+    parameter declared so is adjusted (C11 6.7.6.3p7-8).
+
+    The one statement of the rule, for ``decay`` and for the places that need the type
+    before the operand is evaluated (the result type of ``?:``)."""
+    if isinstance(t, ArrayType):
+        return types.pointer(t.elem)
+    if isinstance(t, FunctionType):
+        return types.pointer(t)
+    return t
+
+
 def decay(types: Types, e: Expr) -> Expr:
-    """Lvalue conversion: arrays decay to a pointer to their first element, functions to
-    function pointers (C11 6.3.2.1)."""
+    """Lvalue conversion of ``e`` to a value of its ``decayed_type``."""
+    t = decayed_type(types, e.type)
     if isinstance(e.type, ArrayType):
-        elem = e.type.elem
-        return AddrOf(types.pointer(elem), Index(elem, e, Const(types.int, 0)))
+        return AddrOf(t, Index(e.type.elem, e, Const(types.int, 0)))
     if isinstance(e.type, FunctionType) and isinstance(e, FuncRef):
-        return FuncRef(types.pointer(e.type), e.name)
+        return FuncRef(t, e.name)
     return e
+
+
+def argument_type(types: Types, t: CType) -> CType:
+    """The type an argument of type ``t`` is passed in where no prototype gives the
+    parameter's type: the default argument promotions (C11 6.5.2.2p6) promote integers
+    and widen ``float`` to ``double``. A K&R definition receives its parameters so."""
+    if isinstance(t, IntType):
+        return types.integer_promote(t)
+    if isinstance(t, FloatType) and t.bits < types.double.bits:
+        return types.double
+    return t
 
 
 def convert(types: Types, e: Expr, t: CType) -> Expr:

@@ -9,6 +9,7 @@ from pycparser import c_ast
 from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType, StructType, Types,
                                 VoidType)
 from cooptest.errors import Unsupported
+from cooptest.frontend.conversions import decayed_type
 from cooptest.frontend.scope import EnumConst, Scope, Typedef
 
 ConstEval = Callable[[c_ast.Node], int | None]
@@ -89,10 +90,14 @@ class TypeResolver:
         raise unsupported(type(node).__name__, node)
 
     def function_type(self, node: c_ast.FuncDecl) -> FunctionType:
+        """The type of a function; without a prototype (``int f()``, or K&R ``int f(a, b)``
+        whose parameter list names no types) it takes any arguments, default-promoted."""
         ret = self.resolve(node.type)
+        if node.args is None or any(isinstance(p, c_ast.ID) for p in node.args.params):
+            return FunctionType(ret, (), True)
         params: list[CType] = []
-        variadic = node.args is None
-        for p in (node.args.params if node.args else []):
+        variadic = False
+        for p in node.args.params:
             if isinstance(p, c_ast.EllipsisParam):
                 variadic = True
                 continue
@@ -104,11 +109,7 @@ class TypeResolver:
 
     def param_type(self, t: CType) -> CType:
         """Parameters of array or function type are adjusted to pointers (C11 6.7.6.3)."""
-        if isinstance(t, ArrayType):
-            return self.types.pointer(t.elem)
-        if isinstance(t, FunctionType):
-            return self.types.pointer(t)
-        return t
+        return decayed_type(self.types, t)
 
     def struct(self, node: c_ast.Struct | c_ast.Union) -> StructType:
         is_union = isinstance(node, c_ast.Union)
