@@ -6,7 +6,7 @@ promotion and usual-arithmetic-conversion rules are applied."""
 from __future__ import annotations
 
 from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
-                                PointerType, StructType, Types, VoidType)
+                                PointerType, StructType, Types)
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AddrOf, ARITH_OPS, Binary, Cast, COMPARE_OPS, Const, Expr,
                              FuncRef, Index, SHIFT_OPS, Unary)
