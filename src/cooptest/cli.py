@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import traceback
 from typing import NoReturn, Sequence
 
@@ -24,6 +25,7 @@ from cooptest.cfa.ctype import DataModel
 from cooptest.errors import UserError
 from cooptest.task import Task, load_task
 
+STARTED = time.monotonic()  # a budget counts from here: imports are part of the run
 EXIT_USER, EXIT_INTERNAL = 2, 3
 STRATEGIES = ("random", "concolic", "value", "predicate", "mgp")
 SEARCHES = ("dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational", "carfast", "cgs")
@@ -144,7 +146,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from cooptest.generate import Options, generate
     opts = Options(args.target, args.budget, args.out, args.strategy, args.search,
-                   args.partitions, args.seed, args.seed_suite, args.data_model, args.quiet)
+                   args.partitions, args.seed, args.seed_suite, args.data_model, args.quiet,
+                   started=STARTED)
     _, code = generate(load_target(args.target, args.data_model), opts)
     return code
 

@@ -17,8 +17,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from cooptest.analyses.interface import Analysis, Budget, ProgramUnderTest
@@ -48,6 +49,7 @@ class Options:
     seed_suite: str | None = None
     data_model: DataModel | None = None
     quiet: bool = False
+    started: float = field(default_factory=time.monotonic)  # when the budget began
 
 
 class Interrupted(BaseException):
@@ -149,7 +151,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     analysis = make_analysis(opts, seed_tests)
     # The whole run stays within the budget: the analysis stops where the share kept for
     # measuring the suite's coverage begins; the measurement gets what is left then.
-    deadline = Budget.seconds(opts.budget)
+    deadline = Budget(opts.started + opts.budget)
     budget = deadline.part(opts.budget * (1 - MEASURE_SHARE))
     safe = SafePoints(budget)
     work = tempfile.mkdtemp(prefix="cooptest-")
