@@ -12,6 +12,7 @@ from pycparser import c_ast, c_parser
 from cooptest.cfa.ctype import Types
 from cooptest.cfa.ir import Program
 from cooptest.errors import UserError
+from cooptest.frontend import ast_cache
 from cooptest.frontend.builder import CFABuilder, Instrumentation
 from cooptest.frontend.preprocess import preprocess
 from cooptest.task import Task
@@ -34,7 +35,7 @@ def parse(task: Task, work_dir: str) -> tuple[c_ast.FileAST, str]:
     with open(path, errors="replace") as f:
         text = f.read()
     try:
-        return c_parser.CParser().parse(text, path), path
+        return ast_cache.parse(text, path), path
     except c_parser.ParseError as e:
         # pycparser: "file:line:col: before: token"
         msg = str(e)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator, c_parser
 
 from cooptest.errors import UserError
+from cooptest.frontend import ast_cache
 from cooptest.harness.build import compile_sources
 from cooptest.harness.nondet import harness_source, needed_functions
 from cooptest.harness.runner import Executable
@@ -93,7 +94,7 @@ def labelled_program(preprocessed_path: str) -> tuple[str, dict[int, int]]:
     with open(preprocessed_path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     try:
-        ast = c_parser.CParser().parse(text, preprocessed_path)
+        ast = ast_cache.parse(text, preprocessed_path)
     except c_parser.ParseError as e:
         raise UserError(f"cannot parse for coverage measurement: {e}", preprocessed_path) from None
     labeller = _Labeller()
