@@ -10,6 +10,8 @@ given the value gcc's x86 code computes, because tests are replayed on that code
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import z3
 
 from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
@@ -33,7 +35,14 @@ def const(value: int | float, t: CType) -> z3.ExprRef:
     if isinstance(t, FloatType):
         return z3.FPVal(value, sort_of(t))
     bits = t.bits  # type: ignore[attr-defined]
-    return z3.BitVecVal(value & ((1 << bits) - 1), bits)
+    return _bit_vector(value & ((1 << bits) - 1), bits)
+
+
+@lru_cache(maxsize=1 << 16)
+def _bit_vector(value: int, bits: int) -> z3.BitVecNumRef:
+    """Numerals recur all the time (0, 1, bounds) and z3's Python API takes tens of
+    microseconds to build one."""
+    return z3.BitVecVal(value, bits)
 
 
 def fresh(name: str, t: CType) -> z3.ExprRef:
