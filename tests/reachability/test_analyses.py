@@ -34,6 +34,24 @@ int main(void) {
 }
 """
 
+COUNTED = """extern int __VERIFIER_nondet_int(void);
+int count(void) {
+  int c = 0;
+  for (int j = 0; j < 30; j++)
+    if (__VERIFIER_nondet_int() == c) c++;
+  return c;
+}
+int main(void) {
+  int r = 0;
+  for (int i = 5; i > 0; i--) {
+    int t = count();
+    if (t > r) r = t;
+  }
+  if (r < 0) return 1;  /* infeasible: c counts up from 0, at most 30 times */
+  return 0;
+}
+"""
+
 MEMORY = """extern int __VERIFIER_nondet_int(void);
 int a[4];
 int main(void) {
@@ -59,6 +77,19 @@ def test_predicate_proves_loop_branch_infeasible_and_covers_the_rest(program_of)
     assert program.infeasible == result.infeasible
     assert set(program.covered) == set(program.goals) - {dead}
     assert result.arg.complete and result.arg.refinements > 0  # the proof needed predicates
+
+
+def test_predicate_keeps_loop_counters_exact_instead_of_refining_per_iteration(program_of):
+    """The unreach example of the abstraction-driven concolic testing paper: the loops
+    run a constant number of times (their exits need 30 and 5 iterations) while ``r < 0``
+    is refuted by predicates about the input-dependent ``c`` and ``r``."""
+    program = program_of(COUNTED)
+    result = PredicateAnalysis().run(program, program.open_goals(), Budget.seconds(120))
+    dead = goal_at(program, line_of(COUNTED, "infeasible"), True)
+    assert result.infeasible == {dead: "predicate: complete ARG"}
+    assert set(program.covered) == set(program.goals) - {dead}
+    assert result.arg.refinements <= 10
+    assert {v.source_name for v in result.arg.precision.explicit} <= {"i", "j"}
 
 
 def test_value_refines_to_prove_and_covers_with_native_test(program_of):

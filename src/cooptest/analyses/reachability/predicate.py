@@ -32,6 +32,7 @@ refinement pivot.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import z3
@@ -77,13 +78,16 @@ Predicate = tuple[Literal, ...]  # a conjunction of IR conditions (or their nega
 
 @dataclass
 class PredicatePrecision:
-    """Predicates per location, keyed by their text (IR expressions compare by identity)."""
+    """Predicates per location, keyed by their text (IR expressions compare by identity),
+    and the loop counters whose values abstractions keep exactly (``explicit``)."""
 
     predicates: dict[Location, dict[str, Predicate]] = field(default_factory=dict)
     keys: dict[Location, frozenset[str]] = field(default_factory=dict)
+    explicit: frozenset[Variable] = frozenset()
 
     def at(self, location: Location) -> frozenset[str]:
-        return self.keys.get(location, frozenset())
+        """What an abstraction at ``location`` is computed with."""
+        return self.keys.get(location, frozenset()) | {f"={v.name}" for v in self.explicit}
 
     def add(self, location: Location, atoms: dict[str, Predicate]) -> None:
         preds = self.predicates.setdefault(location, {})
@@ -121,6 +125,62 @@ def _truth(state: SymbolicState, pred: Predicate) -> z3.BoolRef:
     return z3.And(*[t if positive else z3.Not(t) for t, (_, positive) in zip(terms, pred)])
 
 
+def _uncast(e: Expr) -> Expr:
+    while isinstance(e, Cast):
+        e = e.operand
+    return e
+
+
+def _counted(v: Variable, rhs: Expr) -> bool:
+    """``rhs`` is a constant, or ``v`` plus or minus a constant (under casts)."""
+    rhs = _uncast(rhs)
+    if isinstance(fold(rhs), Const):
+        return True
+    if isinstance(rhs, Binary) and rhs.op in ("+", "-") and isinstance(fold(rhs.right), Const):
+        left = _uncast(rhs.left)
+        return isinstance(left, Var) and left.var == v
+    return False
+
+
+def _bounded(cond: Expr) -> Variable | None:
+    """The variable ``cond`` compares with a constant (``j < 30``), if it is one."""
+    cond = _uncast(cond)
+    if isinstance(cond, Binary) and cond.op in ("<", "<=", ">", ">=", "==", "!="):
+        for var, bound in ((cond.left, cond.right), (cond.right, cond.left)):
+            var = _uncast(var)
+            if isinstance(var, Var) and isinstance(fold(bound), Const):
+                return var.var
+    return None
+
+
+@lru_cache(maxsize=8)
+def loop_counters(program: Program) -> frozenset[Variable]:
+    """Integer register variables compared with a constant at a loop head and only ever
+    assigned constants or themselves plus or minus a constant: along any path their value
+    is a constant, and so is the number of iterations of the loop they count.
+
+    Predicates learn such a counter one value per refinement (``j < 30``, ``j + 1 < 30``,
+    ...); an abstraction that keeps its value exactly, as value analysis does, unrolls
+    the loop without refining. A loop bounded by a variable (``i < size``) is left to
+    predicates, which can generalise over its iterations (``i < size``)."""
+    tested: set[Variable] = set()
+    spoiled: set[Variable] = set()
+    for edge in program.edges():
+        if isinstance(edge, AssumeEdge) and edge.src.is_loop_head:
+            counter = _bounded(edge.cond)
+            if counter is not None:
+                tested.add(counter)
+        elif isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var) and not _counted(edge.lhs.var, edge.rhs):
+            spoiled.add(edge.lhs.var)
+        elif isinstance(edge, NondetEdge) and isinstance(edge.lhs, Var):
+            spoiled.add(edge.lhs.var)
+        elif isinstance(edge, CallEdge) and isinstance(edge.lhs, Var):
+            spoiled.add(edge.lhs.var)
+    params = {p for f in program.functions.values() for p in f.params}
+    return frozenset(v for v in tested - spoiled - params
+                     if isinstance(v.type, IntType) and not in_memory(v))
+
+
 class PredicateCPA:
     name = "predicate"
 
@@ -156,8 +216,12 @@ class PredicateCPA:
         if literals is None:
             return None
         block = FrameState.havoc_at(self.program, list(call_stack))
+        for v, value in self._values(data.block, precision.explicit, location, call_stack).items():
+            block.write(Var(v.type, v), value)
+            literals.add((f"{v.name} == {value}", True))
         preds = precision.predicates.get(location, {})
-        for key, value in sorted(literals, key=lambda lit: _definition(preds[lit[0]]) is None):
+        for key, value in sorted((lit for lit in literals if lit[0] in preds),
+                                 key=lambda lit: _definition(preds[lit[0]]) is None):
             definition = _definition(preds[key]) if value else None
             if definition is not None:  # v == e holds: v's value is e's (keeps pointers exact)
                 block.write(definition[0], block.eval(definition[1]))
@@ -165,6 +229,18 @@ class PredicateCPA:
             term = _truth(block, preds[key])
             block.path_condition.append(term if value else z3.Not(term))
         return PredicateState(frozenset(literals), block, True)
+
+    def _values(self, block: FrameState, explicit: frozenset[Variable], location: Location,
+                call_stack: CallStack) -> dict[Variable, z3.ExprRef]:
+        """The explicit variables in scope whose value in ``block`` is a numeral."""
+        active = {location.function, self.program.entry} | {callee_name(c) for c in call_stack}
+        out = {}
+        for v in explicit:
+            if v.is_global or v.function in active:
+                value = z3.simplify(block.read(Var(v.type, v)))
+                if z3.is_bv_value(value):
+                    out[v] = value
+        return out
 
     @staticmethod
     def _abstraction(block: FrameState, preds: dict[str, Predicate]) -> set[tuple[str, bool]] | None:
@@ -330,11 +406,13 @@ class PredicateAnalysis(CEGARAnalysis):
         edges: list[Edge] = [s.edge for s in path[1:]]  # type: ignore[misc]
         calls = calls_of(program, edges)
         precision: PredicatePrecision = arg.precision
+        counters = loop_counters(program)
         atoms = Atoms()
         pivot: ARGState | None = None
         for i in range(len(edges) - 1, -1, -1):
             state = path[i + 1]
             if i < len(edges) - 1 and state.data.is_abstraction and atoms.literals:
+                precision.explicit |= counters & set().union(*(variables_of(e) for e, _ in atoms.literals.values()))
                 precision.add(state.location, atoms.predicates())
                 if not precision.at(state.location) <= state.precision:
                     pivot = state
