@@ -88,3 +88,24 @@ def test_unknown_strategy_is_a_user_error() -> None:
     from cooptest.errors import UserError
     with pytest.raises(UserError):
         ConcolicAnalysis(search="nope")
+
+
+RECURSION = """extern unsigned int __VERIFIER_nondet_uint(void);
+unsigned int id(unsigned int x) {
+  if (x == 0) return 0;
+  unsigned int ret = id(x - 1) + 1;
+  if (ret > 2) return 2;
+  return ret;
+}
+int main(void) { return id(__VERIFIER_nondet_uint()) == 2; }
+"""
+
+
+def test_solver_prefers_small_inputs(make_program) -> None:
+    """Negating ``x == 0`` admits any x: a large one recurses past the run's time limit
+    and covers nothing, a small one covers every branch of ``id``."""
+    put = make_program(RECURSION)
+    run(put, budget=10.0)
+    assert set(put.covered) == set(put.goals)
+    assert put.executions <= 20
+    assert all(int(t.inputs[0]) <= 255 for t in put.tests)

@@ -29,7 +29,7 @@ from typing import Any
 
 from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UNSAT, ConcolicARG,
                                                        ExecutionTree, Node, Path)
-from cooptest.analyses.concolic.inputs import PADDING, literal, to_z3
+from cooptest.analyses.concolic.inputs import PADDING, literal, small, to_z3
 from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
@@ -115,7 +115,7 @@ class ConcolicAnalysis:
         """Inputs for the path to ``node.parent`` followed by the other side of ``node``."""
         path = node.path
         assert path is not None
-        result = arg.solver.solve(*path.query(node.index))
+        result = arg.solver.solve(*path.query(node.index), arg.small)
         program.count("solver_calls")
         if result.status != solver.SAT:
             arg.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
@@ -164,6 +164,10 @@ class ConcolicAnalysis:
         return execution
 
     def _account(self, program: ProgramUnderTest, arg: ConcolicARG, path: Path) -> Path:
+        for read in path.symbols:
+            key = read.symbol.get_id()
+            if key not in arg.small:
+                arg.small[key] = small(read.symbol, read.type)
         if path.divergences:
             program.count("divergences", path.divergences)
             program.count("diverged_runs")

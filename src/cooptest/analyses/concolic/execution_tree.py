@@ -160,6 +160,7 @@ class ConcolicARG(ARG):
     solver: Any = None  # solver.PathSolver
     last: Path | None = None  # the path run last
     exact: bool = True  # no path so far was imprecise, concretised, diverged or cut
+    small: dict[int, Any] = field(default_factory=dict)  # input symbol id -> inputs.small bound
 
     def frontier_size(self) -> int:
         return len(self.tree.frontier)

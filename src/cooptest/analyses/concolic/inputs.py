@@ -18,6 +18,7 @@ from cooptest.analyses.semantics import sort_of
 from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
 
 PADDING = "0"  # the value of an input the search has not chosen yet
+SMALL = 255  # what the solver is first asked to keep integer inputs within (magnitude)
 
 
 def parse_literal(text: str, t: CType) -> int | float | None:
@@ -42,6 +43,16 @@ def parse_literal(text: str, t: CType) -> int | float | None:
     except ValueError:
         return None
     return _wrap(value, t)
+
+
+def small(symbol: z3.ExprRef, t: CType) -> z3.BoolRef | None:
+    """``symbol``, an input of type ``t``, is small: within ``[-SMALL, SMALL]`` if
+    signed, ``[0, SMALL]`` if unsigned (None for types without such a bound)."""
+    if not isinstance(t, IntType) or t.is_bool or t.bits <= 8:
+        return None
+    if t.signed:
+        return z3.And(symbol >= -SMALL, symbol <= SMALL)
+    return z3.ULE(symbol, SMALL)
 
 
 def _wrap(value: int, t: CType) -> int:

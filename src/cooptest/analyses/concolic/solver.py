@@ -13,16 +13,22 @@ optimisations, each switchable so that its effect can be measured
   nested scopes, so a query sharing a prefix with the previous one only pops and pushes
   the difference (SAGE's generational search and DFS negate along one path).
 
+Models are asked for small inputs first (``preferred`` bounds, dropped when they make
+the query unsatisfiable): z3 answers ``x != 0`` with any value, and a value in the
+billions turns the next run into a recursion or a loop that never ends in time.
+
 Every query has a time limit; a timeout is "unknown", never a proof.
 """
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import z3
 
 SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
+PREFER_SMALL = z3.Bool("prefer-small")
 
 
 class Symbols:
@@ -120,9 +126,11 @@ class PathSolver:
         self._z3.set("timeout", self.timeout_ms)
         self._scopes: list[int] = []  # ids of the constraints asserted, one scope each
 
-    def solve(self, prefix: list[z3.BoolRef], negated: z3.BoolRef) -> Result:
+    def solve(self, prefix: list[z3.BoolRef], negated: z3.BoolRef,
+              preferred: Mapping[int, z3.BoolRef | None] | None = None) -> Result:
         """Inputs satisfying ``prefix`` and ``negated`` (values of the symbols in the
-        constraints solved; other symbols keep their old values)."""
+        constraints solved; other symbols keep their old values). ``preferred`` maps
+        symbol ids to a constraint their values should meet if they can."""
         st = self.stats
         st.queries += 1
         st.constraints_in += len(prefix) + 1
@@ -133,7 +141,10 @@ class PathSolver:
             st.cache_hits += 1
             return self.cache[key]
         t0 = time.perf_counter()
-        result = self._check(query, negated)
+        # only symbols of the query: a bound on another would give it a new value
+        solved = frozenset().union(self.symbols.of(negated), *map(self.symbols.of, query))
+        bounds = [b for i in solved if (b := (preferred or {}).get(i)) is not None]
+        result = self._check(query, negated, bounds)
         st.seconds += time.perf_counter() - t0
         st.z3_calls += 1
         setattr(st, result.status, getattr(st, result.status) + 1)
@@ -170,7 +181,7 @@ class PathSolver:
             return []
         return [c for c, s in zip(prefix, syms) if s and find(next(iter(s))) in wanted]
 
-    def _check(self, query: list[z3.BoolRef], negated: z3.BoolRef) -> Result:
+    def _check(self, query: list[z3.BoolRef], negated: z3.BoolRef, bounds: list[z3.BoolRef]) -> Result:
         s = self._z3
         if self.incremental:
             ids = [c.get_id() for c in query]
@@ -189,18 +200,23 @@ class PathSolver:
             s.push()
             s.add(negated)
             try:
-                return self._result(s)
+                return self._result(s, bounds)
             finally:
                 s.pop()
         s.reset()
         s.set("timeout", self.timeout_ms)
         s.add(*query, negated)
-        return self._result(s)
+        return self._result(s, bounds)
 
     @staticmethod
-    def _result(s: z3.Solver) -> Result:
-        r = s.check()
+    def _result(s: z3.Solver, bounds: list[z3.BoolRef]) -> Result:
+        r = z3.unknown
+        if bounds:  # assumed through a proxy, so that z3 can drop them
+            s.add(z3.Implies(PREFER_SMALL, z3.And(*bounds)))
+            r = s.check(PREFER_SMALL)
+        if r != z3.sat:
+            r = s.check()
         if r == z3.sat:
             m = s.model()
-            return Result(SAT, {d().get_id(): m[d] for d in m.decls() if d.arity() == 0})
+            return Result(SAT, {d().get_id(): m[d] for d in m.decls() if d.arity() == 0 and not d().eq(PREFER_SMALL)})
         return Result(UNSAT if r == z3.unsat else UNKNOWN)
