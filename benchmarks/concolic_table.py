@@ -3,7 +3,7 @@
     python benchmarks/concolic_table.py seed-examples [--budget 10]
         context.c and branches.c with cgs (TestCov coverage), and what every strategy
         reaches on simple_while.c and loop_foo.c
-    python benchmarks/concolic_table.py table [--budget 30] [--tasks FILE] [--jobs 2]
+    python benchmarks/concolic_table.py table [--budget 30] [--tasks FILE] [--jobs 2] [--only cgs ...]
         the CGS paper's Table 2 on a dev set of Test-Comp tasks: mean TestCov coverage per
         strategy, iterations/s, and how each compares with random testing per task
     python benchmarks/concolic_table.py throughput TASK [--budget 30]
@@ -173,7 +173,7 @@ def cmd_seed_examples(args: argparse.Namespace) -> None:
 
 def cmd_table(args: argparse.Namespace) -> None:
     names = Path(args.tasks).read_text().split() if args.tasks else DEV_TASKS
-    configs = [BASELINE] + strategies()
+    configs = [BASELINE] + (args.only or strategies())
     results = Results(Path(args.results))
     # task by task: an interrupted table is whole for the tasks it finished
     cells = [(n, TESTCOMP / n, c) for n in names for c in configs]
@@ -287,6 +287,7 @@ def main() -> None:
     t.add_argument("--budget", type=float, default=30.0)
     t.add_argument("--tasks", help="file listing task .yml paths relative to the Test-Comp folder")
     t.add_argument("--per-task", action="store_true")
+    t.add_argument("--only", nargs="+", metavar="SEARCH", help="these search strategies (and random)")
     for name, budget in (("throughput", 30.0), ("solver-ablation", 20.0)):
         d = sub.add_parser(name)
         d.add_argument("task")
