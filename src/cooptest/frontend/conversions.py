@@ -32,11 +32,10 @@ def decayed_type(types: Types, t: CType) -> CType:
 
 def decay(types: Types, e: Expr) -> Expr:
     """Lvalue conversion of ``e`` to a value of its ``decayed_type``."""
-    t = decayed_type(types, e.type)
     if isinstance(e.type, ArrayType):
-        return AddrOf(t, Index(e.type.elem, e, Const(types.int, 0)))
+        return AddrOf(decayed_type(types, e.type), Index(e.type.elem, e, Const(types.int, 0)))
     if isinstance(e.type, FunctionType) and isinstance(e, FuncRef):
-        return FuncRef(t, e.name)
+        return FuncRef(decayed_type(types, e.type), e.name)
     return e
 
 

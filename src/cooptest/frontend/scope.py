@@ -29,38 +29,59 @@ Ordinary = Variable | Typedef | EnumConst | Function
 
 
 class Scope:
-    """A stack of block scopes."""
+    """A stack of block scopes.
+
+    Each name maps to its visible declarations, innermost last, so that a lookup costs
+    one dict access however deep the blocks nest (else-if chains of generated code nest
+    hundreds deep); each level remembers the names it declared, to hide them again."""
 
     def __init__(self) -> None:
-        self._names: list[dict[str, Ordinary]] = [{}]
-        self._tags: list[dict[str, CType]] = [{}]
+        self._names: dict[str, list[tuple[int, Ordinary]]] = {}
+        self._tags: dict[str, list[tuple[int, CType]]] = {}
+        self._levels: list[tuple[list[str], list[str]]] = [([], [])]  # names, tags declared
 
     def push(self) -> None:
-        self._names.append({})
-        self._tags.append({})
+        self._levels.append(([], []))
 
     def pop(self) -> None:
-        self._names.pop()
-        self._tags.pop()
+        names, tags = self._levels.pop()
+        for name in names:
+            self._names[name].pop()
+        for tag in tags:
+            self._tags[tag].pop()
 
     @property
     def at_file_scope(self) -> bool:
-        return len(self._names) == 1
+        return len(self._levels) == 1
 
     def declare(self, name: str, what: Ordinary, file_scope: bool = False) -> None:
-        (self._names[0] if file_scope else self._names[-1])[name] = what
+        _declare(self._names, self._levels, name, what, 0 if file_scope else len(self._levels) - 1, 0)
 
     def lookup(self, name: str) -> Ordinary | None:
-        for names in reversed(self._names):
-            if name in names:
-                return names[name]
-        return None
+        found = self._names.get(name)
+        return found[-1][1] if found else None
 
     def declare_tag(self, tag: str, t: CType) -> None:
-        self._tags[-1][tag] = t
+        _declare(self._tags, self._levels, tag, t, len(self._levels) - 1, 1)
 
     def lookup_tag(self, tag: str, innermost_only: bool = False) -> CType | None:
-        for tags in reversed(self._tags[-1:] if innermost_only else self._tags):
-            if tag in tags:
-                return tags[tag]
-        return None
+        found = self._tags.get(tag)
+        if not found or innermost_only and found[-1][0] != len(self._levels) - 1:
+            return None
+        return found[-1][1]
+
+
+def _declare(space: dict[str, list], levels: list[tuple[list[str], list[str]]], name: str,
+             what: object, level: int, kind: int) -> None:
+    """Make ``what`` the declaration of ``name`` at ``level``: a redeclaration at the
+    same level replaces it; one at file scope from inside a block goes under the
+    block's own."""
+    stack = space.setdefault(name, [])
+    position = len(stack)
+    while position and stack[position - 1][0] > level:
+        position -= 1
+    if position and stack[position - 1][0] == level:
+        stack[position - 1] = (level, what)
+        return
+    stack.insert(position, (level, what))
+    levels[level][kind].append(name)
