@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
@@ -80,7 +81,7 @@ def main() -> int:
     ap.add_argument("runs", nargs="+", type=Path, metavar="BENCH_DIR")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
-    tasks = sorted({row["task"] for run in args.runs
+    tasks = sorted({os.path.realpath(row["task"]) for run in args.runs  # runs name them differently
                     for row in json.loads((run / "results.json").read_text())["rows"]})
     with ProcessPoolExecutor(args.jobs) as pool:
         verdicts = list(pool.map(check_task, tasks, [args.runs] * len(tasks)))
