@@ -109,3 +109,26 @@ def test_solver_prefers_small_inputs(make_program) -> None:
     assert set(put.covered) == set(put.goals)
     assert put.executions <= 20
     assert all(int(t.inputs[0]) <= 255 for t in put.tests)
+
+
+CAST_POINTER = """#include <stdlib.h>
+extern int __VERIFIER_nondet_int(void);
+struct s { int *q; };
+int main(void) {
+  struct s *p = malloc(sizeof *p);
+  int v = __VERIFIER_nondet_int();
+  p->q = &v;
+  if ((unsigned long)p->q == 0) return 2;
+  if (v == 7) return 1;
+  return 0;
+}
+"""
+
+
+def test_an_address_cast_to_an_integer_is_concretely_not_null(make_program) -> None:
+    """The native value of an address is a symbol (its layout is unknown); concretely it
+    is the model's own address, so a null check follows the native run."""
+    put = make_program(CAST_POINTER)
+    run(put, budget=5.0)
+    assert put.stats.get("divergences", 0) == 0
+    assert {"B2T", "B2F"} <= set(put.covered)

@@ -213,11 +213,16 @@ class SymbolicState:
         base, size, name = placed
         symbol = self._native_bases.get(base)
         if symbol is None:
-            symbol = z3.BitVec(self.fresh_name(f"addr_{name}"), self.ptr_bits)
-            low, high = USER_SPACE[self.ptr_bits]
-            self.path_condition.append(z3.And(z3.UGE(symbol, low), z3.ULE(symbol, high - size)))
-            self._native_bases[base] = symbol
+            symbol = self._native_bases[base] = self.native_base(base, size, name)
         return symbol + (addr - self.ptr(base))
+
+    def native_base(self, base: int, size: int, name: str) -> z3.ExprRef:
+        """A fresh symbol for the native address of the object the model placed at
+        ``base``: somewhere in user space, with room for its ``size`` bytes."""
+        symbol = z3.BitVec(self.fresh_name(f"addr_{name}"), self.ptr_bits)
+        low, high = USER_SPACE[self.ptr_bits]
+        self.path_condition.append(z3.And(z3.UGE(symbol, low), z3.ULE(symbol, high - size)))
+        return symbol
 
     def _havoc_memory(self) -> None:
         """An unknown write: every object and every global may have changed."""

@@ -33,7 +33,7 @@ from cooptest.analyses.concolic.execution_tree import Decision, Path
 from cooptest.analyses.concolic.inputs import parse_literal, to_z3
 from cooptest.analyses.concolic.solver import Symbols
 from cooptest.analyses.symbolic import SymbolicState
-from cooptest.cfa.ctype import FloatType
+from cooptest.cfa.ctype import FloatType, IntType, PointerType
 from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, Expr, Index, Member, NondetEdge,
                              Program, Unary)
 from cooptest.harness.executor import Execution
@@ -72,11 +72,15 @@ def _ref(term: z3.ExprRef) -> int:
 def _memoizable(e: Expr) -> bool:
     """Operations whose evaluation has no side effect on the state: not divisions (they
     add a divisor guard to the path condition), not long double arithmetic or casts of
-    aggregates (they mark the state imprecise)."""
+    aggregates (they mark the state imprecise), not comparisons or differences of two
+    pointers and casts of pointers to integers (where they see the native layout, they
+    constrain a fresh address symbol)."""
     if isinstance(e, Binary):
-        return e.op not in ("/", "%") and not (isinstance(e.left.type, FloatType) and e.left.type.bits == 80)
+        return e.op not in ("/", "%") and not (isinstance(e.left.type, FloatType) and e.left.type.bits == 80) \
+            and not (isinstance(e.left.type, PointerType) and isinstance(e.right.type, PointerType))
     if isinstance(e, Cast):
-        return e.operand.type.is_scalar()
+        return e.operand.type.is_scalar() and not (isinstance(e.operand.type, PointerType)
+                                                   and isinstance(e.type, IntType))
     return isinstance(e, (Unary, Const))
 
 
@@ -92,13 +96,22 @@ class ConcolicState(SymbolicState):
 
     symbols: Symbols
     memo: TermMemo
+    model: z3.ModelRef
 
-    def start(self, symbols: Symbols, memo: TermMemo) -> None:
-        self.symbols, self.memo = symbols, memo
+    def start(self, symbols: Symbols, memo: TermMemo, model: z3.ModelRef) -> None:
+        """``model``: the concrete values of the run, extended as unknowns appear."""
+        self.symbols, self.memo, self.model = symbols, memo, model
         self._known: dict[int, z3.ExprRef] = {}  # values of sub-expressions, by id
         self._known_addr: dict[int, z3.ExprRef] = {}  # addresses of sub-lvalues, by id
         self._depth = 0
         self._unknowns = 0
+
+    def native_base(self, base: int, size: int, name: str) -> z3.ExprRef:
+        """Concretely, the model's own address (a valid user-space one): a null check
+        of a cast address then goes the way the native run went."""
+        symbol = super().native_base(base, size, name)
+        self.model.update_value(symbol.decl(), self.ptr(base))
+        return symbol
 
     def fresh_name(self, prefix: str) -> str:
         """Numbered in the order of this replay, so that replays of paths sharing a
@@ -187,7 +200,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     inputs = execution.inputs
     model = z3.Model()
     state = ConcolicState(program, lambda t: model.eval(t, model_completion=True).as_long())
-    state.start(symbols, memo)
+    state.start(symbols, memo, model)
     input_ids: set[int] = set()
     queues: dict[int, deque[bool]] = defaultdict(deque)
     for branch, outcome in execution.decisions():
