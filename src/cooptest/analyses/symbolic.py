@@ -181,9 +181,10 @@ class SymbolicState:
         obj = self.objects[self._bases[i]]
         return obj if addr < obj.base + max(obj.size, 1) + GAP // 2 else None
 
-    def _resolve(self, addr: z3.ExprRef) -> MemoryObject | None:
-        """The object an address points into, from the constant part of its term."""
-        hint = _constant_part(addr)
+    def _resolve(self, addr: z3.ExprRef, numeral: int | None = None) -> MemoryObject | None:
+        """The object an address points into, from the constant part of its term
+        (``numeral``: the address's value, when the caller has read it already)."""
+        hint = numeral if numeral is not None else _constant_part(addr)
         if hint is not None:
             obj = self._object_at(hint)
             if obj is not None:
@@ -237,11 +238,9 @@ class SymbolicState:
 
     def _load_bytes(self, addr: z3.ExprRef, n: int) -> z3.ExprRef | None:
         a = _numeral(addr)
-        obj = self._object_at(a) if a is not None else None
+        obj = self._resolve(addr, a)
         if obj is None:
-            obj = self._resolve(addr)
-            if obj is None:
-                return None
+            return None
         if a is not None and obj.array is None:
             cells = [obj.cells.get(a + i) for i in range(n)]
             first = cells[0]
@@ -268,12 +267,10 @@ class SymbolicState:
     def _store_bytes(self, addr: z3.ExprRef, value: z3.ExprRef) -> None:
         n = value.size() // 8
         a = _numeral(addr)
-        obj = self._object_at(a) if a is not None else None
+        obj = self._resolve(addr, a)
         if obj is None:
-            obj = self._resolve(addr)
-            if obj is None:
-                self._havoc_memory()
-                return
+            self._havoc_memory()
+            return
         if a is not None and obj.array is None:
             for i in range(n):
                 obj.cells[a + i] = (value, i, n)
