@@ -68,8 +68,8 @@ DEV_TASKS = [
 
 def strategies() -> list[str]:
     sys.path.insert(0, str(ROOT / "src"))
-    from cooptest.analyses.concolic import STRATEGIES
-    return list(STRATEGIES)
+    from cooptest.analyses.concolic import SEARCHERS
+    return list(SEARCHERS)
 
 
 # ---------------------------------------------------------------------------- one run
@@ -207,7 +207,9 @@ def _direct(task: str, budget: float, **options) -> tuple[dict, object, dict[str
     import cooptest.analyses.concolic.engine as engine
     from cooptest.analyses.concolic import ConcolicAnalysis
     from cooptest.analyses.concolic.solver import PathSolver
-    from cooptest.analyses.interface import Budget, ProgramUnderTest
+    from cooptest.core.analysis import Job
+    from cooptest.core.board import GoalBoard
+    from cooptest.core.budget import Budget
     from cooptest.frontend import load_program
     from cooptest.harness.executor import Executor
     from cooptest.task import load_task
@@ -227,17 +229,17 @@ def _direct(task: str, budget: float, **options) -> tuple[dict, object, dict[str
     fe = load_program(load_task(task), work)
     executor = Executor(fe, work)
     executor.run = timed(executor.run, "native")
-    put = ProgramUnderTest(fe.program, executor)
+    put = GoalBoard(fe.program, executor)
     saved = engine.replay, PathSolver.solve
     engine.replay, PathSolver.solve = timed(engine.replay, "replay"), timed(PathSolver.solve, "solve")
     try:
         t0 = time.perf_counter()
-        result = ConcolicAnalysis(**options).run(put, set(put.goals), Budget.seconds(budget))
+        result = ConcolicAnalysis(**options).run(put, Job(frozenset(put.goals), Budget.seconds(budget)))
         spent["total"] = time.perf_counter() - t0
     finally:
         engine.replay, PathSolver.solve = saved
     stats = dict(put.stats, goals=len(put.goals), covered=len(put.covered), lines=fe.program.source_lines)
-    return stats, result.arg, spent
+    return stats, result.state, spent
 
 
 def cmd_throughput(args: argparse.Namespace) -> None:

@@ -22,14 +22,12 @@ import traceback
 from typing import NoReturn, Sequence
 
 from cooptest.cfa.ctype import DataModel
+from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
 from cooptest.task import Task, load_task
 
 STARTED = time.monotonic()  # a budget counts from here: imports are part of the run
 EXIT_USER, EXIT_INTERNAL = 2, 3
-STRATEGIES = ("random", "concolic", "value", "predicate", "mgp")
-SEARCHES = ("dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational", "carfast", "cgs")
-DEFAULT_STRATEGY, DEFAULT_SEARCH = "concolic", "cgs"
 SOURCE_SUFFIXES = (".c", ".i", ".yml", ".yaml")
 
 
@@ -77,7 +75,7 @@ def build_parser() -> Parser:
     g.add_argument("target", metavar="PROG.c|TASK.yml")
     g.add_argument("--budget", type=_positive, required=True, metavar="SECONDS")
     g.add_argument("--out", required=True, metavar="DIR")
-    g.add_argument("--strategy", choices=STRATEGIES, default=DEFAULT_STRATEGY)
+    g.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY)
     g.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH,
                    help="search strategy of concolic testing")
     g.add_argument("--partitions", type=int, default=4, help="partitions of mgp")

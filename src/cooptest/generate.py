@@ -9,7 +9,6 @@ and the process exits with 143 or 130, as a shell expects of a signalled process
 """
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
@@ -22,10 +21,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from cooptest.analyses.interface import Analysis, Budget, ProgramUnderTest
 from cooptest.cfa.ctype import DataModel
-from cooptest.cli import DEFAULT_SEARCH, DEFAULT_STRATEGY
-from cooptest.errors import UserError
+from cooptest.core.analysis import Job
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import SuiteWriter, read_suite
@@ -61,45 +61,6 @@ class Interrupted(BaseException):
         self.exit_code = 128 + signum
 
 
-def make_analysis(opts: Options, seed_tests: list[list[str]]) -> Analysis:
-    """The analysis named by ``opts.strategy``; its module is imported only now, so the
-    CLI works while an analysis is missing (that is then a UserError)."""
-    if opts.strategy == "random":
-        from cooptest.analyses.random_testing import RandomTesting
-        return RandomTesting(rng_seed=opts.seed)
-    if opts.strategy == "concolic":
-        concolic = _import("cooptest.analyses.concolic", opts.strategy)
-        known = _attr(concolic, "STRATEGIES", opts.strategy)
-        if opts.search not in known:
-            raise UserError(f"search {opts.search!r} is not available "
-                            f"(available: {', '.join(sorted(known))})")
-        analysis = _attr(concolic, "ConcolicAnalysis", opts.strategy)
-        return analysis(search=opts.search, seed_tests=seed_tests or None, rng_seed=opts.seed)
-    reachability = _import("cooptest.analyses.reachability", opts.strategy)
-    kwargs: dict[str, Any] = {"partitions": opts.partitions} if opts.strategy == "mgp" else {}
-    analyses = _attr(reachability, "ANALYSES", opts.strategy)
-    if opts.strategy not in analyses:
-        raise UserError(f"strategy {opts.strategy!r} is not available in this installation")
-    return analyses[opts.strategy](**kwargs)
-
-
-def _import(module: str, strategy: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name and module.startswith(e.name):
-            raise UserError(f"strategy {strategy!r} is not available in this installation "
-                            f"({module} is missing)") from None
-        raise
-
-
-def _attr(module: Any, name: str, strategy: str) -> Any:
-    if not hasattr(module, name):
-        raise UserError(f"strategy {strategy!r} is not available in this installation "
-                        f"({module.__name__}.{name} is missing)")
-    return getattr(module, name)
-
-
 class SafePoints:
     """Where a signal may unwind the analysis: anywhere but inside a native run.
 
@@ -128,7 +89,7 @@ class SafePoints:
         return executor
 
     def handle(self, signum: int, frame: object) -> None:
-        self.budget.deadline = 0.0  # analyses polling the budget stop too
+        self.budget.cancel()  # analyses polling any budget below it stop too
         if self.in_run and self.pending is None:
             self.pending = signum
             return
@@ -148,16 +109,16 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     """Run test generation; returns the final report document (None if a signal came
     before the program was even parsed) and the exit code."""
     seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
-    analysis = make_analysis(opts, seed_tests)
+    analysis = make_analysis(opts.strategy, Settings(opts.search, opts.partitions, opts.seed))
     # The whole run stays within the budget: the analysis stops where the share kept for
     # measuring the suite's coverage begins; the measurement gets what is left then.
     deadline = Budget(opts.started + opts.budget)
-    budget = deadline.part(opts.budget * (1 - MEASURE_SHARE))
-    safe = SafePoints(budget)
+    budget = deadline.child(opts.budget * (1 - MEASURE_SHARE))
+    safe = SafePoints(deadline)
     work = tempfile.mkdtemp(prefix="cooptest-")
-    put: ProgramUnderTest | None = None
+    board: GoalBoard | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
-                    opts.strategy, opts.search if opts.strategy == "concolic" else None)
+                    opts.strategy, opts.search if STRATEGIES[opts.strategy].uses_search else None)
     exit_code, doc = 0, None
     try:
         with safe.installed():
@@ -167,13 +128,15 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     os.unlink(report.path)  # a previous run's report would not match the suite
                 frontend = load_program(task, work)
                 executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
-                put = ProgramUnderTest(frontend.program, executor, suite)
-                put.listeners.append(report)
-                report.write(put)
-                with Progress(put, task.name, report.strategy, opts.budget, opts.quiet):
+                board = GoalBoard(frontend.program, executor, suite)
+                board.listeners.append(report)
+                report.write(board)
+                with Progress(board, task.name, report.strategy, opts.budget, opts.quiet):
                     for inputs in seed_tests:
-                        put.submit(inputs, "seed-suite")
-                    analysis.run(put, put.open_goals(), budget)
+                        board.submit(inputs, "seed-suite")
+                    outcome = analysis.run(board, Job(board.open(), budget))
+                report.extra["stopped"] = outcome.stopped
+                board.reduce()
                 measured = measure_testcov_style(opts, task.data_model, suite.path,
                                                  deadline.remaining())
                 if measured is not None:
@@ -183,8 +146,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             finally:  # also after an internal error: the suite so far is worth its report
                 for s in (signal.SIGTERM, signal.SIGINT):
                     signal.signal(s, signal.SIG_IGN)  # let the last report land
-                if put is not None:
-                    doc = report.write(put)
+                if board is not None:
+                    doc = report.write(board)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if doc is not None:

@@ -6,7 +6,7 @@ from typing import Callable
 
 import pytest
 
-from cooptest.analyses.interface import ProgramUnderTest
+from cooptest.core.board import GoalBoard
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
 from cooptest.harness.testsuite import SuiteWriter
@@ -14,19 +14,19 @@ from cooptest.task import load_task
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
-MakeProgram = Callable[..., ProgramUnderTest]
+MakeProgram = Callable[..., GoalBoard]
 
 
 @pytest.fixture
 def make_program(tmp_path: Path) -> MakeProgram:
-    """``make_program(c_text, suite=False)``: the ProgramUnderTest of a C program."""
-    def make(source: str, suite: bool = False, name: str = "prog.c") -> ProgramUnderTest:
+    """``make_program(c_text, suite=False)``: the GoalBoard of a C program."""
+    def make(source: str, suite: bool = False, name: str = "prog.c") -> GoalBoard:
         path = tmp_path / name
         path.write_text(source)
         task = load_task(str(path))
         fe = load_program(task, str(tmp_path / "work"))
         writer = SuiteWriter(str(tmp_path / "suite" / "test-suite.zip"), task) if suite else None
-        return ProgramUnderTest(fe.program, Executor(fe, str(tmp_path / "build")), writer)
+        return GoalBoard(fe.program, Executor(fe, str(tmp_path / "build")), writer)
     return make
 
 

@@ -3,28 +3,29 @@ from __future__ import annotations
 
 import pytest
 
-from cooptest.analyses.concolic import STRATEGIES, ConcolicAnalysis
-from cooptest.analyses.interface import Budget
+from cooptest.analyses.concolic import SEARCHERS, ConcolicAnalysis
+from cooptest.core.analysis import Job
+from cooptest.core.budget import Budget
 
 from concolic_programs import DIVERGING, EXACT, FLOATS, MANY_INPUTS, MEMORY, NESTED
 
 
 def run(put, budget: float = 10.0, **options):
     analysis = ConcolicAnalysis(**options)
-    return analysis.run(put, set(put.goals), Budget.seconds(budget))
+    return analysis.run(put, Job(frozenset(put.goals), Budget.seconds(budget)))
 
 
 def test_cgs_covers_every_goal_of_nested_conditions(make_program) -> None:
     put = make_program(NESTED)
     result = run(put)
     assert set(put.covered) == set(put.goals)  # all branch goals and the error call
-    assert result.covered == set(put.goals)
-    assert any(t.covers_error for t in result.tests)
-    assert put.stats["iterations"] >= len(result.tests)
+    assert result.stopped == "done"
+    assert any(t.covers_error for t in put.tests)
+    assert put.stats["iterations"] >= len(put.tests)
     assert put.stats.get("divergences", 0) == 0
 
 
-@pytest.mark.parametrize("search", sorted(STRATEGIES))
+@pytest.mark.parametrize("search", sorted(SEARCHERS))
 def test_every_strategy_covers_a_small_program(make_program, search: str) -> None:
     put = make_program(NESTED)
     run(put, budget=20.0, search=search, rng_seed=1)
@@ -37,15 +38,16 @@ def test_divergence_is_counted_and_the_native_run_followed(make_program) -> None
     assert put.stats["divergences"] >= 1  # rand() > 5 natively; unknown (read as 0) symbolically
     # following the native run still reaches x == 42; rand() of the default seed is > 5
     assert set(put.covered) == set(put.goals) - {"B1F"}
-    assert not result.arg.exact and not result.arg.complete
+    assert not result.state.exact and not result.state.complete
 
 
 def test_exhausted_exact_tree_is_complete_and_names_the_infeasible_goal(make_program) -> None:
     put = make_program(EXACT)
     result = run(put, budget=10.0)
-    assert result.arg.complete and result.arg.frontier_size() == 0
+    assert result.state.complete and result.state.frontier_size() == 0
     open_goals = set(put.goals) - set(put.covered)
-    assert len(open_goals) == 1 and set(result.infeasible) == open_goals
+    assert len(open_goals) == 1 and set(put.infeasible) == open_goals
+    assert result.stopped == "done"  # every goal decided: covered or proven infeasible
     (goal,) = open_goals
     assert put.goals[goal].line == 6  # the x < 3 inside x > 5
 
@@ -60,7 +62,7 @@ def test_runs_lacking_inputs_are_padded(make_program) -> None:
     put = make_program(MANY_INPUTS)
     result = run(put, budget=10.0)
     assert set(put.covered) == set(put.goals)
-    assert max(len(t.inputs) for t in result.tests) >= 40
+    assert max(len(t.inputs) for t in put.tests) >= 40
 
 
 def test_memory_and_symbolic_pointers(make_program) -> None:
@@ -69,17 +71,19 @@ def test_memory_and_symbolic_pointers(make_program) -> None:
     assert set(put.covered) == set(put.goals)
 
 
-def test_seed_tests_run_first_and_search_resumes_from_the_arg(make_program) -> None:
+def test_board_tests_run_first_and_search_resumes_from_the_state(make_program) -> None:
     put = make_program(NESTED)
     seed = ["200", "-10", "122"]
-    analysis = ConcolicAnalysis(seed_tests=[seed])
-    first = analysis.run(put, set(put.goals), Budget.seconds(0.0))
-    assert first.arg is not None and first.arg.pending[0] == seed  # nothing run yet
-    first = analysis.run(put, set(put.goals), Budget.seconds(0.3), arg=first.arg)
+    put.submit(seed, "seed-suite")
+    analysis = ConcolicAnalysis()
+    goals = frozenset(put.goals)
+    first = analysis.run(put, Job(goals, Budget.seconds(0.0)))
+    assert first.state.pending[0] == seed and first.stopped == "budget"  # nothing run yet
+    first = analysis.run(put, Job(goals, Budget.seconds(0.3), state=first.state))
     assert put.tests[0].inputs == seed
-    paths = first.arg.tree.paths
-    second = analysis.run(put, set(put.goals), Budget.seconds(10.0), arg=first.arg)
-    assert second.arg.tree is first.arg.tree and second.arg.tree.paths >= paths
+    paths = first.state.tree.paths
+    second = analysis.run(put, Job(goals, Budget.seconds(10.0), state=first.state))
+    assert second.state.tree is first.state.tree and second.state.tree.paths >= paths
     assert set(put.covered) == set(put.goals)
     assert [t.inputs for t in put.tests].count(seed) == 1
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from cooptest.analyses.concolic import ConcolicAnalysis
-from cooptest.analyses.interface import Budget
+from cooptest.core.analysis import Job
+from cooptest.core.budget import Budget
 
 
 @pytest.mark.slow
@@ -17,7 +18,7 @@ from cooptest.analyses.interface import Budget
 def test_cgs_suite_has_full_testcov_coverage(make_program, seed_examples: Path, testcov_measure: Path,
                                              name: str) -> None:
     put = make_program((seed_examples / name).read_text(), suite=True, name=name)
-    ConcolicAnalysis(search="cgs").run(put, set(put.goals), Budget.seconds(10.0))
+    ConcolicAnalysis(search="cgs").run(put, Job(frozenset(put.goals), Budget.seconds(10.0)))
     assert set(put.covered) == set(put.goals)
     proc = subprocess.run([str(testcov_measure), str(seed_examples / name), put.suite.path],
                           capture_output=True, text=True, timeout=600)

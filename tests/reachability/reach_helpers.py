@@ -1,10 +1,10 @@
 """Finding goals of a test program by source line."""
 from __future__ import annotations
 
-from cooptest.analyses.interface import ProgramUnderTest
+from cooptest.core.board import GoalBoard
 
 
-def goal_at(program: ProgramUnderTest, line: int, outcome: bool) -> str:
+def goal_at(program: GoalBoard, line: int, outcome: bool) -> str:
     """The branch goal of the (first) decision on ``line`` with the given outcome."""
     suffix = "T" if outcome else "F"
     return min((g for g in program.goals.values() if g.line == line and g.id.endswith(suffix)),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from cooptest.analyses.interface import Budget, ProgramUnderTest
-from cooptest.analyses.reachability import ANALYSES, MultiGoalAnalysis, PredicateAnalysis, ValueAnalysis
-from cooptest.analyses.reachability.mgp import reduce_suite
+from cooptest.analyses.reachability import MultiGoalAnalysis, PredicateAnalysis, ValueAnalysis
+from cooptest.core.analysis import Job
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
 
 from reach_helpers import goal_at, line_of
 
@@ -71,12 +72,11 @@ int main(void) {
 
 def test_predicate_proves_loop_branch_infeasible_and_covers_the_rest(program_of):
     program = program_of(LOOP)
-    result = PredicateAnalysis().run(program, program.open_goals(), Budget.seconds(60))
+    result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
     dead = goal_at(program, line_of(LOOP, "infeasible"), True)
-    assert result.infeasible == {dead: "predicate: complete ARG"}
-    assert program.infeasible == result.infeasible
+    assert program.infeasible == {dead: "predicate: complete ARG"}
     assert set(program.covered) == set(program.goals) - {dead}
-    assert result.arg.complete and result.arg.refinements > 0  # the proof needed predicates
+    assert result.state.complete and result.state.refinements > 0  # the proof needed predicates
 
 
 def test_predicate_keeps_loop_counters_exact_instead_of_refining_per_iteration(program_of):
@@ -84,33 +84,33 @@ def test_predicate_keeps_loop_counters_exact_instead_of_refining_per_iteration(p
     run a constant number of times (their exits need 30 and 5 iterations) while ``r < 0``
     is refuted by predicates about the input-dependent ``c`` and ``r``."""
     program = program_of(COUNTED)
-    result = PredicateAnalysis().run(program, program.open_goals(), Budget.seconds(120))
+    result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(120)))
     dead = goal_at(program, line_of(COUNTED, "infeasible"), True)
-    assert result.infeasible == {dead: "predicate: complete ARG"}
+    assert program.infeasible == {dead: "predicate: complete ARG"}
     assert set(program.covered) == set(program.goals) - {dead}
-    assert result.arg.refinements <= 10
-    assert {v.source_name for v in result.arg.precision.explicit} <= {"i", "j"}
+    assert result.state.refinements <= 10
+    assert {v.source_name for v in result.state.precision.explicit} <= {"i", "j"}
 
 
 def test_value_refines_to_prove_and_covers_with_native_test(program_of):
     program = program_of(CONSTANTS)
-    result = ValueAnalysis().run(program, program.open_goals(), Budget.seconds(30))
+    result = ValueAnalysis().run(program, Job(program.open(), Budget.seconds(30)))
     dead = goal_at(program, line_of(CONSTANTS, "infeasible"), True)
     hit = goal_at(program, line_of(CONSTANTS, "k == 42"), True)
-    assert set(result.infeasible) == {dead}
-    assert result.arg.refinements >= 1
-    assert {v.name for v in result.arg.precision.tracked} >= {"main::x", "main::y"}
-    replay = program.executor.run([t for t in result.tests if hit in program.executor.run(t.inputs).covered][0].inputs)
+    assert set(program.infeasible) == {dead}
+    assert result.state.refinements >= 1
+    assert {v.name for v in result.state.precision.tracked} >= {"main::x", "main::y"}
+    replay = program.executor.run([t for t in program.tests if hit in program.executor.run(t.inputs).covered][0].inputs)
     assert hit in replay.covered and replay.inputs == ["42"]
 
 
 @pytest.mark.parametrize("name", ["value", "predicate"])
 def test_writes_through_pointers_are_never_claimed_infeasible(program_of, name):
     program = program_of(MEMORY)
-    result = ANALYSES[name]().run(program, program.open_goals(), Budget.seconds(40))
+    result = {"value": ValueAnalysis, "predicate": PredicateAnalysis}[name]().run(program, Job(program.open(), Budget.seconds(40)))
     through_p = goal_at(program, line_of(MEMORY, "only through p"), True)
     through_q = goal_at(program, line_of(MEMORY, "only through q"), True)
-    assert through_p not in result.infeasible and through_q not in result.infeasible
+    assert through_p not in program.infeasible and through_q not in program.infeasible
     for test in program.tests:  # every claim survives every native replay
         assert not program.executor.run(test.inputs).covered & set(program.infeasible)
     assert through_q in program.covered or name == "value"
@@ -120,23 +120,23 @@ def test_resumed_arg_continues_the_exploration(program_of):
     program = program_of(LOOP)
     analysis = PredicateAnalysis()
     first_goal = goal_at(program, line_of(LOOP, "while"), True)
-    first = analysis.run(program, {first_goal}, Budget.seconds(30))
-    assert first_goal in program.covered and not first.arg.complete
-    root, size = first.arg.root, first.arg.size()
-    second = analysis.run(program, program.open_goals(), Budget.seconds(60), arg=first.arg)
-    assert second.arg is first.arg and second.arg.root is root and second.arg.size() > size
-    assert second.arg.complete
+    first = analysis.run(program, Job(frozenset({first_goal}), Budget.seconds(30)))
+    assert first_goal in program.covered and not first.state.complete
+    root, size = first.state.root, first.state.size()
+    second = analysis.run(program, Job(program.open(), Budget.seconds(60), state=first.state))
+    assert second.state is first.state and second.state.root is root and second.state.size() > size
+    assert second.state.complete and second.stopped == "done"
     assert set(program.covered) | set(program.infeasible) == set(program.goals)
 
 
 def test_precision_restarts_with_it(program_of):
     program = program_of(CONSTANTS)
-    first = ValueAnalysis().run(program, program.open_goals(), Budget.seconds(30))
-    again = ProgramUnderTest(program.program, program.executor)  # same CFA, nothing decided
-    second = ValueAnalysis().run(again, again.open_goals(), Budget.seconds(30),
-                                 precision=first.arg.precision)
-    assert second.arg is not first.arg and second.arg.refinements == 0
-    assert second.infeasible.keys() == first.infeasible.keys()
+    first = ValueAnalysis().run(program, Job(program.open(), Budget.seconds(30)))
+    again = GoalBoard(program.program, program.executor)  # same CFA, nothing decided
+    second = ValueAnalysis().run(again, Job(again.open(), Budget.seconds(30),
+                                            precision=first.state.precision))
+    assert second.state is not first.state and second.state.refinements == 0
+    assert again.infeasible.keys() == program.infeasible.keys()
 
 
 REDUNDANT = """extern int __VERIFIER_nondet_int(void);
@@ -151,24 +151,21 @@ int main(void) {
 """
 
 
-def test_reduction_drops_tests_whose_first_goals_others_cover(program_of):
+def test_reduction_keeps_a_smallest_covering_suite(program_of):
     program = program_of(REDUNDANT)
-    records = []
     for inputs in (["1"], ["11"], ["0"], ["5"]):
-        ex = program.submit(inputs, origin="test")
-        if ex.new:
-            records.append((program.tests[-1], set(ex.new), set(ex.covered)))
-    kept = reduce_suite(records)
-    assert [t.inputs for t in kept] == [["1"], ["11"], ["0"]]
-    covered = set().union(*(program.executor.run(t.inputs).covered for t in kept))
+        program.submit(inputs, origin="test")
+    kept = program.reduce()
+    assert [r.test.inputs for r in kept] == [["1"], ["11"], ["0"]]
+    covered = set().union(*(program.executor.run(t.inputs).covered for t in program.tests))
     assert covered == set(program.covered)
+    assert {program.covered[g] for g in program.covered} <= {t.name for t in program.tests}
 
 
 def test_mgp_covers_proves_and_returns_a_reduced_suite(program_of):
     program = program_of(LOOP)
-    result = MultiGoalAnalysis(partitions=3).run(program, program.open_goals(), Budget.seconds(90))
+    result = MultiGoalAnalysis(partitions=3).run(program, Job(program.open(), Budget.seconds(90)))
     dead = goal_at(program, line_of(LOOP, "infeasible"), True)
-    assert dead in result.infeasible and result.infeasible[dead].startswith("mgp/predicate")
+    assert dead in program.infeasible and program.infeasible[dead].startswith("mgp/predicate")
+    assert program.origin[dead] == "mgp/predicate" and result.stopped == "done"
     assert set(program.covered) == set(program.goals) - {dead}
-    covered = set().union(*(program.executor.run(t.inputs).covered for t in result.tests))
-    assert covered == set(program.covered) and len(result.tests) <= len(program.tests)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from cooptest.analyses.interface import Budget
+from cooptest.core.analysis import Job
+from cooptest.core.budget import Budget
 from cooptest.analyses.reachability import PredicateAnalysis, ValueAnalysis
 
 from reach_helpers import goal_at, line_of
@@ -62,8 +63,8 @@ int main(void) {
 def assert_not_claimed_infeasible(program, goal: str, analysis) -> None:
     """The input 5 reaches ``goal`` natively; the analysis must not claim it infeasible."""
     assert goal in program.executor.run(["5"]).covered
-    result = analysis().run(program, program.open_goals(), Budget.seconds(20))
-    assert goal not in result.infeasible
+    analysis().run(program, Job(program.open(), Budget.seconds(20)))
+    assert goal not in program.infeasible
 
 
 @pytest.mark.parametrize("analysis", [ValueAnalysis, PredicateAnalysis])

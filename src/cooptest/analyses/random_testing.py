@@ -5,7 +5,7 @@ Each round either draws a fresh input vector or mutates a test of the corpus (th
 that covered a new goal, as in AFL): values are mostly small (they pass typical guards),
 some boundaries of the integer types, some from the full range. A run that stops because
 the inputs ran out (the harness exits with code 1) makes vectors longer. Only native
-replays through ``ProgramUnderTest.submit`` cover goals; random testing never claims a
+replays through ``GoalBoard.submit`` cover goals; random testing never claims a
 goal infeasible.
 """
 from __future__ import annotations
@@ -13,13 +13,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from cooptest.analyses.interface import ARG, AnalysisResult, Budget, ProgramUnderTest
 from cooptest.cfa.ir import NondetEdge
+from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
+from cooptest.core.board import GoalBoard
+from cooptest.core.registry import Settings
+from cooptest.harness.executor import starved
 
 BOUNDARIES = (0, 1, -1, 2, 127, 128, 255, 256, -128, 32767, -32768, 65535,
               2147483647, -2147483648, 4294967295)
 FLOAT_KINDS = {"float", "double"}
-EXIT_NO_MORE_INPUTS = 1  # the nondet harness's exit code when inputs run out
 MAX_LENGTH = 1 << 18  # enough for the 2 x 100000 reads of array benchmarks
 MUTATE = 0.5  # probability of mutating a corpus test rather than drawing a fresh one
 
@@ -49,10 +51,20 @@ class InputSource:
         return [self.value() for _ in range(length)]
 
 
-def float_share(put: ProgramUnderTest) -> float:
+def float_share(board: GoalBoard) -> float:
     """The share of the program's input reads that read a floating-point value."""
-    kinds = [e.kind for e in put.program.edges() if isinstance(e, NondetEdge)]
+    kinds = [e.kind for e in board.program.edges() if isinstance(e, NondetEdge)]
     return sum(k in FLOAT_KINDS for k in kinds) / len(kinds) if kinds else 0.0
+
+
+@dataclass
+class RandomState(AnalysisState):
+    """All random testing knows: its RNG (so that slices continue one random sequence),
+    the corpus of tests that covered something new, the length of fresh vectors."""
+
+    rng: random.Random = field(default_factory=random.Random)
+    corpus: list[list[str]] = field(default_factory=list)
+    length: int = 8  # inputs per fresh vector; doubles while runs end for lack of inputs
 
 
 @dataclass
@@ -61,38 +73,37 @@ class RandomTesting:
 
     rng_seed: int = 0
     name: str = "random"
-    length: int = 8  # inputs per fresh vector; doubles while runs end for lack of inputs
-    corpus: list[list[str]] = field(default_factory=list)
 
-    def run(self, program: ProgramUnderTest, goals: set[str], budget: Budget,
-            arg: ARG | None = None, condition: object = None,
-            precision: object = None) -> AnalysisResult:
-        rng = random.Random(self.rng_seed)
-        source = InputSource(rng, float_share(program))
-        covered_before, tests_before = set(program.covered), len(program.tests)
-        self.corpus.extend(t.inputs for t in program.tests if t.inputs not in self.corpus)
-        while not budget.expired() and goals - program.covered.keys() - program.infeasible.keys():
-            if self.corpus and rng.random() < MUTATE:
-                inputs = self.mutate(rng.choice(self.corpus), source)
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        state = job.state if isinstance(job.state, RandomState) else \
+            RandomState(self.name, rng=random.Random(self.rng_seed))
+        rng = state.rng
+        source = InputSource(rng, float_share(board))
+        state.corpus.extend(t.inputs for t in board.tests if t.inputs not in state.corpus)
+        while not job.budget.expired() and board.open(job.goals):
+            if state.corpus and rng.random() < MUTATE:
+                inputs = mutate(rng.choice(state.corpus), source, state.length)
             else:
-                inputs = source.vector(self.length)
-            ex = program.submit(inputs, self.name)
-            program.count("iterations")
+                inputs = source.vector(state.length)
+            ex = board.submit(inputs, self.name)
+            board.count("iterations")
             if ex.new:
-                self.corpus.append(inputs)
-            if (ex.exit_code == EXIT_NO_MORE_INPUTS and not ex.error_reached
-                    and len(inputs) >= self.length and self.length < MAX_LENGTH):
-                self.length *= 2
-        return AnalysisResult(tests=program.tests[tests_before:],
-                              covered=set(program.covered) - covered_before,
-                              arg=ARG(self.name))
+                state.corpus.append(inputs)
+            if starved(ex) and len(inputs) >= state.length and state.length < MAX_LENGTH:
+                state.length *= 2
+        return finish(board, job, state)
 
-    def mutate(self, parent: list[str], source: InputSource) -> list[str]:
-        """A few positions of ``parent`` redrawn, and sometimes a longer tail."""
-        child = list(parent)
-        for _ in range(source.rng.randint(1, 3)):
-            if child:
-                child[source.rng.randrange(len(child))] = source.value()
-        if source.rng.random() < 0.3 or len(child) < self.length // 2:
-            child += source.vector(max(1, len(child)))
-        return child[:MAX_LENGTH]
+
+def mutate(parent: list[str], source: InputSource, length: int) -> list[str]:
+    """A few positions of ``parent`` redrawn, and sometimes a longer tail."""
+    child = list(parent)
+    for _ in range(source.rng.randint(1, 3)):
+        if child:
+            child[source.rng.randrange(len(child))] = source.value()
+    if source.rng.random() < 0.3 or len(child) < length // 2:
+        child += source.vector(max(1, len(child)))
+    return child[:MAX_LENGTH]
+
+
+def from_settings(settings: Settings) -> RandomTesting:
+    return RandomTesting(rng_seed=settings.seed)

@@ -14,6 +14,7 @@ from cooptest.frontend.instrument import instrumented_source
 from cooptest.harness.build import Executable, compile_program
 
 TRUNCATED = -(1 << 31)
+STARVED_EXIT = 1  # the nondet harness exits with 1 when the inputs run out
 
 
 @dataclass
@@ -31,6 +32,13 @@ class Execution:
     def decisions(self) -> list[tuple[int, bool]]:
         """The branch decisions of the run in order: (branch point id, outcome)."""
         return [(e >> 1, bool(e & 1)) for e in self.events if e >= 0]
+
+
+def starved(ex: Execution) -> bool:
+    """The run may have ended for lack of input: the harness's exit code, and no error
+    reached first. (A program may also exit with 1 by itself: a caller that pads the
+    inputs sees that the longer run does the same.)"""
+    return ex.exit_code == STARVED_EXIT and not ex.error_reached
 
 
 def goals_of(events: list[int]) -> tuple[set[str], bool, bool]:

@@ -98,10 +98,11 @@ class SuiteWriter:
                  producer: str = "cooptest 0.1") -> None:
         self.path = os.path.abspath(path_zip)
         self._names: set[str] = set()
+        self._tests: dict[str, bytes] = {}  # file name -> XML, in order of generation
         self._zip = _ZipImage()
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self._zip.add(METADATA_NAME, metadata_xml(task, goal_property or task.goal_property,
-                                                  producer).encode())
+        self._metadata = metadata_xml(task, goal_property or task.goal_property, producer).encode()
+        self._zip.add(METADATA_NAME, self._metadata)
         self._publish()
 
     def __len__(self) -> int:
@@ -116,10 +117,24 @@ class SuiteWriter:
         name = f"{test.name}.xml" if test.name else f"test{len(self._names) + 1:06d}.xml"
         if name in self._names or name == METADATA_NAME:
             raise ValueError(f"test file {name} already in {self.path}")
-        self._zip.add(name, xml_of_test(test).encode())
+        data = xml_of_test(test).encode()
+        self._zip.add(name, data)
         self._names.add(name)
+        self._tests[name] = data
         self._publish()
         return name
+
+    def keep_only(self, names: list[str]) -> None:
+        """Rewrite the suite with only the tests named (``add``'s names, without or
+        with ``.xml``), in generation order (suite reduction)."""
+        keep = {n if n.endswith(".xml") else f"{n}.xml" for n in names}
+        self._tests = {n: d for n, d in self._tests.items() if n in keep}
+        self._names = set(self._tests)
+        self._zip = _ZipImage()
+        self._zip.add(METADATA_NAME, self._metadata)
+        for name, data in self._tests.items():
+            self._zip.add(name, data)
+        self._publish()
 
     def _publish(self) -> None:
         """Write the whole archive to a temporary file and rename it over the suite."""

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from cooptest.cli import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
+from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
 
 GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
@@ -64,7 +64,7 @@ class Row:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tasks", nargs="+", metavar="TASK", help="task .yml/.c files or folders of them")
-    p.add_argument("--strategy", choices=STRATEGIES, default=DEFAULT_STRATEGY)
+    p.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY)
     p.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH)
     p.add_argument("--budget", type=float, required=True, metavar="SECONDS")
     p.add_argument("--jobs", type=int, default=2)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from cooptest.analyses.interface import ProgramUnderTest
+from cooptest.core.board import GoalBoard
 
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -39,23 +39,23 @@ def summary_line(name: str, summary: dict[str, Any]) -> str:
 class ProgressPanel:
     """A rich renderable read by Live's refresh thread: a snapshot of the counters."""
 
-    def __init__(self, put: ProgramUnderTest, name: str, strategy: str, budget: float) -> None:
-        self.put = put
+    def __init__(self, board: GoalBoard, name: str, strategy: str, budget: float) -> None:
+        self.board = board
         self.title = f"cooptest · {name} · {strategy}"
         self.budget = budget
         self.started = time.monotonic()
         self.last_change = 0.0
         self.points: list[tuple[float, int]] = []  # (seconds, goals covered)
 
-    def __call__(self, put: ProgramUnderTest, event: str, info: dict[str, Any]) -> None:
+    def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
         self.last_change = time.monotonic() - self.started
-        self.points.append((self.last_change, len(put.covered)))
+        self.points.append((self.last_change, len(board.covered)))
 
     def __rich__(self) -> Table:
-        put = self.put
-        stats = dict(put.stats)  # copy: the analysis thread may add counters meanwhile
-        n = len(put.goals)
-        covered, infeasible = len(put.covered), len(put.infeasible)
+        board = self.board
+        stats = dict(board.stats)  # copy: the analysis thread may add counters meanwhile
+        n = len(board.goals)
+        covered, infeasible = len(board.covered), len(board.infeasible)
         elapsed = time.monotonic() - self.started
         table = Table(title=self.title, show_header=False, box=None, title_justify="left")
         table.add_column(style="bold")
@@ -65,8 +65,8 @@ class ProgressPanel:
         table.add_row("over time", sparkline(list(self.points), elapsed, n))
         table.add_row("infeasible", str(infeasible))
         table.add_row("unknown", str(n - covered - infeasible))
-        table.add_row("tests", str(len(put.tests)))
-        table.add_row("executions", str(put.executions))
+        table.add_row("tests", str(len(board.tests)))
+        table.add_row("executions", str(board.executions))
         table.add_row("iterations", str(stats.get("iterations", 0)))
         table.add_row("divergences", str(stats.get("divergences", 0)))
         table.add_row("time", f"{elapsed:.1f}s / {self.budget:g}s (last new goal {self.last_change:.1f}s)")
@@ -76,12 +76,12 @@ class ProgressPanel:
 class Progress:
     """Context manager: the live panel when stderr is a terminal and not ``quiet``."""
 
-    def __init__(self, put: ProgramUnderTest, name: str, strategy: str, budget: float,
+    def __init__(self, board: GoalBoard, name: str, strategy: str, budget: float,
                  quiet: bool) -> None:
         self.live: Live | None = None
         if not quiet and sys.stderr.isatty():
-            panel = ProgressPanel(put, name, strategy, budget)
-            put.listeners.append(panel)
+            panel = ProgressPanel(board, name, strategy, budget)
+            board.listeners.append(panel)
             self.live = Live(panel, console=Console(stderr=True), refresh_per_second=4,
                              transient=True)
 

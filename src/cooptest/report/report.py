@@ -1,7 +1,7 @@
 """``report.json``: the status of every goal (covered by which test, infeasible by which
 proof, or unknown) and a summary, kept valid on disk throughout a run.
 
-The report listens to the :class:`ProgramUnderTest`; it is rewritten atomically
+The report listens to the :class:`GoalBoard`; it is rewritten atomically
 (temporary file + ``os.replace``) when goals change status, at most every
 ``min_interval`` seconds, and once more at the end, so that a run killed at any moment
 leaves a report that agrees with the suite written so far (never with more than it).
@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cooptest.analyses.interface import ProgramUnderTest
+from cooptest.core.board import GoalBoard
 
 
 def coverage_percent(covered: int, goals: int) -> float:
@@ -37,7 +37,7 @@ def write_json_atomically(path: str, doc: Any) -> None:
 
 @dataclass
 class Report:
-    """Listener of a ProgramUnderTest that owns ``DIR/report.json``."""
+    """Listener of a GoalBoard that owns ``DIR/report.json``."""
 
     path: str
     program_path: str
@@ -53,28 +53,29 @@ class Report:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def __call__(self, put: ProgramUnderTest, event: str, info: dict[str, Any]) -> None:
+    def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
         """The listener: record the timeline, rewrite the file if it is due."""
-        self.timeline.append((round(self.elapsed(), 3), len(put.covered), len(put.infeasible)))
+        self.timeline.append((round(self.elapsed(), 3), len(board.covered), len(board.infeasible)))
         if time.monotonic() - self._written >= self.min_interval:
-            self.write(put)
+            self.write(board)
 
-    def document(self, put: ProgramUnderTest) -> dict[str, Any]:
+    def document(self, board: GoalBoard) -> dict[str, Any]:
         goals = []
-        for goal in put.goals.values():
-            status = ("covered" if goal.id in put.covered
-                      else "infeasible" if goal.id in put.infeasible else "unknown")
+        for goal in board.goals.values():
+            status = ("covered" if goal.id in board.covered
+                      else "infeasible" if goal.id in board.infeasible else "unknown")
             goals.append({"id": goal.id, "kind": goal.kind, "line": goal.line, "status": status,
-                          "test": put.covered.get(goal.id), "proof": put.infeasible.get(goal.id)})
-        n, covered, infeasible = len(goals), len(put.covered), len(put.infeasible)
+                          "test": board.covered.get(goal.id), "proof": board.infeasible.get(goal.id),
+                          "origin": board.origin.get(goal.id)})
+        n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,
             "unknown": n - covered - infeasible,
             "cov_b": coverage_percent(covered, n),
             "cov_f": coverage_percent(covered, n - infeasible),
-            "tests": len(put.tests), "time_s": round(self.elapsed(), 2),
-            "executions": put.executions, "iterations": 0, "divergences": 0,
-            **dict(sorted(put.stats.items())),
+            "tests": len(board.tests), "time_s": round(self.elapsed(), 2),
+            "executions": board.executions, "iterations": 0, "divergences": 0,
+            **dict(sorted(board.stats.items())),
             **self.extra,
         }
         return {"program": self.program_path, "data_model": self.data_model,
@@ -82,8 +83,8 @@ class Report:
                 "goals": goals, "summary": summary,
                 "timeline": [list(t) for t in self.timeline]}
 
-    def write(self, put: ProgramUnderTest) -> dict[str, Any]:
-        doc = self.document(put)
+    def write(self, board: GoalBoard) -> dict[str, Any]:
+        doc = self.document(board)
         write_json_atomically(self.path, doc)
         self._written = time.monotonic()
         return doc

@@ -1,9 +1,9 @@
 """Concolic testing (DART/CUTE/CREST) with pluggable search strategies.
 
-``ConcolicAnalysis(search=name, seed_tests=..., rng_seed=...)`` implements the analysis
-interface; ``STRATEGIES`` maps strategy names to searcher classes."""
-from cooptest.analyses.concolic.engine import ConcolicAnalysis
+``ConcolicAnalysis(search=name, rng_seed=...)`` implements the analysis interface;
+``SEARCHERS`` maps search names to searcher classes."""
+from cooptest.analyses.concolic.engine import ConcolicAnalysis, from_settings
 from cooptest.analyses.concolic.execution_tree import ConcolicARG
-from cooptest.analyses.concolic.strategies import DEFAULT, STRATEGIES
+from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS
 
-__all__ = ["ConcolicAnalysis", "ConcolicARG", "STRATEGIES", "DEFAULT"]
+__all__ = ["ConcolicAnalysis", "ConcolicARG", "from_settings", "SEARCHERS", "DEFAULT"]

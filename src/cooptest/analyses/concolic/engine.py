@@ -1,6 +1,6 @@
 """Concolic testing (DART, CUTE, CREST) of a program under test.
 
-One iteration: choose inputs, run them natively (``ProgramUnderTest.submit``: the only
+One iteration: choose inputs, run them natively (``GoalBoard.submit``: the only
 way goals get covered), replay the run symbolically on the CFA (``replay.py``), add the
 path to the execution tree; then let the search strategy pick an open decision of the
 tree, solve its prefix with the decision negated and use the model as the next inputs.
@@ -34,8 +34,11 @@ from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
-from cooptest.analyses.concolic.strategies import DEFAULT, STRATEGIES, SearchContext
-from cooptest.analyses.interface import AnalysisResult, Budget, ProgramUnderTest
+from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, SearchContext
+from cooptest.core.analysis import Job, Outcome, finish
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+from cooptest.core.registry import Settings
 from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.errors import UserError
 from cooptest.harness.executor import Execution
@@ -51,35 +54,32 @@ class ConcolicAnalysis:
 
     name = "concolic"
 
-    def __init__(self, search: str = DEFAULT, seed_tests: list[list[str]] | None = None,
-                 rng_seed: int = 0, solver_timeout: float = 1.0, slicing: bool = True,
+    def __init__(self, search: str = DEFAULT, rng_seed: int = 0, solver_timeout: float = 1.0, slicing: bool = True,
                  cache: bool = True, incremental: bool = False, **search_options: Any) -> None:
-        if search not in STRATEGIES:
-            raise UserError(f"unknown search strategy {search!r} (known: {', '.join(STRATEGIES)})")
+        if search not in SEARCHERS:
+            raise UserError(f"unknown search strategy {search!r} (known: {', '.join(SEARCHERS)})")
         self.search = search
         self.search_options = search_options
-        self.seed_tests = [list(t) for t in seed_tests or []]
         self.rng_seed = rng_seed
         self.solver_options = dict(timeout=solver_timeout, slicing=slicing, cache=cache,
                                    incremental=incremental)
 
-    def new_arg(self, program: ProgramUnderTest) -> ConcolicARG:
+    def new_arg(self, program: GoalBoard) -> ConcolicARG:
+        """A fresh execution tree; the tests already on the board are its first runs."""
         symbols = Symbols()
         ctx = SearchContext(program.program, program.covered, random.Random(self.rng_seed),
                             StaticInfo(program.program))
         return ConcolicARG(self.name, tree=ExecutionTree(),
-                           searcher=STRATEGIES[self.search](ctx, **self.search_options),
-                           pending=self.seed_tests + [[]], symbols=symbols, memo=TermMemo(),
+                           searcher=SEARCHERS[self.search](ctx, **self.search_options),
+                           pending=[list(t.inputs) for t in program.tests] + [[]],
+                           symbols=symbols, memo=TermMemo(),
                            solver=PathSolver(symbols, **self.solver_options))
 
-    def run(self, program: ProgramUnderTest, goals: set[str], budget: Budget,
-            arg: ConcolicARG | None = None, condition: Any = None,
-            precision: Any = None) -> AnalysisResult:
-        if arg is None:
-            arg = self.new_arg(program)
-        covered_before, tests_before = set(program.covered), len(program.tests)
+    def run(self, program: GoalBoard, job: Job) -> Outcome:
+        arg = job.state if isinstance(job.state, ConcolicARG) else self.new_arg(program)
+        budget, goals = job.budget, job.goals
         arg.searcher.ctx.covered = program.covered
-        while not budget.expired() and goals - set(program.covered) - set(program.infeasible):
+        while not budget.expired() and program.open(goals):
             negated: Node | None = None
             if arg.pending:
                 inputs = arg.pending.pop(0)
@@ -104,14 +104,13 @@ class ConcolicAnalysis:
                 arg.exact = False
                 program.count("mispredictions")
             arg.searcher.update(arg.tree, path, nodes, negated)
-        new = set(program.covered) - covered_before
-        infeasible = {}
         if arg.complete:
-            infeasible = {g: "concolic: execution tree exhausted with an exact symbolic model"
-                          for g in goals - set(program.covered)}
-        return AnalysisResult(program.tests[tests_before:], new, infeasible, arg)
+            for g in sorted(program.open()):
+                program.prove_infeasible(g, "concolic: execution tree exhausted with an exact "
+                                            "symbolic model")
+        return finish(program, job, arg)
 
-    def _solve(self, program: ProgramUnderTest, arg: ConcolicARG, node: Node) -> list[str] | None:
+    def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node) -> list[str] | None:
         """Inputs for the path to ``node.parent`` followed by the other side of ``node``."""
         path = node.path
         assert path is not None
@@ -130,7 +129,7 @@ class ConcolicAnalysis:
                 inputs[k] = literal(value, read.type)
         return inputs
 
-    def _execute(self, program: ProgramUnderTest, arg: ConcolicARG, inputs: list[str],
+    def _execute(self, program: GoalBoard, arg: ConcolicARG, inputs: list[str],
                  budget: Budget) -> Path:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
         the run symbolically."""
@@ -147,7 +146,7 @@ class ConcolicAnalysis:
             return self._account(program, arg, path)
 
     @staticmethod
-    def _run_padded(program: ProgramUnderTest, inputs: list[str], budget: Budget) -> Execution:
+    def _run_padded(program: GoalBoard, inputs: list[str], budget: Budget) -> Execution:
         """Native runs only: while a run may have ended for lack of input (the harness
         exits with code 1) and more input makes it go further, double the inputs. The
         native run covers goals however long the path, while the replay of a path
@@ -163,7 +162,7 @@ class ConcolicAnalysis:
             inputs, execution = longer.inputs, longer
         return execution
 
-    def _account(self, program: ProgramUnderTest, arg: ConcolicARG, path: Path) -> Path:
+    def _account(self, program: GoalBoard, arg: ConcolicARG, path: Path) -> Path:
         for read in path.symbols:
             key = read.symbol.get_id()
             if key not in arg.small:
@@ -203,3 +202,7 @@ def _random_value(rng: random.Random, t: CType) -> int | float:
         return rng.randint(max(t.min, -128), min(t.max, 255)) if rng.random() < 0.5 \
             else rng.randint(t.min, t.max)
     return 0
+
+
+def from_settings(settings: Settings) -> ConcolicAnalysis:
+    return ConcolicAnalysis(search=settings.search, rng_seed=settings.seed)

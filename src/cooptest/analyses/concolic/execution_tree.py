@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import z3
 
-from cooptest.analyses.interface import ARG
+from cooptest.core.analysis import AnalysisState
 from cooptest.cfa.ir import branch_goal_id
 
 # why a node stopped being open
@@ -148,7 +148,7 @@ class ExecutionTree:
 
 
 @dataclass
-class ConcolicARG(ARG):
+class ConcolicARG(AnalysisState):
     """The resumable state of the concolic analysis: its execution tree, the searcher
     and the solver with its cache."""
 

@@ -7,4 +7,16 @@ from cooptest.analyses.reachability.mgp import MultiGoalAnalysis
 from cooptest.analyses.reachability.predicate import PredicateAnalysis
 from cooptest.analyses.reachability.value import ValueAnalysis
 
-ANALYSES = {"value": ValueAnalysis, "predicate": PredicateAnalysis, "mgp": MultiGoalAnalysis}
+from cooptest.core.registry import Settings
+
+
+def value_from_settings(settings: Settings) -> ValueAnalysis:
+    return ValueAnalysis()
+
+
+def predicate_from_settings(settings: Settings) -> PredicateAnalysis:
+    return PredicateAnalysis()
+
+
+def mgp_from_settings(settings: Settings) -> MultiGoalAnalysis:
+    return MultiGoalAnalysis(partitions=settings.partitions, seed=settings.seed)

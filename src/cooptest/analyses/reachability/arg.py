@@ -15,9 +15,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from cooptest.analyses.interface import ARG
+from cooptest.core.analysis import AnalysisState
 from cooptest.cfa.ir import CallEdge, Edge, Location
-from cooptest.harness.testsuite import TestCase
 
 CallStack = tuple[CallEdge, ...]
 Key = tuple[Location, CallStack]
@@ -71,7 +70,7 @@ class ARGState:
 
 
 @dataclass
-class ReachabilityARG(ARG):
+class ReachabilityARG(AnalysisState):
     """The ARG of one analysis with its reached set, frontier and precision.
 
     ``incomplete`` names why exploring the whole frontier would still not be a proof
@@ -81,14 +80,17 @@ class ReachabilityARG(ARG):
     the cooperation's description of state space already explored: it is stored for
     the conditional-model-checking wave and not used to prune yet."""
 
+    precision: Any = None
     root: ARGState | None = None
     reached: dict[Key, list[ARGState]] = field(default_factory=dict)
     frontier: deque[ARGState] = field(default_factory=deque)
     incomplete: set[str] = field(default_factory=set)
     unknown: set[str] = field(default_factory=set)
     refinements: int = 0
-    condition: Any = None
-    test_coverage: list[tuple[TestCase, set[str], set[str]]] = field(default_factory=list)
+    refinements_of: dict[str, int] = field(default_factory=dict)  # goal -> refinements spent
+
+    def reusable_precision(self) -> Any:
+        return self.precision
 
     def frontier_size(self) -> int:
         return sum(1 for s in self.frontier if not s.removed and s.covered_by is None)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol
 
-from cooptest.analyses.interface import Budget
+from cooptest.core.budget import Budget
 from cooptest.analyses.reachability.arg import ARGState, CallStack, ReachabilityARG
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AddrOf, CallEdge, Edge, FuncRef, Location, Program,

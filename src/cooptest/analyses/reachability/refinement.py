@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from cooptest.analyses.interface import Budget
+from cooptest.core.budget import Budget
 from cooptest.analyses.reachability.cpa import callee_name
 from cooptest.analyses.symbolic import Input, SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType
@@ -70,7 +70,7 @@ def check_path(program: Program, edges: list[Edge], budget: Budget) -> PathCheck
         return PathCheck(UNKNOWN, imprecise=True)
     state, owner = replayed
     solver = z3.Solver()
-    solver.set("timeout", max(1, int(min(budget.remaining(), 30.0) * 1000)))
+    solver.set("timeout", budget.solver_timeout_ms(30.0))
     marks = [z3.Bool(f"c!{k}") for k in range(len(state.path_condition))]
     for mark, constraint in zip(marks, state.path_condition):
         solver.add(z3.Implies(mark, constraint))

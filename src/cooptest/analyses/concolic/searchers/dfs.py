@@ -3,7 +3,7 @@ the latest path first, never below ``bound`` symbolic decisions."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
-from cooptest.analyses.concolic.strategies.base import SearchContext, Searcher
+from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 
 
 class DepthFirst(Searcher):

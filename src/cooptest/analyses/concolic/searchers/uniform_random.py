@@ -6,7 +6,7 @@ few times before falling back to a uniformly chosen frontier node."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node
-from cooptest.analyses.concolic.strategies.base import Searcher
+from cooptest.analyses.concolic.searchers.base import Searcher
 
 WALKS = 32
 

@@ -8,7 +8,7 @@ import heapq
 import itertools
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
-from cooptest.analyses.concolic.strategies.base import SearchContext, Searcher
+from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 
 
 class Generational(Searcher):

@@ -10,7 +10,7 @@ contexts."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node
-from cooptest.analyses.concolic.strategies.base import SearchContext, Searcher
+from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 
 
 class ContextGuided(Searcher):

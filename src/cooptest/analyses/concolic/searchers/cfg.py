@@ -6,7 +6,7 @@ searched. Decisions from which no open goal is reachable are skipped, as in CRES
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
-from cooptest.analyses.concolic.strategies.base import SearchContext, Searcher
+from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 from cooptest.cfa.ir import Location
 
 

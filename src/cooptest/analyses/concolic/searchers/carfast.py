@@ -6,7 +6,7 @@ shallowest decision."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node
-from cooptest.analyses.concolic.strategies.base import SearchContext, Searcher
+from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 
 
 class CarFast(Searcher):

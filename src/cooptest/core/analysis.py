@@ -1,0 +1,96 @@
+"""What every analysis shares and every cooperation composes.
+
+    analysis.run(board, Job(goals, budget, state=..., precision=..., condition=..., monitor=...))
+        -> Outcome(state, stopped)
+
+An analysis reports its results only through the :class:`~cooptest.core.board.GoalBoard`
+(tests through native replay, proofs through ``prove_infeasible``) and returns nothing
+but its state and why it stopped. Everything it knows lives in that state (the ARG, the
+concolic execution tree, the random-testing corpus and its RNG), never on the analysis
+object: passing the state back in the next job continues the work exactly where it
+stopped, so that N slices of an analysis reach the verdicts of one run of their summed
+time. Hence the rule every analysis keeps: *a verdict caused by a deadline is never
+final*; a check cut short by the clock is redone by the next slice, never recorded as
+"unknown" in the state.
+
+A ``precision`` restarts the analysis with it (CoVeriTest's reuse-prec); a
+``condition`` describes state space some analysis has explored completely, which this
+one may skip (conditional model checking); a ``monitor`` is an automaton over CFA edges
+that guides exploration (Crabs). Analyses that cannot use a condition or monitor ignore
+it, which is sound: both only ever allow doing less.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+
+Stopped = Literal["budget", "done", "exhausted", "cancelled"]
+"""Why an analysis returned: ``budget``: its time ran out (nothing given up; run the
+state again to go on); ``done``: every goal of the job is decided; ``exhausted``: the
+analysis explored everything it can (its proofs are on the board; running it again
+changes nothing); ``cancelled``: its budget was cancelled."""
+
+
+@dataclass
+class AnalysisState:
+    """The resumable state of one analysis; subclasses hold what it explored.
+
+    ``complete``: the exploration covers every behaviour of the program (no frontier
+    left and nothing skipped), so every goal it did not reach is infeasible."""
+
+    analysis: str
+    complete: bool = False
+
+    def reusable_precision(self) -> Any:
+        """The precision the state was built with, for a restart (CoVeriTest's
+        reuse-prec); None for analyses without one."""
+        return None
+
+    def frontier_size(self) -> int:
+        """How much is left to explore (0 for analyses without a frontier)."""
+        return 0
+
+    def condition(self) -> Any:
+        """The state space this state explored completely, for another analysis to
+        skip (None: nothing to export)."""
+        return None
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run of an analysis: the goals it works for and its budget, and optionally
+    the state to continue, a precision to restart with, a condition to skip, a monitor
+    to follow."""
+
+    goals: frozenset[str]
+    budget: Budget
+    state: AnalysisState | None = None
+    precision: Any = None
+    condition: Any = None
+    monitor: Any = None
+
+
+@dataclass
+class Outcome:
+    state: AnalysisState
+    stopped: Stopped
+
+
+class Analysis(Protocol):
+    name: str
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome: ...
+
+
+def finish(board: GoalBoard, job: Job, state: AnalysisState) -> Outcome:
+    """The outcome of a run that left its loop: ``done`` if the job's goals are
+    decided, ``budget``/``cancelled`` if its budget stopped it, else the analysis stopped
+    by itself: ``exhausted``."""
+    if not board.open(job.goals):
+        return Outcome(state, "done")
+    if job.budget.expired():
+        return Outcome(state, job.budget.stop_reason())
+    return Outcome(state, "exhausted")

@@ -1,0 +1,139 @@
+"""The goal board: the one channel through which results leave an analysis.
+
+Every goal of the program is *open*, *covered* (by a named test) or *infeasible* (by a
+named proof). There are exactly two ways to change that, and both are here:
+
+- :meth:`GoalBoard.submit` runs a test natively on the instrumented build; the goals
+  its trace passes through are covered. Symbolic models never cover anything.
+- :meth:`GoalBoard.prove_infeasible` records a proof. A proof about a goal that a test
+  covers is a soundness bug of the prover: the board raises instead of lying (the
+  tripwire), whichever of the two arrived first.
+
+Analyses return only their state and why they stopped (``core.analysis``); whatever
+they found is already on the board. Listeners (report, progress display) hear of every
+change. At the end of a run :meth:`reduce` keeps a minimal set of tests that covers
+every covered goal (greedy set cover, as Tiger-MGP reduces its suite) and rewrites the
+suite with it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from cooptest.cfa.ir import Goal, Program
+from cooptest.harness.executor import Execution, Executor
+from cooptest.harness.testsuite import SuiteWriter, TestCase
+
+Listener = Callable[["GoalBoard", str, dict[str, Any]], None]
+
+
+@dataclass
+class TestRecord:
+    """A test the suite holds: who produced it, the goals it covered first, all goals
+    its native run covers."""
+
+    __test__ = False  # not a pytest class despite its name
+
+    test: TestCase
+    origin: str
+    first: frozenset[str]
+    covers: frozenset[str]
+
+
+@dataclass
+class GoalBoard:
+    """The CFA's goals, their status, the native executor and the suite being written."""
+
+    program: Program
+    executor: Executor
+    suite: SuiteWriter | None = None
+    goals: dict[str, Goal] = field(init=False)
+    covered: dict[str, str] = field(default_factory=dict)  # goal -> name of its test
+    infeasible: dict[str, str] = field(default_factory=dict)  # goal -> proof
+    origin: dict[str, str] = field(default_factory=dict)  # goal -> analysis that decided it
+    records: list[TestRecord] = field(default_factory=list)
+    executions: int = 0
+    stats: dict[str, int] = field(default_factory=dict)
+    listeners: list[Listener] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.goals = {g.id: g for g in self.program.goals()}
+
+    @property
+    def tests(self) -> list[TestCase]:
+        return [r.test for r in self.records]
+
+    def open(self, among: Iterable[str] | None = None) -> frozenset[str]:
+        """The goals neither covered nor proven infeasible (of ``among``, if given)."""
+        pool = self.goals.keys() if among is None else among
+        return frozenset(g for g in pool
+                         if g in self.goals and g not in self.covered and g not in self.infeasible)
+
+    def decided(self) -> bool:
+        return len(self.covered) + len(self.infeasible) >= len(self.goals)
+
+    def count(self, stat: str, n: int = 1) -> None:
+        self.stats[stat] = self.stats.get(stat, 0) + n
+
+    def notify(self, event: str, **info: Any) -> None:
+        for listener in self.listeners:
+            listener(self, event, info)
+
+    def submit(self, inputs: list[str], origin: str) -> Execution:
+        """Run ``inputs`` natively; goals its trace passes through are covered.
+
+        The test joins the suite when it covers a goal no earlier test covered;
+        ``Execution.new`` tells which goals those were."""
+        ex = self.executor.run(inputs)
+        self.executions += 1
+        ex.new = ex.covered - self.covered.keys()
+        if ex.new:
+            test = TestCase(list(inputs), covers_error=ex.error_reached)
+            test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
+            self.records.append(TestRecord(test, origin, frozenset(ex.new), frozenset(ex.covered)))
+            for g in sorted(ex.new):
+                if g in self.infeasible:  # never happens for a sound prover: say so loudly
+                    raise AssertionError(f"goal {g} proven infeasible by {self.infeasible[g]} "
+                                         f"but covered by test {test.name}")
+                self.covered[g] = test.name
+                self.origin[g] = origin
+            self.notify("covered", goals=ex.new, origin=origin, test=test.name)
+        return ex
+
+    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> None:
+        """Record ``proof`` that no execution reaches ``goal``; ``origin`` names the
+        analysis (and round) when ``proof`` does not start with it."""
+        if goal not in self.goals:
+            return
+        if goal in self.covered:
+            raise AssertionError(f"{proof} claims covered goal {goal} infeasible")
+        if goal not in self.infeasible:
+            self.infeasible[goal] = proof
+            self.origin[goal] = origin or proof.split(":", 1)[0]
+            self.notify("infeasible", goals={goal}, origin=self.origin[goal])
+
+    def reduce(self) -> list[TestRecord]:
+        """Keep a minimal set of tests covering every covered goal and rewrite the
+        suite with it; each goal is then credited to a kept test.
+
+        Greedy set cover, largest coverage first; the generation order breaks ties, so
+        the result is deterministic."""
+        kept: list[TestRecord] = []
+        left = set(self.covered)
+        for r in sorted(self.records, key=lambda r: -len(r.covers)):
+            if r.covers & left:
+                kept.append(r)
+                left -= r.covers
+        kept.sort(key=self.records.index)
+        if len(kept) < len(self.records):
+            if self.suite is not None:
+                self.suite.keep_only([r.test.name for r in kept])
+            credit: dict[str, TestRecord] = {}
+            for r in kept:
+                for g in r.covers:
+                    credit.setdefault(g, r)
+            for g in self.covered:
+                self.covered[g] = credit[g].test.name
+            self.records = kept
+            self.notify("reduced", tests=len(kept))
+        return kept

@@ -1,0 +1,74 @@
+"""The analyses and searches cooptest offers, by name, with the defaults.
+
+The command line, ``bench`` and every cooperation read this table; none of them imports
+an analysis module directly, and the modules themselves are imported only when an
+analysis is made (``cooptest cfa`` never loads z3's solver-heavy code paths).
+
+A *strategy* (``--strategy``) is what ``generate`` runs: a single analysis or a
+cooperation of several. A *search* (``--search``) is how concolic testing picks the next
+decision to negate. The two words are never used for each other.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from cooptest.core.analysis import Analysis
+
+DEFAULT_STRATEGY = "concolic"
+DEFAULT_SEARCH = "cgs"
+SEARCHES = ("cgs", "dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational", "carfast")
+"""The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the user chose; each analysis reads the settings that concern it."""
+
+    search: str = DEFAULT_SEARCH
+    partitions: int = 4
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)  # settings of cooperations
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    name: str
+    summary: str
+    make: Callable[[Settings], Analysis]
+    proves: bool  # whether it can claim goals infeasible
+    uses_search: bool = False
+
+
+def _lazy(module: str, factory: str) -> Callable[[Settings], Analysis]:
+    def make(settings: Settings) -> Analysis:
+        return getattr(importlib.import_module(module), factory)(settings)
+    return make
+
+
+STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
+    StrategySpec("concolic", "concolic testing; --search picks the decision to negate",
+                 _lazy("cooptest.analyses.concolic", "from_settings"), proves=True,
+                 uses_search=True),
+    StrategySpec("random", "coverage-guided random testing at native speed",
+                 _lazy("cooptest.analyses.random_testing", "from_settings"), proves=False),
+    StrategySpec("value", "CEGAR reachability with explicit values",
+                 _lazy("cooptest.analyses.reachability", "value_from_settings"), proves=True),
+    StrategySpec("predicate", "CEGAR reachability with predicate abstraction",
+                 _lazy("cooptest.analyses.reachability", "predicate_from_settings"), proves=True),
+    StrategySpec("mgp", "multi-goal partitioning: --partitions predicate-analysis runs",
+                 _lazy("cooptest.analyses.reachability", "mgp_from_settings"), proves=True),
+)}
+
+
+def make_analysis(strategy: str, settings: Settings | None = None) -> Analysis:
+    """The analysis (or cooperation) named ``strategy``."""
+    from cooptest.errors import UserError
+    spec = STRATEGIES.get(strategy)
+    if spec is None:
+        raise UserError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+    settings = settings or Settings()
+    if settings.search not in SEARCHES:
+        raise UserError(f"unknown search {settings.search!r} (known: {', '.join(SEARCHES)})")
+    return spec.make(settings)

@@ -1,0 +1,41 @@
+"""The core: budgets form a tree, the registry names what exists, the board is the one
+channel (tripwire, reduction)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from cooptest.core.budget import Budget
+from cooptest.core.registry import SEARCHES, STRATEGIES, Settings, make_analysis
+from cooptest.errors import UserError
+
+
+def test_a_child_budget_never_outlives_its_parent_and_cancelling_reaches_it() -> None:
+    root = Budget.seconds(10)
+    child = root.child(100)
+    grandchild = child.child()
+    assert child.deadline == pytest.approx(root.deadline)
+    short = root.child(0.01)
+    time.sleep(0.02)
+    assert short.expired() and not root.expired()
+    root.cancel()
+    assert grandchild.expired() and grandchild.cancelled and grandchild.stop_reason() == "cancelled"
+    assert short.stop_reason() == "cancelled"
+
+
+def test_solver_limits_come_from_the_budget() -> None:
+    assert Budget.seconds(0.5).solver_timeout_ms(5.0) <= 500
+    assert Budget.seconds(60).solver_timeout_ms(5.0) == 5000
+    assert Budget.seconds(-1).solver_timeout_ms(5.0) == 1  # never 0: z3 reads 0 as no limit
+
+
+def test_the_registry_names_every_searcher_and_makes_every_strategy() -> None:
+    from cooptest.analyses.concolic import SEARCHERS
+    assert set(SEARCHES) == set(SEARCHERS)
+    for name in STRATEGIES:
+        assert make_analysis(name, Settings()).name.split("/")[0] == name
+    with pytest.raises(UserError):
+        make_analysis("nope")
+    with pytest.raises(UserError):
+        make_analysis("concolic", Settings(search="nope"))
