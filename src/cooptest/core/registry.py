@@ -41,24 +41,32 @@ class StrategySpec:
     uses_search: bool = False
 
 
-def _lazy(module: str, factory: str) -> Callable[[Settings], Analysis]:
+def _lazy(strategy: str, module: str, factory: str) -> Callable[[Settings], Analysis]:
     def make(settings: Settings) -> Analysis:
-        return getattr(importlib.import_module(module), factory)(settings)
+        from cooptest.errors import UserError
+        try:
+            loaded = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name and module.startswith(e.name):  # an installation without it
+                raise UserError(f"strategy {strategy!r} is not available in this installation "
+                                f"({module} is missing)") from None
+            raise
+        return getattr(loaded, factory)(settings)
     return make
 
 
 STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
     StrategySpec("concolic", "concolic testing; --search picks the decision to negate",
-                 _lazy("cooptest.analyses.concolic", "from_settings"), proves=True,
+                 _lazy("concolic", "cooptest.analyses.concolic", "from_settings"), proves=True,
                  uses_search=True),
     StrategySpec("random", "coverage-guided random testing at native speed",
-                 _lazy("cooptest.analyses.random_testing", "from_settings"), proves=False),
+                 _lazy("random", "cooptest.analyses.random_testing", "from_settings"), proves=False),
     StrategySpec("value", "CEGAR reachability with explicit values",
-                 _lazy("cooptest.analyses.reachability", "value_from_settings"), proves=True),
+                 _lazy("value", "cooptest.analyses.reachability", "value_from_settings"), proves=True),
     StrategySpec("predicate", "CEGAR reachability with predicate abstraction",
-                 _lazy("cooptest.analyses.reachability", "predicate_from_settings"), proves=True),
+                 _lazy("predicate", "cooptest.analyses.reachability", "predicate_from_settings"), proves=True),
     StrategySpec("mgp", "multi-goal partitioning: --partitions predicate-analysis runs",
-                 _lazy("cooptest.analyses.reachability", "mgp_from_settings"), proves=True),
+                 _lazy("mgp", "cooptest.analyses.reachability", "mgp_from_settings"), proves=True),
 )}
 
 
