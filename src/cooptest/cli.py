@@ -71,6 +71,7 @@ def build_parser() -> Parser:
     ap.add_argument("--debug", action="store_true", help="print tracebacks of internal errors")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
 
+    from cooptest.cooperation.coveritest import REUSE_TYPES, TIME_PAIRS
     g = sub.add_parser("generate", help="generate a test suite")
     g.add_argument("target", metavar="PROG.c|TASK.yml")
     g.add_argument("--budget", type=_positive, required=True, metavar="SECONDS")
@@ -79,6 +80,15 @@ def build_parser() -> Parser:
     g.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH,
                    help="search strategy of concolic testing")
     g.add_argument("--partitions", type=int, default=4, help="partitions of mgp")
+    g.add_argument("--sequence", metavar="A:S,B:S",
+                   help="coveritest: analyses and their time limits in seconds, e.g. value:20,predicate:80")
+    g.add_argument("--time-pair", choices=list(TIME_PAIRS),
+                   help="coveritest: the paper's value/predicate limits of a 900-s run, scaled to "
+                        "the budget (default 20/80)")
+    g.add_argument("--reuse", choices=REUSE_TYPES,
+                   help="coveritest: what each run reuses (default reuse-arg)")
+    g.add_argument("--parallel", action="store_true",
+                   help="coveritest: run the analyses at once on the machine's cores")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
     g.add_argument("--data-model", type=_data_model, metavar="ILP32|LP64")
@@ -143,9 +153,12 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from cooptest.generate import Options, generate
-    opts = Options(args.target, args.budget, args.out, args.strategy, args.search,
-                   args.partitions, args.seed, args.seed_suite, args.data_model, args.quiet,
-                   started=STARTED)
+    from cooptest.core.registry import Settings
+    extra = {k: v for k, v in (("sequence", args.sequence), ("time_pair", args.time_pair),
+                               ("reuse", args.reuse), ("parallel", args.parallel)) if v}
+    settings = Settings(args.search, args.partitions, args.seed, extra)
+    opts = Options(args.target, args.budget, args.out, args.strategy, settings, args.seed_suite,
+                   args.data_model, args.quiet, started=STARTED)
     _, code = generate(load_target(args.target, args.data_model), opts)
     return code
 

@@ -18,14 +18,14 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
 from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
+from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import SuiteWriter, read_suite
@@ -43,9 +43,7 @@ class Options:
     budget: float
     out: str
     strategy: str = DEFAULT_STRATEGY
-    search: str = DEFAULT_SEARCH
-    partitions: int = 4
-    seed: int = 0
+    settings: Settings = field(default_factory=Settings)
     seed_suite: str | None = None
     data_model: DataModel | None = None
     quiet: bool = False
@@ -109,16 +107,20 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     """Run test generation; returns the final report document (None if a signal came
     before the program was even parsed) and the exit code."""
     seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
-    analysis = make_analysis(opts.strategy, Settings(opts.search, opts.partitions, opts.seed))
     # The whole run stays within the budget: the analysis stops where the share kept for
     # measuring the suite's coverage begins; the measurement gets what is left then.
+    settings = replace(opts.settings, extra={"budget": opts.budget * (1 - MEASURE_SHARE),
+                                             **opts.settings.extra})
+    analysis = make_analysis(opts.strategy, settings)
     deadline = Budget(opts.started + opts.budget)
     budget = deadline.child(opts.budget * (1 - MEASURE_SHARE))
     safe = SafePoints(deadline)
     work = tempfile.mkdtemp(prefix="cooptest-")
     board: GoalBoard | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
-                    opts.strategy, opts.search if STRATEGIES[opts.strategy].uses_search else None)
+                    opts.strategy,
+                    opts.settings.search if STRATEGIES[opts.strategy].uses_search else None,
+                    configuration=getattr(analysis, "configuration", None))
     exit_code, doc = 0, None
     try:
         with safe.installed():

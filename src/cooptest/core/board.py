@@ -55,6 +55,7 @@ class GoalBoard:
     executions: int = 0
     stats: dict[str, int] = field(default_factory=dict)
     listeners: list[Listener] = field(default_factory=list)
+    context: str = ""  # what a cooperation is doing (e.g. its round), named in every origin
 
     def __post_init__(self) -> None:
         self.goals = {g.id: g for g in self.program.goals()}
@@ -88,6 +89,7 @@ class GoalBoard:
         self.executions += 1
         ex.new = ex.covered - self.covered.keys()
         if ex.new:
+            origin = self._tagged(origin)
             test = TestCase(list(inputs), covers_error=ex.error_reached)
             test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
             self.records.append(TestRecord(test, origin, frozenset(ex.new), frozenset(ex.covered)))
@@ -109,8 +111,11 @@ class GoalBoard:
             raise AssertionError(f"{proof} claims covered goal {goal} infeasible")
         if goal not in self.infeasible:
             self.infeasible[goal] = proof
-            self.origin[goal] = origin or proof.split(":", 1)[0]
+            self.origin[goal] = self._tagged(origin or proof.split(":", 1)[0])
             self.notify("infeasible", goals={goal}, origin=self.origin[goal])
+
+    def _tagged(self, origin: str) -> str:
+        return f"{origin} ({self.context})" if self.context else origin
 
     def reduce(self) -> list[TestRecord]:
         """Keep a minimal set of tests covering every covered goal and rewrite the

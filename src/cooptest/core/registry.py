@@ -67,6 +67,9 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  _lazy("predicate", "cooptest.analyses.reachability", "predicate_from_settings"), proves=True),
     StrategySpec("mgp", "multi-goal partitioning: --partitions predicate-analysis runs",
                  _lazy("mgp", "cooptest.analyses.reachability", "mgp_from_settings"), proves=True),
+    StrategySpec("coveritest", "CoVeriTest: analyses interleaved with time limits and reuse",
+                 _lazy("coveritest", "cooptest.cooperation.coveritest", "from_settings"),
+                 proves=True),
 )}
 
 

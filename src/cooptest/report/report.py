@@ -44,6 +44,7 @@ class Report:
     data_model: str
     strategy: str
     search: str | None = None  # the concolic search strategy, if any
+    configuration: Any = None  # a cooperation's configuration (``describe()``), if any
     min_interval: float = 1.0
     started: float = field(default_factory=time.monotonic)
     timeline: list[tuple[float, int, int]] = field(default_factory=list)  # (s, covered, infeasible)
@@ -80,6 +81,7 @@ class Report:
         }
         return {"program": self.program_path, "data_model": self.data_model,
                 "strategy": self.strategy, **({"search": self.search} if self.search else {}),
+                **({"configuration": self.configuration.describe()} if self.configuration else {}),
                 "goals": goals, "summary": summary,
                 "timeline": [list(t) for t in self.timeline]}
 

@@ -1,0 +1,172 @@
+"""CoVeriTest (Beyer & Jakobs, FASE 2019): cooperative verifier-based testing.
+
+A configuration is a sequence of (analysis, time limit) pairs and a reuse type. Rounds
+run the pairs in order, each on the goals still open, until the budget ends, every goal
+is decided, or one analysis explores the whole program (its complete ARG has then proven
+every goal it did not reach infeasible: nothing is left for the others). Alg. 1:
+
+    states := [none, ..., none]
+    while open goals and budget left:
+        for i, (analysis_i, t_i) in configuration:
+            job := Job(open goals, budget for t_i, **reuse(i))      # Alg. 2-3
+            states[i] := analysis_i.run(board, job).state
+            if states[i] is complete: stop
+
+``reuse(i)`` is the reuse type (the paper's nine):
+
+- ``plain``: every run starts from scratch;
+- ``reuse-prec``: a run restarts with the precision its analysis had learnt;
+- ``reuse-arg``: a run continues its analysis's own ARG (state);
+- ``cond-v`` / ``cond-p`` / ``cond-vp``: the value / predicate / both analyses read the
+  *condition* of the analysis that ran just before them (conditional model checking:
+  the state space it explored completely, every goal in it decided), and skip it;
+- ``cond-v+r`` / ``cond-p+r`` / ``cond-vp+r``: the same, restarting with their own
+  precision as in ``reuse-prec``. (A condition and a continued ARG do not mix: the old
+  ARG was built without the condition.)
+
+Any analysis of the registry may sit in the sequence (value, predicate, concolic,
+random): a reuse type that does not apply to it (random testing has no precision)
+leaves it as ``plain`` or ``reuse-arg`` would. The time limits are seconds, or the
+paper's pairs for a 900-s run (``TIME_PAIRS``) scaled to the budget.
+
+Every test and proof names the analysis and the round that produced it (the board's
+``context``); report.json names the configuration (``describe``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
+from cooptest.core.board import GoalBoard
+from cooptest.core.registry import Settings, make_analysis
+from cooptest.errors import UserError
+
+REUSE_TYPES = ("plain", "cond-v", "cond-p", "cond-vp", "reuse-prec", "reuse-arg",
+               "cond-v+r", "cond-p+r", "cond-vp+r")
+TIME_PAIRS = {"10/10": (10, 10), "50/50": (50, 50), "100/100": (100, 100),
+              "250/250": (250, 250), "20/80": (20, 80), "80/20": (80, 20)}
+PAPER_RUN = 900.0  # the paper's time limits are of a 900-s run
+DEFAULT_PAIR, DEFAULT_REUSE = "20/80", "reuse-arg"  # the paper's best configuration
+CONDITIONED = {"v": "value", "p": "predicate"}  # what the letters of cond-X name
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """A reuse type: what a run starts from besides the open goals."""
+
+    name: str
+    own: str  # "none", "precision" or "arg": what a run takes from its own last state
+    conditioned: frozenset[str]  # analyses that read the previous analysis's condition
+
+    @staticmethod
+    def named(name: str) -> Reuse:
+        if name not in REUSE_TYPES:
+            raise UserError(f"unknown reuse type {name!r} (known: {', '.join(REUSE_TYPES)})")
+        if not name.startswith("cond-"):
+            return Reuse(name, {"plain": "none", "reuse-prec": "precision", "reuse-arg": "arg"}[name],
+                         frozenset())
+        letters = name.removeprefix("cond-").removesuffix("+r")
+        return Reuse(name, "precision" if name.endswith("+r") else "none",
+                     frozenset(CONDITIONED[c] for c in letters))
+
+
+@dataclass(frozen=True)
+class Configuration:
+    pairs: tuple[tuple[str, float], ...]
+    reuse: Reuse
+
+    def describe(self) -> dict[str, Any]:
+        return {"sequence": [f"{a}:{t:g}" for a, t in self.pairs], "reuse": self.reuse.name}
+
+
+def parse_sequence(text: str) -> tuple[tuple[str, float], ...]:
+    """``value:20,predicate:80`` as (analysis, seconds) pairs."""
+    pairs = []
+    for item in text.split(","):
+        name, sep, seconds = item.strip().partition(":")
+        try:
+            limit = float(seconds)
+        except ValueError:
+            limit = -1.0
+        if not sep or not name or not limit > 0 or limit == float("inf"):
+            raise UserError(f"bad --sequence item {item!r} (expected ANALYSIS:SECONDS, "
+                            f"e.g. value:20,predicate:80)")
+        pairs.append((name, limit))
+    return tuple(pairs)
+
+
+def scaled_pair(pair: str, budget: float) -> tuple[tuple[str, float], ...]:
+    """The paper's value/predicate time pair ``pair`` scaled from 900 s to ``budget``."""
+    if pair not in TIME_PAIRS:
+        raise UserError(f"unknown time pair {pair!r} (known: {', '.join(TIME_PAIRS)})")
+    v, p = TIME_PAIRS[pair]
+    return (("value", v * budget / PAPER_RUN), ("predicate", p * budget / PAPER_RUN))
+
+
+@dataclass
+class CoVeriTestState(AnalysisState):
+    """The last state of every analysis of the sequence, and the round reached."""
+
+    states: list[AnalysisState | None] = field(default_factory=list)
+    round: int = 0
+
+
+class CoVeriTest:
+    name = "coveritest"
+
+    def __init__(self, configuration: Configuration, settings: Settings) -> None:
+        self.configuration = configuration
+        self.analyses: list[Analysis] = [make_analysis(a, settings)
+                                         for a, _ in configuration.pairs]
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        state = job.state if isinstance(job.state, CoVeriTestState) else \
+            CoVeriTestState(self.name, states=[None] * len(self.analyses))
+        while board.open(job.goals) and not job.budget.expired():
+            state.round += 1
+            stopped = []
+            for i, analysis in enumerate(self.analyses):
+                if not board.open(job.goals) or job.budget.expired():
+                    break
+                board.context = f"round {state.round}"
+                outcome = analysis.run(board, self._job(state, i, job, board))
+                state.states[i] = outcome.state
+                stopped.append(outcome.stopped)
+                if outcome.state.complete:  # its proofs decided every goal it left
+                    state.complete = True
+                    board.context = ""
+                    return Outcome(state, "exhausted")
+            board.context = ""
+            if stopped and all(s == "exhausted" for s in stopped):
+                break  # no analysis of the sequence can do more
+        return finish(board, job, state)
+
+    def _job(self, state: CoVeriTestState, i: int, job: Job, board: GoalBoard) -> Job:
+        """Alg. 2-3: the start of run ``i`` under the reuse type."""
+        name, limit = self.configuration.pairs[i]
+        reuse = self.configuration.reuse
+        own = state.states[i]
+        previous = state.states[i - 1] if len(state.states) > 1 else None
+        kwargs: dict[str, Any] = {}
+        if own is not None and reuse.own == "arg":
+            kwargs["state"] = own
+        elif own is not None and reuse.own == "precision":
+            kwargs["precision"] = own.reusable_precision()
+        if name in reuse.conditioned and previous is not None:
+            kwargs["condition"] = previous.condition()
+        return Job(board.open(job.goals), job.budget.child(limit), **kwargs)
+
+
+def from_settings(settings: Settings) -> CoVeriTest:
+    """``settings.extra``: ``sequence`` (text) or ``time_pair`` with ``budget``, and
+    ``reuse``."""
+    extra = settings.extra
+    if extra.get("sequence"):
+        pairs = parse_sequence(extra["sequence"])
+    else:
+        pairs = scaled_pair(extra.get("time_pair") or DEFAULT_PAIR, float(extra.get("budget", PAPER_RUN)))
+    for name, _ in pairs:
+        if name in ("coveritest",):
+            raise UserError("a CoVeriTest sequence cannot contain coveritest itself")
+    return CoVeriTest(Configuration(pairs, Reuse.named(extra.get("reuse") or DEFAULT_REUSE)), settings)

@@ -1,0 +1,57 @@
+"""CoVeriTest: interleaving with reuse decides what no single short run decides, and
+every verdict names the analysis and round that produced it."""
+from __future__ import annotations
+
+import pytest
+
+from cooptest.cooperation.coveritest import REUSE_TYPES, Reuse, parse_sequence, scaled_pair
+from cooptest.core.analysis import Job
+from cooptest.core.budget import Budget
+from cooptest.core.registry import Settings, make_analysis
+from cooptest.errors import UserError
+
+# The loop runs 30 times whatever the input; the branch inside it on the input is easy
+# for value analysis, the dead branch after it needs predicates over the input.
+PROGRAM = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int s = 0;
+  for (int i = 0; i < 30; i++) { if (x == 7) s++; }
+  if (x > 5) {
+    if (x < 3) return 1; /* dead */
+    return 2;
+  }
+  return 0;
+}
+"""
+
+
+def test_reuse_types_are_the_papers_nine() -> None:
+    assert len(REUSE_TYPES) == 9
+    assert Reuse.named("cond-vp+r").conditioned == {"value", "predicate"}
+    assert Reuse.named("cond-vp+r").own == "precision"
+    assert Reuse.named("reuse-arg").own == "arg" and not Reuse.named("reuse-arg").conditioned
+    with pytest.raises(UserError):
+        Reuse.named("reuse-everything")
+
+
+def test_time_limits_scale_the_papers_pairs_and_parse_sequences() -> None:
+    assert scaled_pair("20/80", 90.0) == (("value", 2.0), ("predicate", 8.0))
+    assert parse_sequence("concolic:1.5,predicate:3") == (("concolic", 1.5), ("predicate", 3.0))
+    for bad in ("value", "value:0", "value:x", ":3", "value:inf"):
+        with pytest.raises(UserError):
+            parse_sequence(bad)
+
+
+@pytest.mark.parametrize("reuse", ["reuse-arg", "cond-vp", "reuse-prec"])
+def test_interleaving_decides_every_goal_and_names_analysis_and_round(program_of, reuse) -> None:
+    board = program_of(PROGRAM)
+    coveritest = make_analysis("coveritest", Settings(extra={
+        "sequence": "value:0.3,predicate:1.2", "reuse": reuse}))
+    outcome = coveritest.run(board, Job(board.open(), Budget.seconds(60)))
+    assert not board.open(), reuse
+    assert len(board.infeasible) == 1 and outcome.state.round >= 1
+    for goal, origin in board.origin.items():
+        assert origin.split(" ")[0] in ("value", "predicate") and "(round " in origin
+    for test in board.tests:  # every proof survives every native replay
+        assert not board.executor.run(test.inputs).covered & set(board.infeasible)
