@@ -57,6 +57,16 @@ def _positive(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
 def load_target(path: str, data_model: DataModel | None = None) -> Task:
     """``load_task``, refusing files that are neither C nor a task by their name (gcc
     would take them for linker input and preprocess nothing)."""
@@ -87,6 +97,8 @@ def build_parser() -> Parser:
                         "the budget (default 20/80)")
     g.add_argument("--reuse", choices=REUSE_TYPES,
                    help="coveritest: what each run reuses (default reuse-arg)")
+    g.add_argument("--jobs", type=_count, metavar="N",
+                   help="auto: cores to use (default: all)")
     g.add_argument("--parallel", action="store_true",
                    help="coveritest: run the analyses at once on the machine's cores")
     g.add_argument("--seed", type=int, default=0, help="random seed")
@@ -155,7 +167,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from cooptest.generate import Options, generate
     from cooptest.core.registry import Settings
     extra = {k: v for k, v in (("sequence", args.sequence), ("time_pair", args.time_pair),
-                               ("reuse", args.reuse), ("parallel", args.parallel)) if v}
+                               ("reuse", args.reuse), ("parallel", args.parallel),
+                               ("jobs", args.jobs)) if v}
     settings = Settings(args.search, args.partitions, args.seed, extra)
     opts = Options(args.target, args.budget, args.out, args.strategy, settings, args.seed_suite,
                    args.data_model, args.quiet, started=STARTED)

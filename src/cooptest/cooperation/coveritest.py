@@ -39,6 +39,7 @@ from typing import Any
 
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
+from cooptest.core.parallel import Lane, run_lanes
 from cooptest.core.registry import Settings, make_analysis
 from cooptest.errors import UserError
 
@@ -76,8 +77,11 @@ class Configuration:
     pairs: tuple[tuple[str, float], ...]
     reuse: Reuse
 
+    parallel: bool = False
+
     def describe(self) -> dict[str, Any]:
-        return {"sequence": [f"{a}:{t:g}" for a, t in self.pairs], "reuse": self.reuse.name}
+        return {"sequence": [f"{a}:{t:g}" for a, t in self.pairs], "reuse": self.reuse.name,
+                "parallel": self.parallel}
 
 
 def parse_sequence(text: str) -> tuple[tuple[str, float], ...]:
@@ -121,6 +125,18 @@ class CoVeriTest:
                                          for a, _ in configuration.pairs]
 
     def run(self, board: GoalBoard, job: Job) -> Outcome:
+        if self.configuration.parallel:
+            return self.run_parallel(board, job)
+        return self.interleave(board, job)
+
+    def run_parallel(self, board: GoalBoard, job: Job) -> Outcome:
+        """The paper's Claim 5: the same analyses at once, one per core, each for the
+        whole budget on the shared board (no time limits, no conditions)."""
+        state = CoVeriTestState(self.name, states=[None] * len(self.analyses))
+        run_lanes(board, [Lane([(a, None)], a.name) for a in self.analyses], job.goals, job.budget)
+        return finish(board, job, state)
+
+    def interleave(self, board: GoalBoard, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, CoVeriTestState) else \
             CoVeriTestState(self.name, states=[None] * len(self.analyses))
         while board.open(job.goals) and not job.budget.expired():
@@ -169,4 +185,5 @@ def from_settings(settings: Settings) -> CoVeriTest:
     for name, _ in pairs:
         if name in ("coveritest",):
             raise UserError("a CoVeriTest sequence cannot contain coveritest itself")
-    return CoVeriTest(Configuration(pairs, Reuse.named(extra.get("reuse") or DEFAULT_REUSE)), settings)
+    return CoVeriTest(Configuration(pairs, Reuse.named(extra.get("reuse") or DEFAULT_REUSE),
+                                    bool(extra.get("parallel"))), settings)

@@ -87,20 +87,27 @@ class GoalBoard:
         ``Execution.new`` tells which goals those were."""
         ex = self.executor.run(inputs)
         self.executions += 1
-        ex.new = ex.covered - self.covered.keys()
-        if ex.new:
-            origin = self._tagged(origin)
-            test = TestCase(list(inputs), covers_error=ex.error_reached)
-            test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
-            self.records.append(TestRecord(test, origin, frozenset(ex.new), frozenset(ex.covered)))
-            for g in sorted(ex.new):
-                if g in self.infeasible:  # never happens for a sound prover: say so loudly
-                    raise AssertionError(f"goal {g} proven infeasible by {self.infeasible[g]} "
-                                         f"but covered by test {test.name}")
-                self.covered[g] = test.name
-                self.origin[g] = origin
-            self.notify("covered", goals=ex.new, origin=origin, test=test.name)
+        ex.new = set(self.accept(inputs, origin, ex))
         return ex
+
+    def accept(self, inputs: list[str], origin: str, ex: Execution) -> frozenset[str]:
+        """Record the native run ``ex`` of ``inputs`` (here, or in a worker process):
+        the goals it covers first, and the test if there are any."""
+        new = frozenset(ex.covered - self.covered.keys())
+        if not new:
+            return new
+        origin = self._tagged(origin)
+        test = TestCase(list(inputs), covers_error=ex.error_reached)
+        test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
+        self.records.append(TestRecord(test, origin, new, frozenset(ex.covered)))
+        for g in sorted(new):
+            if g in self.infeasible:  # never happens for a sound prover: say so loudly
+                raise AssertionError(f"goal {g} proven infeasible by {self.infeasible[g]} "
+                                     f"but covered by test {test.name}")
+            self.covered[g] = test.name
+            self.origin[g] = origin
+        self.notify("covered", goals=set(new), origin=origin, test=test.name)
+        return new
 
     def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> None:
         """Record ``proof`` that no execution reaches ``goal``; ``origin`` names the

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from cooptest.core.analysis import Analysis
 
-DEFAULT_STRATEGY = "concolic"
+DEFAULT_STRATEGY = "auto"
 DEFAULT_SEARCH = "cgs"
 SEARCHES = ("cgs", "dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational", "carfast")
 """The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
@@ -67,6 +67,8 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  _lazy("predicate", "cooptest.analyses.reachability", "predicate_from_settings"), proves=True),
     StrategySpec("mgp", "multi-goal partitioning: --partitions predicate-analysis runs",
                  _lazy("mgp", "cooptest.analyses.reachability", "mgp_from_settings"), proves=True),
+    StrategySpec("auto", "a portfolio of cooperating analyses on every core (--jobs)",
+                 _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True),
     StrategySpec("coveritest", "CoVeriTest: analyses interleaved with time limits and reuse",
                  _lazy("coveritest", "cooptest.cooperation.coveritest", "from_settings"),
                  proves=True),

@@ -5,6 +5,8 @@ passes through it (branch events ``2*id + outcome``, error-call events ``-(id+1)
 written by ``trace_runtime.c``)."""
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 from dataclasses import dataclass, field
 
@@ -67,6 +69,19 @@ class Executor:
             f.write(instrumented_source(frontend))
         self.binary: Executable = compile_program(source, frontend.task.data_model, work_dir, trace=True)
         self.timeout = timeout
+
+    def clone(self) -> Executor:
+        """The same build for another process: runs of the clone happen in a working
+        directory of its own (and not through wrappers installed on this one)."""
+        twin = copy.copy(self)
+        twin.__dict__.pop("run", None)
+        twin.binary = dataclasses.replace(self.binary)
+        return twin
+
+    def close(self) -> None:
+        """Remove the working directory of the runs (a forked worker exits without
+        running finalizers)."""
+        self.binary.close()
 
     def run(self, inputs: list[str]) -> Execution:
         r = self.binary.run(inputs, timeout=self.timeout, trace=True)

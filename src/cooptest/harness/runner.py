@@ -89,6 +89,11 @@ class Executable:
                          events=events, stdout=out.decode(errors="replace"),
                          stderr=err.decode(errors="replace"))
 
+    def close(self) -> None:
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
     def _private_dir(self) -> str:
         if self._workdir is None:
             self._workdir = tempfile.mkdtemp(prefix="cooptest-run-")

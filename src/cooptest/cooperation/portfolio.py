@@ -1,0 +1,93 @@
+"""The default run: a cooperative portfolio that spends the whole budget on every core.
+
+Each core runs a *lane*: analyses one after the other, all sharing one goal board
+(``core.parallel``), so that easy goals fall to native random testing, hard ones to
+guided concolic search, and dead ones to proofs, whichever core finds them. An analysis
+that stops early (a concolic execution tree exhausted without a proof, a CEGAR run out of
+goals it can refine for) hands its core to the next analysis of its lane, on the goals
+still open; every lane ends with random testing, which never stops by itself, so no core
+idles before the budget ends or every goal is decided.
+
+Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random testing
+covers most easy goals within seconds at native speed and seeds concolic search with its
+tests; concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
+value/predicate interleaving with ARG reuse is the analysis that proves goals infeasible
+(and finds the needle-in-a-haystack inputs concolic search misses, such as loop_foo's).
+On one core the lane interleaves all three.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
+from cooptest.core.board import GoalBoard
+from cooptest.core.parallel import Lane, run_lanes
+from cooptest.core.registry import Settings, make_analysis
+
+RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search
+
+
+@dataclass
+class PortfolioState(AnalysisState):
+    stopped: list[list[str]] | None = None  # how each lane's analyses stopped
+
+
+def lanes_for(jobs: int, settings: Settings) -> list[Lane]:
+    """The lanes of ``jobs`` cores (see the module docstring)."""
+    def make(name: str, seed: int = 0, **extra: object) -> Analysis:
+        return make_analysis(name, replace(settings, seed=settings.seed + seed,
+                                           extra={**settings.extra, **extra}))
+
+    def coveritest() -> Analysis:
+        return make("coveritest", time_pair="20/80", reuse="reuse-arg", sequence=None)
+
+    if jobs <= 1:
+        return [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), 0.5),
+                      (coveritest(), None), (make("random", 1), None)], "all")]
+    lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),
+                   (make("random", 1), None)], "testing"),
+             Lane([(coveritest(), None),
+                   (make_analysis("concolic", replace(settings, search="cfg")), None),
+                   (make("random", 2), None)], "proving")]
+    return lanes + [Lane([(make("random", 3 + k), None)], f"random-{k}") for k in range(jobs - 2)]
+
+
+class PortfolioState(AnalysisState):
+    stopped: list[list[str]] | None = None  # how each lane's analyses stopped
+
+
+def lanes_for(jobs: int, settings: Settings) -> list[Lane]:
+    """The lanes of ``jobs`` cores (see the module docstring)."""
+    def make(name: str, **extra: object) -> object:
+        return make_analysis(name, replace(settings, extra={**settings.extra, **extra}))
+
+    fallback = (make_analysis("random", replace(settings, seed=settings.seed + 1)), None)
+    testing = Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None), fallback],
+                   "testing")
+    proving = Lane([(make("coveritest", time_pair="20/80", reuse="reuse-arg"), None),
+                    (make("concolic", **{}) if settings.search != "cfg" else make("concolic"), None),
+                    fallback], "proving")
+    if jobs <= 1:
+        return [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), 0.5),
+                      (make("coveritest", time_pair="20/80", reuse="reuse-arg"), None), fallback],
+                     "all")]
+    return [testing, proving] + [Lane([(make("random", ), None)], f"random-{k}")
+                                 for k in range(jobs - 2)]
+
+
+class Portfolio:
+    name = "auto"
+
+    def __init__(self, settings: Settings) -> None:
+        jobs = int(settings.extra.get("jobs") or os.cpu_count() or 1)
+        self.lanes = lanes_for(max(1, jobs), settings)
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        state = PortfolioState(self.name)
+        state.stopped = run_lanes(board, self.lanes, job.goals, job.budget)
+        return finish(board, job, state)
+
+
+def from_settings(settings: Settings) -> Portfolio:
+    return Portfolio(settings)

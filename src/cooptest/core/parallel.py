@@ -1,0 +1,161 @@
+"""Analyses on several cores sharing one goal board.
+
+The parent process owns the board (its suite writer, report and progress listeners);
+every worker is a forked process (it inherits the parsed program and the native build,
+so it starts at once) holding a :class:`WorkerBoard`: tests run natively in the worker
+(its own copy of the executable's working directory), and whatever the worker's board
+decides travels to the parent as an event, where the board's usual checks apply
+(the tripwire included) and the news is broadcast to the other workers. A worker sees
+the others' results whenever it asks which goals are open: an analysis never targets a
+goal another core has covered, and a proof by one worker is checked against the tests
+of all.
+
+Processes come from :mod:`multiprocessing` (fork context), queues carry the events;
+cancelling the parent's budget terminates the workers, and a worker that dies takes
+only its own analysis with it.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import signal
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from cooptest.core.analysis import Analysis, Job
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+from cooptest.harness.executor import Execution
+
+POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
+
+
+class WorkerBoard(GoalBoard):
+    """A worker's view of the board: local native runs, results sent to the parent,
+    the other workers' results received before every decision."""
+
+    def __init__(self, parent: GoalBoard, worker: int, outbox: Any, inbox: Any) -> None:
+        super().__init__(parent.program, parent.executor.clone(), None)
+        self.covered, self.infeasible = dict(parent.covered), dict(parent.infeasible)
+        self.worker, self.outbox, self.inbox = worker, outbox, inbox
+        self.records = list(parent.records)  # the tests so far: concolic and random seed from them
+
+    def sync(self) -> None:
+        while True:
+            try:
+                kind, goal, value = self.inbox.get_nowait()
+            except queue.Empty:
+                return
+            (self.covered if kind == "covered" else self.infeasible).setdefault(goal, value)
+
+    def open(self, among: Any = None) -> frozenset[str]:
+        self.sync()
+        return super().open(among)
+
+    def submit(self, inputs: list[str], origin: str) -> Execution:
+        self.sync()
+        ex = super().submit(inputs, origin)
+        if ex.new:
+            self.outbox.put(("test", self.worker, (list(inputs), self._tagged(origin), ex)))
+        return ex
+
+    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> None:
+        self.sync()
+        fresh = goal not in self.infeasible
+        super().prove_infeasible(goal, proof, origin)
+        if fresh and goal in self.infeasible:
+            self.outbox.put(("proof", self.worker, (goal, proof, self.origin[goal])))
+
+    def count(self, stat: str, n: int = 1) -> None:
+        super().count(stat, n)
+        self.outbox.put(("count", self.worker, (stat, n)))
+
+
+@dataclass
+class Lane:
+    """What one core runs: analyses one after the other, each until it stops (the
+    last one until the budget ends); ``share`` caps an analysis's part of the budget."""
+
+    analyses: list[tuple[Analysis, float | None]]
+    name: str = ""
+    stopped: list[str] = field(default_factory=list)
+
+
+def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a worker ends
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    budget = Budget(deadline)
+    try:
+        for analysis, share in lane.analyses:
+            if budget.expired() or not board.open(goals):
+                break
+            board.outbox.put(("analysis", board.worker, analysis.name))
+            child = budget.child(share * budget.remaining() if share is not None else None)
+            outcome = analysis.run(board, Job(board.open(goals), child))
+            board.outbox.put(("stopped", board.worker, (analysis.name, outcome.stopped)))
+    except Exception:  # noqa: BLE001 - reported by the parent, which goes on without us
+        board.outbox.put(("error", board.worker, traceback.format_exc(limit=8)))
+    finally:
+        board.outbox.put(("exit", board.worker, None))
+        board.executor.close()
+
+
+def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget: Budget,
+              on_event: Callable[[str, int, Any], None] | None = None) -> list[list[str]]:
+    """Run every lane on its own core until all end, the budget ends or every goal of
+    ``goals`` is decided; returns how each lane's analyses stopped."""
+    ctx = mp.get_context("fork")
+    outbox = ctx.Queue()
+    inboxes = [ctx.Queue() for _ in lanes]
+    workers = []
+    for k, lane in enumerate(lanes):
+        wb = WorkerBoard(board, k, outbox, inboxes[k])
+        p = ctx.Process(target=_work, args=(lane, wb, goals, budget.deadline), daemon=True)
+        p.start()
+        workers.append(p)
+    alive = set(range(len(lanes)))
+    stopped: list[list[str]] = [[] for _ in lanes]
+    try:
+        while alive and not budget.expired() and board.open(goals):
+            try:
+                kind, k, value = outbox.get(timeout=POLL)
+            except queue.Empty:
+                alive = {k for k in alive if workers[k].is_alive() or not outbox.empty()}
+                continue
+            if kind == "test":
+                inputs, origin, ex = value
+                for g in board.accept(inputs, origin, ex):
+                    _broadcast(inboxes, k, ("covered", g, board.covered[g]))
+            elif kind == "proof":
+                goal, proof, origin = value
+                board.prove_infeasible(goal, proof, origin)
+                _broadcast(inboxes, k, ("infeasible", goal, proof))
+            elif kind == "count":
+                board.count(*value)
+            elif kind == "stopped":
+                stopped[k].append(f"{value[0]}: {value[1]}")
+            elif kind == "exit":
+                alive.discard(k)
+            elif kind == "error":
+                board.notify("worker_error", worker=k, error=value)
+                board.count("worker_errors")
+            if on_event is not None:
+                on_event(kind, k, value)
+    finally:
+        for p in workers:
+            if p.is_alive():
+                p.terminate()
+        for p in workers:
+            p.join(timeout=2)
+            if p.is_alive():
+                os.kill(p.pid, signal.SIGKILL)
+                p.join()
+    return stopped
+
+
+def _broadcast(inboxes: list[Any], sender: int, message: tuple[str, str, str]) -> None:
+    for j, inbox in enumerate(inboxes):
+        if j != sender:
+            inbox.put(message)
