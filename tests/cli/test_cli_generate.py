@@ -148,13 +148,42 @@ def test_referee_agrees_with_coverage_command(random_run: Path, triangle: Path,
     assert result["coverage"] == pytest.approx(ours["coverage"], abs=1.0)
 
 
-def test_default_strategy_is_concolic(tmp_path: Path, triangle: Path) -> None:
-    pytest.importorskip("cooptest.analyses.concolic")
+def test_default_strategy_is_the_portfolio(tmp_path: Path, triangle: Path) -> None:
     proc = cooptest("generate", triangle, "--budget", "10", "--out", tmp_path, "--quiet")
     assert proc.returncode == 0, proc.stderr
     doc = check_report(tmp_path)
-    assert doc["strategy"] == "concolic" and doc["search"] == "cgs"
+    assert doc["strategy"] == "auto"
     assert doc["summary"]["covered"] == doc["summary"]["goals"]  # every triangle goal is feasible
+    assert doc["summary"]["stopped"] == "done"  # ends early: every goal decided
+
+
+DEAD_INSIDE = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x > 5) {
+    if (x < 3) return 1;
+    return 2;
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("strategy", ["concolic", "auto"])
+def test_proofs_reach_the_report(tmp_path: Path, strategy: str) -> None:
+    """The exhausted exact execution tree of concolic testing proves x < 3 dead; the
+    proof is in report.json, and the zip holds the reduced suite."""
+    prog = tmp_path / "dead.c"
+    prog.write_text(DEAD_INSIDE)
+    out = tmp_path / "out"
+    proc = cooptest("generate", prog, "--budget", "10", "--out", out, "--strategy", strategy,
+                    "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = check_report(out)
+    (dead,) = [g for g in doc["goals"] if g["status"] != "covered"]
+    assert dead["status"] == "infeasible" and dead["line"] == 5 and dead["origin"]
+    assert doc["summary"]["cov_f"] == 100.0
+    assert len(read_suite(str(out / "test-suite.zip"))) == doc["summary"]["tests"] <= 3
 
 
 FUNCTION_POINTER_TERNARY = """extern int __VERIFIER_nondet_int(void);
