@@ -76,15 +76,20 @@ def strategies() -> list[str]:
 
 
 def generate(task: Path, config: str, budget: float, out: Path, seed: int = 0) -> dict:
-    """Run ``cooptest generate`` with ``config`` ("random" or a search strategy) and
-    measure the suite with TestCov; returns the report summary plus "testcov"."""
+    """Run ``cooptest generate`` with ``config`` ("random" or a search strategy)."""
+    options = ["--strategy", "random"] if config == BASELINE else ["--strategy", "concolic", "--search", config]
+    return generate_with(task, options + ["--seed", str(seed)], budget, out)
+
+
+def generate_with(task: Path, options: list[str], budget: float, out: Path) -> dict:
+    """Run ``cooptest generate`` with ``options`` and measure the suite with TestCov;
+    returns the report summary plus "testcov", "wall_s" and "rc"."""
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", str(task), "--budget", str(budget),
-           "--out", str(out), "--quiet", "--seed", str(seed)]
-    cmd += ["--strategy", "random"] if config == BASELINE else ["--strategy", "concolic", "--search", config]
+           "--out", str(out), "--quiet", *options]
     t0 = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget * 3 + 120)
     wall = time.monotonic() - t0
-    summary: dict = {"wall_s": round(wall, 1), "rc": proc.returncode}
+    summary: dict = {"wall_s": round(wall, 1), "rc": proc.returncode, "out": str(out)}
     report = out / "report.json"
     if report.exists():
         summary.update(json.loads(report.read_text()).get("summary", {}))

@@ -60,19 +60,24 @@ def replay_claims(task: str, claims: dict[str, str], suites: dict[str, Path]) ->
 
 
 def check_task(task: str, runs: list[Path]) -> Verdict:
+    return check_folders(task, {run.name: run / run_name(task) for run in runs})
+
+
+def check_folders(task: str, folders: dict[str, Path]) -> Verdict:
+    """The claims of every output folder (label -> folder with report.json and
+    test-suite.zip) of one task, against the tests of all of them."""
     claims: dict[str, str] = {}
     suites: dict[str, Path] = {}
-    for run in runs:
-        folder = run / run_name(task)
+    for label, folder in folders.items():
         try:
             report = json.loads((folder / "report.json").read_text())
         except (OSError, ValueError):
             continue
         for g in report["goals"]:
             if g["status"] == "infeasible":
-                claims.setdefault(g["id"], f"{run.name}: {g['proof']}")
+                claims.setdefault(g["id"], f"{label}: {g['proof']}")
         if (folder / "test-suite.zip").exists():
-            suites[run.name] = folder / "test-suite.zip"
+            suites[label] = folder / "test-suite.zip"
     return replay_claims(task, claims, suites)
 
 
