@@ -20,9 +20,8 @@ from typing import Any, Callable, Iterator, Protocol
 
 from cooptest.core.budget import Budget
 from cooptest.analyses.reachability.arg import ARGState, CallStack, ReachabilityARG
-from cooptest.cfa.fold import fold
-from cooptest.cfa.ir import (AddrOf, CallEdge, Edge, FuncRef, Location, Program,
-                             ReturnEdge)
+from cooptest.cfa.calls import callee_name
+from cooptest.cfa.ir import CallEdge, Edge, Location, Program, ReturnEdge
 
 
 @dataclass(frozen=True)
@@ -55,16 +54,6 @@ class CPA(Protocol):
 
     def snapshot(self, precision: Any, location: Location) -> Any:
         """The part of ``precision`` a state at ``location`` is computed with."""
-
-
-def callee_name(edge: CallEdge) -> str | None:
-    """The function a call edge calls, when it is known without running the program."""
-    if isinstance(edge.callee, str):
-        return edge.callee
-    e = fold(edge.callee)
-    while isinstance(e, AddrOf):
-        e = e.operand
-    return e.name if isinstance(e, FuncRef) else None
 
 
 @dataclass
