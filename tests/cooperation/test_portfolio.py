@@ -1,0 +1,57 @@
+"""Analyses on several cores share one board: every result reaches the parent, every
+worker sees the others' results, cancelling stops them all."""
+from __future__ import annotations
+
+import threading
+import time
+
+from cooptest.core.analysis import Job
+from cooptest.core.budget import Budget
+from cooptest.core.parallel import Lane, run_lanes
+from cooptest.core.registry import Settings, make_analysis
+
+DEAD = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = __VERIFIER_nondet_int();
+  if (x > 5) {
+    if (x < 3) return 1; /* dead */
+    if (y == 123456) return 2;
+    return 3;
+  }
+  return 0;
+}
+"""
+
+
+def test_lanes_share_the_board_and_decide_every_goal(program_of) -> None:
+    board = program_of(DEAD)
+    lanes = [Lane([(make_analysis("random", Settings()), None)], "random"),
+             Lane([(make_analysis("predicate", Settings()), None)], "predicate")]
+    run_lanes(board, lanes, board.open(), Budget.seconds(60))
+    assert not board.open() and len(board.infeasible) == 1
+    assert {o.split(" ")[0] for o in board.origin.values()} <= {"random", "predicate"}
+    assert [board.origin[g] for g in board.infeasible] == ["predicate"]
+    for test in board.tests:  # the parent's record of a worker's test is a real native run
+        assert board.executor.run(test.inputs).covered >= {
+            g for g, name in board.covered.items() if name == test.name}
+
+
+def test_cancelling_the_budget_stops_every_worker(program_of) -> None:
+    board = program_of(DEAD.replace("if (x < 3) return 1; /* dead */", ""))
+    budget = Budget.seconds(60)
+    lanes = [Lane([(make_analysis("random", Settings()), None)], "random")] * 2
+    board.goals["NEVER"] = board.goals[next(iter(board.goals))]  # a goal no run covers
+    threading.Timer(1.0, budget.cancel).start()
+    started = time.monotonic()
+    run_lanes(board, lanes, board.open(), budget)
+    assert time.monotonic() - started < 10
+    import multiprocessing
+    assert not multiprocessing.active_children()
+
+
+def test_the_portfolio_decides_what_neither_testing_nor_proving_alone_decides(program_of) -> None:
+    board = program_of(DEAD)
+    outcome = make_analysis("auto", Settings(extra={"jobs": 2})).run(
+        board, Job(board.open(), Budget.seconds(60)))
+    assert outcome.stopped == "done" and len(board.infeasible) == 1
