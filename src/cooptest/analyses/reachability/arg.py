@@ -29,7 +29,14 @@ class ARGState:
 
     ``precision`` is the precision the state was computed with (a snapshot): refinement
     looks for the first state of a spurious path computed with a precision that lacks
-    what the refinement found, which is where re-exploration must start."""
+    what the refinement found, which is where re-exploration must start. ``guards`` are
+    the states of the composite's automata (condition, monitor).
+
+    ``expanded``: every successor was computed (a child, or the edge is in ``pruned``:
+    no successor, because the edge is infeasible from here or an automaton said nothing
+    is left to find along it); ``truncated``: some successor was not computed (call
+    stack bound, unresolved function pointer). Only an expanded, untruncated state
+    proves something about the edges it has no child for (``automata.py``)."""
 
     location: Location
     call_stack: CallStack
@@ -43,6 +50,10 @@ class ARGState:
     covering: list[ARGState] = field(default_factory=list)
     removed: bool = False
     checked: bool = False  # a target state whose path was already examined
+    guards: tuple[Any, ...] = ()
+    pruned: set[Edge] = field(default_factory=set)
+    expanded: bool = False
+    truncated: bool = False
 
     @property
     def key(self) -> Key:
@@ -88,6 +99,8 @@ class ReachabilityARG(AnalysisState):
     unknown: set[str] = field(default_factory=set)
     refinements: int = 0
     refinements_of: dict[str, int] = field(default_factory=dict)  # goal -> refinements spent
+    guides: tuple[tuple[str, Any], ...] = ()
+    skipped: set[str] = field(default_factory=set)
 
     def reusable_precision(self) -> Any:
         return self.precision
@@ -135,6 +148,7 @@ class ReachabilityARG(AnalysisState):
         else:
             assert pivot.edge is not None
             del parent.children[pivot.edge]
+            parent.expanded = False
             self.frontier.appendleft(parent)
         for s in uncovered:
             if not s.removed:

@@ -37,17 +37,18 @@ import z3
 
 from cooptest.analyses.reachability.arg import ARGState, CallStack, ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
-from cooptest.analyses.reachability.cpa import Successor
+from cooptest.analyses.reachability.cpa import Successor, solve
 from cooptest.analyses.reachability.refinement import PathCheck
 from cooptest.analyses.symbolic import in_memory
 from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Literal, truth
 from cooptest.cfa.calls import NO_CALL, callee_name, path_contexts
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ctype import IntType
+from cooptest.core.budget import Budget
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
                              Location, NondetEdge, Program, Var, Variable, variables_of)
 
-ABSTRACTION_TIMEOUT_MS = 5000
+ABSTRACTION_CAP = 5.0  # seconds z3 may spend on one query of an abstraction
 MAX_CASES = 16  # WP cases a refinement follows (any subset yields sound predicates)
 
 Predicate = tuple[Literal, ...]  # a conjunction of IR conditions (or their negations)
@@ -172,7 +173,8 @@ class PredicateCPA:
     def snapshot(self, precision: PredicatePrecision, location: Location) -> frozenset[str]:
         return precision.at(location)
 
-    def transfer(self, state: ARGState, succ: Successor, precision: PredicatePrecision) -> PredicateState | None:
+    def transfer(self, state: ARGState, succ: Successor, precision: PredicatePrecision,
+                 budget: Budget) -> PredicateState | None:
         data: PredicateState = state.data
         block = data.block.copy()
         block.step(succ.edge)
@@ -181,10 +183,10 @@ class PredicateCPA:
         return PredicateState(data.abstraction, block, False)
 
     def adjust(self, data: PredicateState, location: Location, call_stack: CallStack,
-               precision: PredicatePrecision, target: bool) -> PredicateState | None:
+               precision: PredicatePrecision, target: bool, budget: Budget) -> PredicateState | None:
         if location not in self.block_ends and not target:
             return data
-        literals = self._abstraction(data.block, precision.predicates.get(location, {}))
+        literals = self._abstraction(data.block, precision.predicates.get(location, {}), budget)
         if literals is None:
             return None
         block = FrameState.havoc_at(self.program, list(call_stack))
@@ -215,15 +217,17 @@ class PredicateCPA:
         return out
 
     @staticmethod
-    def _abstraction(block: FrameState, preds: dict[str, Predicate]) -> set[tuple[str, bool]] | None:
+    def _abstraction(block: FrameState, preds: dict[str, Predicate],
+                     budget: Budget) -> set[tuple[str, bool]] | None:
         """The cartesian abstraction of ``block`` over ``preds`` (None: infeasible).
 
         Every model z3 finds on the way rules out the entailment of the literals it
-        falsifies, which saves most of the two entailment checks per predicate."""
+        falsifies, which saves most of the two entailment checks per predicate. A query z3
+        gives up on leaves its literals out (coarser, sound); one the budget cut
+        interrupts the whole abstraction (``solve``)."""
         solver = z3.Solver()
-        solver.set("timeout", ABSTRACTION_TIMEOUT_MS)
         solver.add(*block.path_condition)
-        result = solver.check()
+        result = solve(solver, budget, ABSTRACTION_CAP)
         if result == z3.unsat:
             return None
         probe = block.copy()
@@ -235,7 +239,7 @@ class PredicateCPA:
                 literal = term if value else z3.Not(term)
                 if any(z3.is_false(m.eval(literal, model_completion=True)) for m in models):
                     continue
-                entailment = solver.check(z3.Not(literal))
+                entailment = solve(solver, budget, ABSTRACTION_CAP, z3.Not(literal))
                 if entailment == z3.unsat:
                     literals.add((key, value))
                     break
@@ -243,13 +247,10 @@ class PredicateCPA:
                     models.append(solver.model())
         return literals
 
-    def stop(self, data: PredicateState, reached: list[ARGState], precision: PredicatePrecision) -> ARGState | None:
-        if not data.is_abstraction:
-            return None
-        for other in reached:
-            if other.covered_by is None and other.data.is_abstraction and other.data.abstraction <= data.abstraction:
-                return other
-        return None
+    @staticmethod
+    def covers(other: PredicateState, data: PredicateState) -> bool:
+        """Abstraction states only (blocks are loop free): ``other`` knows less."""
+        return data.is_abstraction and other.is_abstraction and other.abstraction <= data.abstraction
 
 
 def predicates_of(cases: list[Formula]) -> dict[str, Predicate]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import z3
 
 from cooptest.core.budget import Budget
+from cooptest.analyses.reachability.cpa import solve
 from cooptest.cfa.calls import path_contexts
 from cooptest.analyses.symbolic import Input, SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType
@@ -23,6 +24,7 @@ from cooptest.cfa.ir import (AssignEdge, AssumeEdge, CallEdge, Edge, Expr, Progr
                              Var, Variable, variables_of)
 
 FEASIBLE, SPURIOUS, UNKNOWN = "feasible", "spurious", "unknown"
+PATH_CHECK_CAP = 30.0  # seconds z3 may spend on one counterexample
 
 
 @dataclass
@@ -65,16 +67,17 @@ def replay(program: Program, edges: list[Edge]) -> tuple[SymbolicState, list[int
 
 
 def check_path(program: Program, edges: list[Edge], budget: Budget) -> PathCheck:
+    """The verdict on the path ``edges`` from main's entry; raises ``Interrupted`` when
+    the budget cut the check (the target is checked again by the next run)."""
     replayed = replay(program, edges)
     if replayed is None:
         return PathCheck(UNKNOWN, imprecise=True)
     state, owner = replayed
     solver = z3.Solver()
-    solver.set("timeout", budget.solver_timeout_ms(30.0))
     marks = [z3.Bool(f"c!{k}") for k in range(len(state.path_condition))]
     for mark, constraint in zip(marks, state.path_condition):
         solver.add(z3.Implies(mark, constraint))
-    result = solver.check(*marks)
+    result = solve(solver, budget, PATH_CHECK_CAP, *marks)
     if result == z3.sat:
         model = solver.model()
         return PathCheck(FEASIBLE, [input_literal(model, i) for i in state.inputs], state.imprecise)

@@ -26,6 +26,7 @@ from cooptest.cfa.calls import CallContext, callee_name, path_contexts
 from cooptest.analyses.reachability.refinement import PathCheck, relevant_variables
 from cooptest.analyses.symbolic import in_memory
 from cooptest.cfa.ctype import IntType
+from cooptest.core.budget import Budget
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, DeclEdge,
                              Edge, Expr, Location, NondetEdge, Program, ReturnEdge, Unary, Var,
@@ -102,7 +103,8 @@ class ValueCPA:
     def snapshot(self, precision: ValuePrecision, location: Location) -> frozenset[Variable]:
         return precision.tracked
 
-    def transfer(self, state: ARGState, succ: Successor, precision: ValuePrecision) -> ValueState | None:
+    def transfer(self, state: ARGState, succ: Successor, precision: ValuePrecision,
+                 budget: Budget) -> ValueState | None:
         data: ValueState = state.data
         edge, tracked = succ.edge, precision.tracked
         if isinstance(edge, AssumeEdge):
@@ -145,15 +147,13 @@ class ValueCPA:
         return data
 
     def adjust(self, data: ValueState, location: Location, call_stack: Any,
-               precision: ValuePrecision, target: bool) -> ValueState:
+               precision: ValuePrecision, target: bool, budget: Budget) -> ValueState:
         return data
 
-    def stop(self, data: ValueState, reached: list[ARGState], precision: ValuePrecision) -> ARGState | None:
-        """Covered by a state that knows no more: each of its values is also ours."""
-        for other in reached:
-            if other.covered_by is None and all(o <= d for o, d in zip(other.data.frames, data.frames)):
-                return other
-        return None
+    @staticmethod
+    def covers(other: ValueState, data: ValueState) -> bool:
+        """``other`` knows no more: each of its values is also ours."""
+        return all(o <= d for o, d in zip(other.frames, data.frames))
 
 
 def _writes(program: Program, edge: Edge, ctx: CallContext | None) -> set[Variable]:
