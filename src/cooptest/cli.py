@@ -3,7 +3,11 @@
     cooptest generate PROG.c|TASK.yml --budget S --out DIR [--strategy ...]
     cooptest cfa PROG.c|TASK.yml [--json] [--dot FILE]
     cooptest coverage PROG.c|TASK.yml SUITE.zip [--json]
-    cooptest bench TASKS... --strategy S --budget B [--jobs J] --out DIR [--testcov]
+    cooptest bench TASKS... --strategy S --budget B [--jobs J] --out DIR [--testcov] [--ray ADDRESS]
+    cooptest bench-compare BENCH_DIR BENCH_DIR... --out DIR
+    cooptest report OUT [--open]
+    cooptest replay PROG.c|TASK.yml SUITE.zip [TEST] [--json]
+    cooptest export PROG.c|TASK.yml SUITE.zip --out DIR
 
 Bad input of any kind ends with one line ``cooptest: file:line: message`` and exit code
 2; an internal error with one line and exit code 3 (the traceback only with
@@ -75,6 +79,12 @@ def load_target(path: str, data_model: DataModel | None = None) -> Task:
     return load_task(path, data_model)
 
 
+def existing(path: str) -> str:
+    if not os.path.exists(path):
+        raise UserError("no such file", path)
+    return path
+
+
 def build_parser() -> Parser:
     ap = Parser(prog="cooptest", description="Test-Comp test suites for C programs by "
                 "cooperating testing and verification.")
@@ -120,6 +130,26 @@ def build_parser() -> Parser:
 
     from cooptest.report.bench import add_arguments
     add_arguments(sub.add_parser("bench", help="generate and measure suites for many tasks"))
+
+    r = sub.add_parser("report", help="write OUT/report.html from a run's output folder")
+    r.add_argument("out", metavar="OUT")
+    r.add_argument("--open", action="store_true", help="open the page in a web browser")
+
+    for name, what in (("replay", "run a suite's tests natively and say what each does"),
+                       ("export", "write a suite as C unit tests with a Makefile")):
+        x = sub.add_parser(name, help=what)
+        x.add_argument("target", metavar="PROG.c|TASK.yml")
+        x.add_argument("suite", metavar="SUITE.zip")
+        x.add_argument("--data-model", type=_data_model, metavar="ILP32|LP64")
+        if name == "replay":
+            x.add_argument("test", nargs="?", metavar="TEST", help="only this test (its file name)")
+            x.add_argument("--json", action="store_true")
+        else:
+            x.add_argument("--out", required=True, metavar="DIR")
+
+    bc = sub.add_parser("bench-compare", help="plots and tables of two or more bench runs")
+    bc.add_argument("runs", nargs="+", metavar="BENCH_DIR")
+    bc.add_argument("--out", required=True, metavar="DIR")
     return ap
 
 
@@ -149,9 +179,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from cooptest.harness.coverage import measure_coverage
     from cooptest.harness.testsuite import read_suite
     task = load_target(args.target, args.data_model)
-    if not os.path.exists(args.suite):
-        raise UserError("no such file", args.suite)
-    tests = read_suite(args.suite)
+    tests = read_suite(existing(args.suite))
     with tempfile.TemporaryDirectory(prefix="cooptest-coverage-") as work:
         result = measure_coverage(task, preprocess(task, work), tests, work)
     doc = {"coverage": round(result.percent, 2), "goals": result.goals,
@@ -181,7 +209,35 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_bench(args)
 
 
-COMMANDS = {"generate": cmd_generate, "cfa": cmd_cfa, "coverage": cmd_coverage, "bench": cmd_bench}
+def cmd_report(args: argparse.Namespace) -> int:
+    import webbrowser
+    from cooptest.report.html import write_html_report
+    path = write_html_report(args.out)
+    print(path)
+    if args.open:
+        webbrowser.open(f"file://{os.path.abspath(path)}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from cooptest.harness.replay import run_replay
+    task = load_target(args.target, args.data_model)
+    return run_replay(task, existing(args.suite), args.test, args.json)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from cooptest.report.export import run_export
+    return run_export(load_target(args.target, args.data_model), existing(args.suite), args.out)
+
+
+def cmd_bench_compare(args: argparse.Namespace) -> int:
+    from cooptest.report.compare import run_compare
+    return run_compare(args.runs, args.out)
+
+
+COMMANDS = {"generate": cmd_generate, "cfa": cmd_cfa, "coverage": cmd_coverage, "bench": cmd_bench,
+            "report": cmd_report, "replay": cmd_replay, "export": cmd_export,
+            "bench-compare": cmd_bench_compare}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

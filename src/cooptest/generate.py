@@ -29,6 +29,7 @@ from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import SuiteWriter, read_suite
+from cooptest.report.html import write_html_report
 from cooptest.report.progress import Progress, summary_line
 from cooptest.report.report import Report
 from cooptest.task import Task
@@ -154,6 +155,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
         shutil.rmtree(work, ignore_errors=True)
     if doc is not None:
         print(summary_line(task.name, doc["summary"]), file=sys.stderr)
+        write_html_report(opts.out)
     return doc, exit_code
 
 

@@ -30,6 +30,7 @@ class Execution:
     truncated: bool
     error_reached: bool
     new: set[str] = field(default_factory=set)  # goals no earlier test covered (set by submit)
+    signal: int | None = None  # the signal that ended the run, if one did
 
     def decisions(self) -> list[tuple[int, bool]]:
         """The branch decisions of the run in order: (branch point id, outcome)."""
@@ -88,4 +89,4 @@ class Executor:
         events = list(r.events) if r.events is not None and not r.timed_out else []
         covered, error, truncated = goals_of(events)
         return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,
-                         truncated, error)
+                         truncated, error, signal=r.signal)

@@ -103,21 +103,9 @@ static void abort_prog(void) {
   abort();
 }
 
-static char *get_input(void) {
-  char *inp_var = malloc(MAX_INPUT_SIZE);
-  char *result = fgets(inp_var, MAX_INPUT_SIZE, stdin);
-  if (result == 0) {
-    fprintf(stderr, "No more test inputs available, exiting\n");
-    exit(1);
-  }
-  unsigned int input_length = strlen(inp_var) - 1;
-  /* Remove '\n' at end of input */
-  if (inp_var[input_length] == '\n') {
-    inp_var[input_length] = '\0';
-  }
-  return inp_var;
-}
+"""
 
+_PARSERS = r"""
 static void replace_char(char *str, char find, char replace) {
   char *current_pos = strchr(str, find);
   while (current_pos) {
@@ -176,13 +164,67 @@ static void parse_input(char *format, void *destination) {
 }
 """
 
+_STDIN_READER = r"""
+static char *get_input(void) {
+  char *inp_var = malloc(MAX_INPUT_SIZE);
+  char *result = fgets(inp_var, MAX_INPUT_SIZE, stdin);
+  if (result == 0) {
+    fprintf(stderr, "No more test inputs available, exiting\n");
+    exit(1);
+  }
+  unsigned int input_length = strlen(inp_var) - 1;
+  /* Remove '\n' at end of input */
+  if (inp_var[input_length] == '\n') {
+    inp_var[input_length] = '\0';
+  }
+  return inp_var;
+}
+"""
+
+# For tests exported as C files (``cooptest export``): the n-th input is the n-th string
+# of the test's ``cooptest_inputs`` (a null pointer ends them), copied into a fresh
+# buffer as TestCov's reader copies a stdin line; every other step stays TestCov's.
+# Built with -DGCOV, an abort() anywhere (a failed assertion in the program too) first
+# writes the coverage counters, as TestCov's added flushes do.
+_ARRAY_READER = r"""
+extern const char *const cooptest_inputs[];
+static unsigned long cooptest_next_input;
+
+static char *get_input(void) {
+  char *inp_var = malloc(MAX_INPUT_SIZE);
+  const char *next = cooptest_inputs[cooptest_next_input];
+  if (next == 0) {
+    fprintf(stderr, "No more test inputs available, exiting\n");
+    exit(1);
+  }
+  cooptest_next_input++;
+  strncpy(inp_var, next, MAX_INPUT_SIZE - 1);
+  inp_var[MAX_INPUT_SIZE - 1] = '\0';
+  return inp_var;
+}
+
+#ifdef GCOV
+#include <signal.h>
+static void cooptest_dump_on_abort(int sig) {
+  __gcov_dump();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+__attribute__((constructor)) static void cooptest_catch_abort(void) {
+  signal(SIGABRT, cooptest_dump_on_abort);
+}
+#endif
+"""
+READERS = {"stdin": _STDIN_READER, "array": _ARRAY_READER}
+
 _ASSUME_DEF = f"void {ASSUME}(int cond) {{\n  if (!cond) {{\n    abort_prog();\n  }}\n}}\n"
 # Test-Comp's meaning of the legacy error function (TestCov itself leaves it undefined).
 _ERROR_DEF = (f'void {ERROR}(void) {{\n  fprintf(stderr, "{ERROR} called\\n");\n'
               "  exit(1);\n}\n")
 
 
-def harness_source(declared: set[str] | None = None) -> str:
+def harness_source(declared: set[str] | None = None, inputs: str = "stdin") -> str:
     """The harness C file; ``declared`` names the functions to define.
 
     ``None`` defines TestCov's full set (its nondet functions and ``__VERIFIER_assume``).
@@ -193,13 +235,16 @@ def harness_source(declared: set[str] | None = None) -> str:
     Each reader is a static ``cooptest_nondet_<type>`` with TestCov's body, and the
     public ``__VERIFIER_nondet_<type>`` an alias of it: delegating readers keep
     TestCov's call depth without ever calling a program's own definition.
+
+    ``inputs`` says where the inputs come from: ``"stdin"`` (one a line, as TestCov
+    feeds them) or ``"array"`` (compiled into the test, see ``_ARRAY_READER``).
     """
     readers = TESTCOV_FUNCTIONS | EXTRA_FUNCTIONS
     if declared is None:
         wanted = [PREFIX + k for k in TESTCOV_FUNCTIONS] + [ASSUME]
     else:
         wanted = [n for n in (*(PREFIX + k for k in readers), ASSUME, ERROR) if n in declared]
-    parts = [_PRELUDE]
+    parts = [_PRELUDE, READERS[inputs], _PARSERS]
     parts += [f"static {f.ctype} {_INTERNAL}{k}(void) {{\n{f.body}}}\n" for k, f in readers.items()]
     for name in wanted:
         if name == ASSUME:

@@ -65,7 +65,8 @@ class Report:
         for goal in board.goals.values():
             status = ("covered" if goal.id in board.covered
                       else "infeasible" if goal.id in board.infeasible else "unknown")
-            goals.append({"id": goal.id, "kind": goal.kind, "line": goal.line, "status": status,
+            goals.append({"id": goal.id, "kind": goal.kind, "line": goal.line,
+                          "function": goal.function, "status": status,
                           "test": board.covered.get(goal.id), "proof": board.infeasible.get(goal.id),
                           "origin": board.origin.get(goal.id)})
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)

@@ -1,0 +1,107 @@
+"""``cooptest replay``: run the tests of a suite natively and say what each one does —
+its inputs, how it ended, whether it reached the error, the goals it covers.
+
+This is the same native run on the instrumented build that decides coverage during
+generation (:class:`Executor`), so what replay prints is what the report counted; it
+lets a user look at one test without TestCov, as ``klee-replay`` does for KLEE's tests.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from cooptest.cfa.ir import Goal
+from cooptest.errors import UserError
+from cooptest.frontend import load_program
+from cooptest.harness.executor import Execution, Executor, starved
+from cooptest.harness.testsuite import TestCase, read_suite
+from cooptest.task import Task
+
+TIMEOUT_STATUS = 124  # what timeout(1) and a shell report for a run over its time limit
+
+
+@dataclass
+class Replayed:
+    test: TestCase
+    execution: Execution
+    goals: list[Goal]  # covered, in program order
+
+    def document(self) -> dict[str, Any]:
+        ex = self.execution
+        return {"test": self.test.name, "inputs": self.test.inputs, "status": exit_status(ex),
+                "ended": ended(ex), "exit_code": ex.exit_code, "signal": ex.signal,
+                "timed_out": ex.timed_out, "error_reached": ex.error_reached,
+                "covers": [g.id for g in self.goals]}
+
+
+def exit_status(ex: Execution) -> int:
+    """The run's status as a shell sees it: the exit code, 128 + the signal, or 124 for a
+    run stopped at its time limit."""
+    if ex.timed_out:
+        return TIMEOUT_STATUS
+    if ex.exit_code is not None:
+        return ex.exit_code
+    return 128 + (ex.signal or 0)
+
+
+def ended(ex: Execution) -> str:
+    """How the run ended, in words."""
+    if ex.timed_out:
+        return "timed out"
+    if ex.exit_code is None:
+        name = signal.Signals(ex.signal).name if ex.signal else "a signal"
+        why = " (an assumption failed, an assertion failed or abort() was called)" \
+            if ex.signal == signal.SIGABRT else ""
+        return f"killed by {name}{why}"
+    if starved(ex):
+        return "exit code 1 (the harness's code for running out of inputs)"
+    return f"exit code {ex.exit_code}"
+
+
+def select(tests: list[TestCase], name: str | None, suite: str) -> list[TestCase]:
+    if name is None:
+        return tests
+    wanted = name.removesuffix(".xml")
+    chosen = [t for t in tests if t.name == wanted]
+    if not chosen:
+        raise UserError(f"no test {wanted} in the suite (it holds {len(tests)} tests)", suite)
+    return chosen
+
+
+def replay(task: Task, suite: str, name: str | None = None) -> Iterator[Replayed]:
+    """Run the suite's tests (or the one named) natively, one after the other."""
+    tests = select(read_suite(suite), name, suite)
+    with tempfile.TemporaryDirectory(prefix="cooptest-replay-") as work:
+        frontend = load_program(task, work)
+        executor = Executor(frontend, f"{work}/build")
+        goals = frontend.program.goals()
+        for test in tests:
+            ex = executor.run(test.inputs)
+            yield Replayed(test, ex, [g for g in goals if g.id in ex.covered])
+
+
+def describe(r: Replayed) -> str:
+    """The lines ``cooptest replay`` prints for one test."""
+    ex = r.execution
+    by_line: dict[int, list[str]] = {}
+    for g in r.goals:
+        by_line.setdefault(g.line, []).append(g.id)
+    inputs = ", ".join(r.test.inputs) if r.test.inputs else "(none)"
+    lines = [f"{r.test.name}: {len(r.test.inputs)} inputs: {inputs}",
+             f"  ended: {ended(ex)}; error reached: {'yes' if ex.error_reached else 'no'}",
+             f"  covers {len(r.goals)} goals: "
+             + "; ".join(f"line {n}: {' '.join(ids)}" for n, ids in sorted(by_line.items()))]
+    return "\n".join(lines)
+
+
+def run_replay(task: Task, suite: str, name: str | None, as_json: bool) -> int:
+    results = replay(task, suite, name)
+    if as_json:
+        print(json.dumps([r.document() for r in results]))
+    else:
+        for r in results:
+            print(describe(r), flush=True)
+    return 0

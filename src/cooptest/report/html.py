@@ -1,0 +1,170 @@
+"""``report.html``: report.json made readable — the program's source with every goal
+marked on its line, a table per function, the summary and coverage over time.
+
+The page is one self-contained file (inline CSS, SVG and a few lines of script, nothing
+fetched), so that it can be mailed, archived next to the suite or opened from a CI
+artifact. It is rendered from the files every run leaves (``report.json``, the suite
+zip and the program named in the report) and nothing else, so ``cooptest report OUT``
+works on the output folder of any run, also one that was killed. The source is
+highlighted by Pygments, the page laid out by Jinja2 templates in ``templates/``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import jinja2
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import CLexer
+
+from cooptest.errors import UserError
+from cooptest.harness.testsuite import TestCase, read_suite
+
+HTML = "report.html"
+STATUSES = ("covered", "infeasible", "unknown")
+MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
+PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
+
+# The templates of every file cooptest writes for people (this page, ``cooptest export``'s
+# C files and Makefile); HTML escaping for HTML templates only.
+TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("cooptest.report", "templates"),
+                               autoescape=jinja2.select_autoescape(["html.j2"], default=False),
+                               undefined=jinja2.StrictUndefined, trim_blocks=True,
+                               lstrip_blocks=True, keep_trailing_newline=True)
+
+
+@dataclass
+class FunctionRow:
+    name: str
+    line: int  # its first goal's line: where the table links to
+    counts: Counter = field(default_factory=Counter)
+
+    @property
+    def goals(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def coverage(self) -> float:
+        return 100.0 * self.counts["covered"] / self.goals if self.goals else 100.0
+
+
+@dataclass
+class SourceLine:
+    number: int
+    html: str  # highlighted, balanced markup
+    goals: list[dict[str, Any]]
+
+    @property
+    def status(self) -> str:
+        """The line's colour: open if any goal is open, else infeasible if any is, else covered."""
+        found = {g["status"] for g in self.goals}
+        return next((s for s in ("unknown", "infeasible", "covered") if s in found), "")
+
+
+def write_html_report(out_dir: str) -> str:
+    """Render ``out_dir/report.html`` from the run's outputs there; returns its path."""
+    from cooptest.generate import REPORT, SUITE  # generate calls us: import it lazily
+    report_path = os.path.join(out_dir, REPORT)
+    try:
+        with open(report_path) as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise UserError(f"no {REPORT} (not the output folder of a cooptest run?)", out_dir) from None
+    except ValueError as e:
+        raise UserError(f"not a valid report: {e}", report_path) from None
+    suite_path = os.path.join(out_dir, SUITE)
+    tests = read_suite(suite_path) if os.path.exists(suite_path) else []
+    path = os.path.join(out_dir, HTML)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(render(doc, tests))
+    os.replace(tmp, path)  # a reader never sees half a page
+    return path
+
+
+def render(doc: dict[str, Any], tests: list[TestCase]) -> str:
+    """The page for the report document ``doc`` and the suite's ``tests``."""
+    program = doc["program"]
+    try:
+        with open(program, encoding="utf-8", errors="replace") as f:
+            source = f.read()
+    except OSError:
+        raise UserError("the program of this report is not readable", program) from None
+    goals = doc["goals"]
+    summary = doc["summary"]
+    return TEMPLATES.get_template("report.html.j2").render(
+        title=os.path.basename(program), program=program, doc=doc, summary=summary,
+        settings=_settings(doc), lines=source_lines(source, goals),
+        functions=function_rows(goals), tests=_tests(tests, goals),
+        goals_by_status={s: [g for g in goals if g["status"] == s] for s in STATUSES},
+        plot=timeline_plot(doc["timeline"], summary), style=HtmlFormatter().get_style_defs(".src"),
+        extra_keys=sorted(k for g in goals for k in g
+                          if k not in ("id", "kind", "line", "function", "status", "test",
+                                       "proof", "origin") and g[k] is not None),
+        max_inputs=MAX_INPUTS_SHOWN)
+
+
+def source_lines(source: str, goals: list[dict[str, Any]]) -> list[SourceLine]:
+    """Every source line, highlighted, with the goals on it.
+
+    Pygments' HTML formatter closes and reopens its spans at every line end (it has to,
+    for its own line numbers), so its output splits into lines of balanced markup."""
+    html = highlight(source, CLexer(stripnl=False, ensurenl=True), HtmlFormatter(nowrap=True))
+    by_line: dict[int, list[dict[str, Any]]] = {}
+    for g in goals:
+        by_line.setdefault(g["line"], []).append(g)
+    rows = html.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    return [SourceLine(n, text, by_line.get(n, [])) for n, text in enumerate(rows, 1)]
+
+
+def function_rows(goals: list[dict[str, Any]]) -> list[FunctionRow]:
+    rows: dict[str, FunctionRow] = {}
+    for g in goals:
+        name = g.get("function") or "?"  # reports of older runs do not name it
+        row = rows.setdefault(name, FunctionRow(name, g["line"]))
+        row.line = min(row.line, g["line"])
+        row.counts[g["status"]] += 1
+    return sorted(rows.values(), key=lambda r: r.line)
+
+
+def _tests(tests: list[TestCase], goals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    credited: dict[str, list[str]] = {}
+    for g in goals:
+        if g["test"]:
+            credited.setdefault(g["test"].removesuffix(".xml"), []).append(g["id"])
+    return [{"name": t.name, "inputs": t.inputs, "covers_error": t.covers_error,
+             "goals": credited.get(t.name, [])} for t in tests]
+
+
+def _settings(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """The run's configuration as key/value rows (a cooperation's ``configuration`` may
+    nest: its values are shown as JSON)."""
+    rows = [("strategy", doc.get("strategy")), ("search", doc.get("search")),
+            ("data model", doc.get("data_model"))]
+    for key, value in (doc.get("configuration") or {}).items():
+        rows.append((key, value if isinstance(value, str) else json.dumps(value)))
+    return [(k, str(v)) for k, v in rows if v is not None]
+
+
+def timeline_plot(timeline: list[list[float]], summary: dict[str, Any]) -> dict[str, Any]:
+    """Coverage over time as SVG polyline points: covered and infeasible goals (percent of
+    all goals) against seconds, as steps (a count holds until its next change)."""
+    n = summary["goals"] or 1
+    end = max([summary.get("time_s") or 0.0] + [t[0] for t in timeline]) or 1.0
+
+    def steps(index: int, final: int) -> str:
+        points, last = [(0.0, 0)], 0
+        for t in timeline:
+            points += [(t[0], last), (t[0], t[index])]
+            last = t[index]
+        points += [(end, last), (end, final)]
+        return " ".join(f"{PLOT_W * x / end:.1f},{PLOT_H * (1 - y / n):.1f}" for x, y in points)
+
+    return {"w": PLOT_W, "h": PLOT_H, "end": end,
+            "covered": steps(1, summary["covered"]), "infeasible": steps(2, summary["infeasible"])}

@@ -1,0 +1,33 @@
+// Source filters and the goal counts as the page shows them (no network, no libraries).
+(function () {
+  "use strict";
+  var rows = document.querySelectorAll("table.src tr");
+  var counts = { covered: 0, infeasible: 0, unknown: 0 };
+  document.querySelectorAll("table.src .goal").forEach(function (g) {
+    counts[g.dataset.status] += 1;
+  });
+  var shown = document.getElementById("dom-counts");
+  shown.textContent = counts.covered + " covered, " + counts.infeasible + " infeasible, " +
+    counts.unknown + " open";
+  Object.keys(counts).forEach(function (k) { shown.dataset[k] = counts[k]; });
+
+  function show(which) {
+    rows.forEach(function (row) {
+      var keep = which === "all" ||
+        (which === "goals" && row.classList.contains("has-goals")) ||
+        (which === "unknown" && row.classList.contains("unknown"));
+      row.classList.toggle("hidden", !keep);
+    });
+  }
+  document.querySelectorAll("input[name=show]").forEach(function (input) {
+    input.addEventListener("change", function () { show(input.value); });
+  });
+  // A link to a test opens its details.
+  function openTarget() {
+    var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (target && target.tagName === "DETAILS") { target.open = true; }
+    if (target && target.closest("details")) { target.closest("details").open = true; }
+  }
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
+})();
