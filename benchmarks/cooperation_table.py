@@ -125,7 +125,7 @@ def table(tasks: list[Path], configs: dict[str, list[str]], results: Results, ar
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(max(6, len(configs) * 0.9), 4))
-        ax.boxplot([rel[n] for n in configs], labels=list(configs))
+        ax.boxplot([rel[n] for n in configs], tick_labels=list(configs))
         ax.set_ylabel("relative coverage (covered / best per task)")
         ax.set_title(f"{args.mode}, budget {args.budget:g} s, {len(tasks)} tasks")
         plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
