@@ -9,14 +9,14 @@ and the process exits with 143 or 130, as a shell expects of a signalled process
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
-import subprocess
+import multiprocessing
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
@@ -28,13 +28,16 @@ from cooptest.core.budget import Budget
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
-from cooptest.harness.testsuite import SuiteWriter, read_suite
+from cooptest.harness.coverage import CoverageMeter
+from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import write_html_report
 from cooptest.report.progress import Progress, summary_line
 from cooptest.report.report import Report
 from cooptest.task import Task
 
-MEASURE_SHARE = 0.2  # the last share of the budget: measuring TestCov-style coverage
+FINAL_RESERVE = 0.1  # of the budget, at most FINAL_RESERVE_MAX s: the final suite's coverage
+FINAL_RESERVE_MAX = 3.0  # count, the report and its HTML page
+GCOV_TIME = 0.3  # seconds kept for gcov itself
 SUITE, REPORT = "test-suite.zip", "report.json"
 
 
@@ -108,13 +111,14 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     """Run test generation; returns the final report document (None if a signal came
     before the program was even parsed) and the exit code."""
     seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
-    # The whole run stays within the budget: the analysis stops where the share kept for
-    # measuring the suite's coverage begins; the measurement gets what is left then.
-    settings = replace(opts.settings, extra={"budget": opts.budget * (1 - MEASURE_SHARE),
-                                             **opts.settings.extra})
+    # The whole run stays within the budget: the TestCov-style coverage count is built on
+    # the side while the analysis runs, which leaves only a small reserve at the end for
+    # running the final suite on it.
+    analysis_time = opts.budget - min(FINAL_RESERVE_MAX, FINAL_RESERVE * opts.budget)
+    settings = replace(opts.settings, extra={"budget": analysis_time, **opts.settings.extra})
     analysis = make_analysis(opts.strategy, settings)
     deadline = Budget(opts.started + opts.budget)
-    budget = deadline.child(opts.budget * (1 - MEASURE_SHARE))
+    budget = deadline.child(analysis_time - (time.monotonic() - opts.started))
     safe = SafePoints(deadline)
     work = tempfile.mkdtemp(prefix="cooptest-")
     board: GoalBoard | None = None
@@ -131,6 +135,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     os.unlink(report.path)  # a previous run's report would not match the suite
                 frontend = load_program(task, work)
                 executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
+                meter = SideMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
                 board = GoalBoard(frontend.program, executor, suite)
                 board.listeners.append(report)
                 report.write(board)
@@ -140,8 +145,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     outcome = analysis.run(board, Job(board.open(), budget))
                 report.extra["stopped"] = outcome.stopped
                 board.reduce()
-                measured = measure_testcov_style(opts, task.data_model, suite.path,
-                                                 deadline.remaining())
+                measured = meter.measure(board.tests, deadline)
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:
@@ -159,18 +163,25 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     return doc, exit_code
 
 
-def measure_testcov_style(opts: Options, data_model: DataModel, suite: str,
-                          limit: float) -> float | None:
-    """Branch coverage of the final suite counted as TestCov counts it, or None if that
-    takes longer than ``limit`` seconds (measured by ``cooptest coverage`` in a child
-    process, which can be stopped when it overruns)."""
-    cmd = [sys.executable, "-m", "cooptest.cli", "coverage", opts.target, suite, "--json",
-           "--data-model", data_model.value]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return None
-    if proc.returncode != 0:
-        return None
-    return json.loads(proc.stdout)["coverage"]
+class SideMeter:
+    """The TestCov-style coverage count (``harness.coverage``), its labelled program
+    built by a child process while the analysis runs (on the other core, without
+    taking the analysis's interpreter lock): at the end only the final suite's native
+    runs and one gcov are left. None when the program is not built by the deadline, or
+    the suite does not fit in the time left."""
+
+    def __init__(self, task: Task, preprocessed: str, work_dir: str) -> None:
+        self.task, self.preprocessed, self.work_dir = task, preprocessed, work_dir
+        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+        self.built = self.pool.submit(CoverageMeter.build_in, task, preprocessed, work_dir)
+
+    def measure(self, tests: list[TestCase], deadline: Budget) -> float | None:
+        try:
+            built = self.built.result(timeout=max(0.0, deadline.remaining() - GCOV_TIME))
+            meter = CoverageMeter(self.task, self.preprocessed, self.work_dir, built)
+        except Exception:  # noqa: BLE001 - late or failed: no count is better than a failed run
+            return None
+        finally:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        result = meter.measure(tests, deadline.deadline - GCOV_TIME)
+        return None if result is None else round(result.percent, 2)

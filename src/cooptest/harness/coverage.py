@@ -25,10 +25,12 @@ them) — not a crash by another signal nor a run over the time limit.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator, c_parser
@@ -66,27 +68,59 @@ class CoverageResult:
 def measure_coverage(task: Task, preprocessed_path: str, tests: list[TestCase],
                      work_dir: str) -> CoverageResult:
     """Run ``tests`` on the labelled program and count goals as TestCov does."""
-    os.makedirs(work_dir, exist_ok=True)
-    build = tempfile.mkdtemp(prefix="coverage-", dir=work_dir)
-    source, goal_lines = labelled_program(preprocessed_path)
-    program = os.path.join(build, "labelled.c")
-    with open(program, "w") as f:
-        f.write(source)
-    harness = os.path.join(build, "harness.c")
-    with open(harness, "w") as f:
-        f.write(harness_source(needed_functions(source)))
-    exe = os.path.join(build, "prog")
-    compile_sources([program, harness], task.data_model, exe, GCOV_FLAGS)
-    binary = Executable(exe, task.data_model, trace=False)
-    for test in tests:
-        binary.run(test.inputs, timeout=TIMEOUT)  # each run adds its counts to the .gcda
-    counts = _gcov_line_counts(build, program)
-    goto_lines = {int(m[1]): n for n, line in enumerate(source.splitlines(), 1)
-                  if (m := _GOTO_LINE.match(line))}
-    goals = {g for g, line in goto_lines.items() if line in counts}
-    covered = {g for g in goals if counts[goto_lines[g]] > 0}
-    return CoverageResult(len(goals), len(covered), len(tests), covered,
-                          {g: goal_lines[g] for g in goals if g in goal_lines})
+    result = CoverageMeter(task, preprocessed_path, work_dir).measure(tests)
+    assert result is not None  # no deadline
+    return result
+
+
+class CoverageMeter:
+    """The labelled program, built once: the expensive part of a measurement (parsing
+    and compiling, :meth:`build`, which may run in another process); measuring a suite
+    then costs its native runs and one gcov."""
+
+    def __init__(self, task: Task, preprocessed_path: str, work_dir: str, built: str | None = None) -> None:
+        self.build = built or self.build_in(task, preprocessed_path, work_dir)
+        self.program = os.path.join(self.build, "labelled.c")
+        with open(self.program) as f:
+            self.source = f.read()
+        with open(os.path.join(self.build, "goal-lines.json")) as f:
+            self.goal_lines = {int(k): v for k, v in json.load(f).items()}
+        self.binary = Executable(os.path.join(self.build, "prog"), task.data_model, trace=False)
+
+    @staticmethod
+    def build_in(task: Task, preprocessed_path: str, work_dir: str) -> str:
+        """Write and compile the labelled program into a new folder under ``work_dir``."""
+        os.makedirs(work_dir, exist_ok=True)
+        build = tempfile.mkdtemp(prefix="coverage-", dir=work_dir)
+        source, goal_lines = labelled_program(preprocessed_path)
+        program = os.path.join(build, "labelled.c")
+        with open(program, "w") as f:
+            f.write(source)
+        harness = os.path.join(build, "harness.c")
+        with open(harness, "w") as f:
+            f.write(harness_source(needed_functions(source)))
+        compile_sources([program, harness], task.data_model, os.path.join(build, "prog"), GCOV_FLAGS)
+        with open(os.path.join(build, "goal-lines.json"), "w") as f:
+            json.dump(goal_lines, f)
+        return build
+
+    def measure(self, tests: list[TestCase], deadline: float = math.inf) -> CoverageResult | None:
+        """The coverage of ``tests``; None if a run had to be cut short of TestCov's time
+        limit to end by ``deadline`` (``time.monotonic``): the count would not be TestCov's."""
+        for stale in os.listdir(self.build):  # counters of an earlier measurement
+            if stale.endswith(".gcda"):
+                os.unlink(os.path.join(self.build, stale))
+        for test in tests:
+            limit = min(TIMEOUT, deadline - time.monotonic())
+            if limit <= 0 or self.binary.run(test.inputs, timeout=limit).timed_out and limit < TIMEOUT:
+                return None  # each run adds its counts to the .gcda
+        counts = _gcov_line_counts(self.build, self.program)
+        goto_lines = {int(m[1]): n for n, line in enumerate(self.source.splitlines(), 1)
+                      if (m := _GOTO_LINE.match(line))}
+        goals = {g for g, line in goto_lines.items() if line in counts}
+        covered = {g for g in goals if counts[goto_lines[g]] > 0}
+        return CoverageResult(len(goals), len(covered), len(tests), covered,
+                              {g: self.goal_lines[g] for g in goals if g in self.goal_lines})
 
 
 def labelled_program(preprocessed_path: str) -> tuple[str, dict[int, int]]:
