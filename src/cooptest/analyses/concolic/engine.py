@@ -17,10 +17,15 @@ random inputs (as CREST does), unless the execution tree is complete.
 Memory is handled by ``symbolic.py`` (registers and flat byte-addressed objects) with
 CUTE-style concretisation of addresses it cannot resolve, see ``replay.py``.
 
+Guidance. A job's ``monitor`` and ``condition`` (automata over CFA edges,
+``core.automaton``) wrap the searcher in ``searchers.Guided`` with their product: the
+decisions they exclude are cut, never negated.
+
 Completeness. An execution tree without open decisions proves every goal it did not
 reach infeasible only if each path's symbolic model was exact: no concretisation, no
 imprecision (havoc of unknown calls), no divergence, no solver timeout, no misprediction
-and no native crash or timeout. Only then is the ARG marked complete.
+and no native crash or timeout, and no native run left a guiding automaton (its cuts
+rest on its claims). Only then is the ARG marked complete.
 """
 from __future__ import annotations
 
@@ -34,8 +39,9 @@ from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
-from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, SearchContext
+from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
 from cooptest.core.analysis import Job, Outcome, finish
+from cooptest.core.automaton import EdgeAutomaton, Product
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
@@ -79,12 +85,14 @@ class ConcolicAnalysis:
         arg = job.state if isinstance(job.state, ConcolicARG) else self.new_arg(program)
         budget, goals = job.budget, job.goals
         arg.searcher.ctx.covered = program.covered
+        arg.searcher.ctx.count = program.count
+        searcher = _guided(arg, job)
         while not budget.expired() and program.open(goals):
             negated: Node | None = None
             if arg.pending:
                 inputs = arg.pending.pop(0)
             else:
-                negated = arg.searcher.select(arg.tree)
+                negated = searcher.select(arg.tree)
                 if negated is None:
                     if not arg.tree.frontier and arg.exact:
                         arg.complete = True
@@ -97,17 +105,20 @@ class ConcolicAnalysis:
                     inputs = self._solve(program, arg, negated)
                     if inputs is None:
                         continue
-            path = self._execute(program, arg, inputs, budget)
+            path = self._execute(program, arg, searcher, inputs, budget)
             nodes = arg.tree.insert(path)
             if negated is not None and negated.closed is None:
                 arg.tree.close(negated, MISPREDICTED)
                 arg.exact = False
                 program.count("mispredictions")
-            arg.searcher.update(arg.tree, path, nodes, negated)
+            searcher.update(arg.tree, path, nodes, negated)
+            if path.left_automaton:
+                arg.exact = False
         if arg.complete:
+            cut = f", cut by {', '.join(sorted(arg.guides))}" if arg.guides else ""
             for g in sorted(program.open()):
                 program.prove_infeasible(g, "concolic: execution tree exhausted with an exact "
-                                            "symbolic model")
+                                            f"symbolic model{cut}")
         return finish(program, job, arg)
 
     def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node) -> list[str] | None:
@@ -129,7 +140,7 @@ class ConcolicAnalysis:
                 inputs[k] = literal(value, read.type)
         return inputs
 
-    def _execute(self, program: GoalBoard, arg: ConcolicARG, inputs: list[str],
+    def _execute(self, program: GoalBoard, arg: ConcolicARG, searcher: Searcher, inputs: list[str],
                  budget: Budget) -> Path:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
         the run symbolically."""
@@ -138,7 +149,7 @@ class ConcolicAnalysis:
             execution = self._run_padded(program, inputs, budget)
             inputs = execution.inputs
             path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
-                          deadline=budget.deadline)
+                          deadline=budget.deadline, observers=searcher.observers())
             path.new_goals = execution.new
             if path.starved and not path.cut and not budget.expired() and len(inputs) < MAX_INPUTS:
                 inputs = _padded(inputs)
@@ -187,6 +198,20 @@ class ConcolicAnalysis:
         if last is None or not last.symbols:
             return [str(rng.randint(-100, 100)) for _ in range(FIRST_PADDING)]
         return [literal(to_z3(_random_value(rng, r.type), r.type), r.type) for r in last.symbols]
+
+
+def _guided(arg: ConcolicARG, job: Job) -> Searcher:
+    """The state's searcher, wrapped in ``Guided`` by the product of the job's monitor
+    and condition, if any (the wrapper, with the automaton states of the nodes, is kept
+    in the state while the jobs bring the same automaton)."""
+    parts: tuple[EdgeAutomaton, ...] = tuple(a for a in (job.monitor, job.condition) if a is not None)
+    if not parts:
+        return arg.searcher
+    automaton = parts[0] if len(parts) == 1 else Product(parts, name=" x ".join(a.name for a in parts))
+    if arg.guided is None or arg.guided.automaton != automaton:
+        arg.guided = Guided(arg.searcher, automaton)
+    arg.guides.add(automaton.name)
+    return arg.guided
 
 
 def _padded(inputs: list[str]) -> list[str]:
