@@ -33,7 +33,7 @@ import random
 from typing import Any
 
 from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UNSAT, ConcolicARG,
-                                                       ExecutionTree, Node, Path)
+                                                       ExecutionTree, Node, Path, Pending)
 from cooptest.analyses.concolic.inputs import PADDING, literal, small, to_z3
 from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic import solver
@@ -77,7 +77,7 @@ class ConcolicAnalysis:
                             StaticInfo(program.program))
         return ConcolicARG(self.name, tree=ExecutionTree(),
                            searcher=SEARCHERS[self.search](ctx, **self.search_options),
-                           pending=[list(t.inputs) for t in program.tests] + [[]],
+                           pending=[Pending(list(t.inputs)) for t in program.tests] + [Pending([])],
                            symbols=symbols, memo=TermMemo(),
                            solver=PathSolver(symbols, **self.solver_options))
 
@@ -90,7 +90,15 @@ class ConcolicAnalysis:
         while not budget.expired() and program.open(goals):
             negated: Node | None = None
             if arg.pending:
-                inputs = arg.pending.pop(0)
+                work = arg.pending.pop(0)
+                inputs, negated = work.inputs, work.node
+                if inputs is None:
+                    assert negated is not None
+                    if negated.closed is not None:
+                        continue
+                    inputs = self._solve(program, arg, negated, budget)
+                    if inputs is None:
+                        continue
             else:
                 negated = searcher.select(arg.tree)
                 if negated is None:
@@ -102,10 +110,12 @@ class ConcolicAnalysis:
                     program.count("restarts")
                     inputs = self._random_inputs(arg)
                 else:
-                    inputs = self._solve(program, arg, negated)
+                    inputs = self._solve(program, arg, negated, budget)
                     if inputs is None:
                         continue
-            path = self._execute(program, arg, searcher, inputs, budget)
+            path = self._execute(program, arg, searcher, inputs, negated, budget)
+            if path is None:
+                continue  # cut by the deadline: pending
             nodes = arg.tree.insert(path)
             if negated is not None and negated.closed is None:
                 arg.tree.close(negated, MISPREDICTED)
@@ -121,12 +131,18 @@ class ConcolicAnalysis:
                                             f"symbolic model{cut}")
         return finish(program, job, arg)
 
-    def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node) -> list[str] | None:
-        """Inputs for the path to ``node.parent`` followed by the other side of ``node``."""
+    def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node, budget: Budget) -> list[str] | None:
+        """Inputs for the path to ``node.parent`` followed by the other side of ``node``.
+        The solver's time limit is its own, cut to what the budget has left; an
+        "unknown" of a query cut that way leaves the node open, pending."""
         path = node.path
         assert path is not None
-        result = arg.solver.solve(*path.query(node.index), arg.small)
+        timeout_ms = budget.solver_timeout_ms(arg.solver.timeout_ms / 1000)
+        result = arg.solver.solve(*path.query(node.index), arg.small, timeout_ms=timeout_ms)
         program.count("solver_calls")
+        if result.status == solver.UNKNOWN and timeout_ms < arg.solver.timeout_ms:
+            arg.pending.insert(0, Pending(None, node))
+            return None
         if result.status != solver.SAT:
             arg.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
             program.count(f"solver_{result.status}")
@@ -141,20 +157,27 @@ class ConcolicAnalysis:
         return inputs
 
     def _execute(self, program: GoalBoard, arg: ConcolicARG, searcher: Searcher, inputs: list[str],
-                 budget: Budget) -> Path:
+                 negated: Node | None, budget: Budget) -> Path | None:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
-        the run symbolically."""
+        the run symbolically. None when the deadline cut the padding or the replay: the
+        inputs (as padded so far) are then pending, to be run again by the next job."""
         ctx = arg.searcher.ctx
         while True:
             execution = self._run_padded(program, inputs, budget)
             inputs = execution.inputs
+            if budget.expired():
+                break
             path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
-                          deadline=budget.deadline, observers=searcher.observers())
+                          budget=budget, observers=searcher.observers())
+            if (path.cut or path.starved) and budget.expired():
+                break
             path.new_goals = execution.new
-            if path.starved and not path.cut and not budget.expired() and len(inputs) < MAX_INPUTS:
+            if path.starved and not path.cut and len(inputs) < MAX_INPUTS:
                 inputs = _padded(inputs)
                 continue
             return self._account(program, arg, path)
+        arg.pending.insert(0, Pending(inputs, negated))
+        return None
 
     @staticmethod
     def _run_padded(program: GoalBoard, inputs: list[str], budget: Budget) -> Execution:

@@ -179,15 +179,27 @@ class ExecutionTree:
 
 
 @dataclass
+class Pending:
+    """Work the analysis owes itself: ``inputs`` to run (the board's tests, a run the
+    deadline cut), or, when None, ``node`` to negate (a query the deadline cut);
+    ``node`` is the node the inputs were solved for (None for seeds and restarts)."""
+
+    inputs: list[str] | None
+    node: Node | None = None
+
+
+@dataclass
 class ConcolicARG(AnalysisState):
-    """The resumable state of the concolic analysis: its execution tree, the searcher
-    and the solver with its cache."""
+    """Everything the concolic analysis knows: its execution tree, the searcher (with
+    its RNG), the solver with its cache, the work still pending. Running it again goes
+    on exactly where it stopped: work the deadline cut short is pending, never a
+    verdict (no node is closed and no path inserted because of the clock)."""
 
     tree: ExecutionTree = field(default_factory=ExecutionTree)
     searcher: Any = None  # searchers.Searcher
     guided: Any = None  # searchers.Guided: the searcher wrapped by the last job's automaton
     guides: set[str] = field(default_factory=set)  # names of the automata that guided it
-    pending: list[list[str]] = field(default_factory=list)  # inputs still to run
+    pending: list[Pending] = field(default_factory=list)  # done first, in order
     symbols: Any = None  # solver.Symbols
     memo: Any = None  # replay.TermMemo
     solver: Any = None  # solver.PathSolver

@@ -26,8 +26,6 @@ its automaton on them).
 """
 from __future__ import annotations
 
-import math
-import time
 from collections import defaultdict, deque
 from typing import Callable, Sequence
 
@@ -40,6 +38,7 @@ from cooptest.analyses.symbolic import SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType, PointerType
 from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, Expr, Index, Member, NondetEdge,
                              Program, Unary)
+from cooptest.core.budget import Budget
 from cooptest.harness.executor import Execution
 
 _PURE = (Binary, Unary, Cast, Const)
@@ -200,12 +199,12 @@ class ConcolicState(SymbolicState):
 
 
 def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
-           visited: set[Edge], max_steps: int = 20_000, deadline: float = math.inf,
+           visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
            observers: Sequence[Observer] = ()) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
     edges it traverses to ``visited`` and shows them to ``observers``. A replay longer
-    than ``max_steps`` edges or past ``deadline`` (``time.monotonic``) is cut there
-    (``Path.cut``)."""
+    than ``max_steps`` edges, or still running when ``budget`` expires or is cancelled,
+    is cut there (``Path.cut``)."""
     inputs = execution.inputs
     model = z3.Model()
     state = ConcolicState(program, lambda t: model.eval(t, model_completion=True).as_long())
@@ -219,7 +218,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     pc = state.path_condition
     loc = program.main.entry
     for step in range(max_steps + 1):
-        if step & 1023 == 1023 and time.monotonic() > deadline or step == max_steps:
+        if step & 1023 == 1023 and budget is not None and budget.expired() or step == max_steps:
             path.cut = True
             break
         leaving = loc.leaving
