@@ -134,6 +134,8 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 _broadcast(inboxes, k, ("infeasible", goal, proof))
             elif kind == "count":
                 board.count(*value)
+            elif kind == "analysis":
+                board.notify("analysis", worker=k, analysis=value)
             elif kind == "stopped":
                 stopped[k].append(f"{value[0]}: {value[1]}")
             elif kind == "exit":

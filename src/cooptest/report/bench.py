@@ -3,12 +3,16 @@ optionally with the referee's coverage (TestCov through ``testcov-measure``).
 
 Each task runs as its own ``cooptest generate`` process (a crash or a hang of one task
 cannot take the benchmark down, and the process is exactly what a user runs), at most
-``--jobs`` at a time. The table (``results.csv``, ``results.json``) is rewritten after
-every task, so a long benchmark left running in the background can be read at any time.
+``--jobs`` at a time, or as Ray tasks on a Ray cluster (``--ray ADDRESS``, one CPU and
+``--memory`` each). The table (``results.csv``, ``results.json``) is rewritten after
+every task, so a long benchmark left running in the background can be read at any time,
+and a benchmark run again into the same folder resumes: tasks already in the table are
+not run again (a table of another configuration is refused rather than mixed in).
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import csv
 import glob
 import json
@@ -28,6 +32,13 @@ from cooptest.errors import UserError
 
 GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
 TESTCOV_LIMIT = 1800.0
+RESULTS_JSON, RESULTS_CSV = "results.json", "results.csv"
+CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov")  # what makes rows comparable
+# What a generate process on a Ray worker needs of the driver's environment to be the
+# same cooptest with the same caches and referee.
+FORWARDED_ENV = ("PYTHONPATH", "COOPTEST_CACHE", "COOPTEST_TESTCOV_MEASURE", "XDG_CACHE_HOME")
+PR_SET_PDEATHSIG = 1
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl  # looked up here, not in a forked child
 
 
 def testcov_measure() -> Path:
@@ -50,6 +61,7 @@ class Row:
     cov_f: float | None = None
     tests: int | None = None
     time_s: float | None = None
+    testcov_style: float | None = None  # cooptest's own TestCov-style count
     testcov: float | None = None
     testcov_goals: int | None = None
     testcov_s: float | None = None
@@ -74,7 +86,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shuffle", action="store_true",
                    help="run the tasks in a random order (seeded by --seed): the results "
                         "of a partial run are then a sample of all categories")
-    p.add_argument("--ray", action="store_true", help="distribute with Ray (if installed)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="run the tasks on the Ray cluster at ADDRESS (host:port of its head, "
+                        "or auto); task files and --out must be on a file system every node sees")
+    p.add_argument("--memory", type=int, default=2048, metavar="MB",
+                   help="with --ray: memory each task reserves on the cluster (default 2048)")
 
 
 def expand(tasks: list[str]) -> list[str]:
@@ -105,7 +121,7 @@ def run_task(task: str, args: argparse.Namespace) -> Row:
            "--seed", str(args.seed), "--quiet"]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
     try:
         _, err = proc.communicate(timeout=args.budget + GRACE)
     except subprocess.TimeoutExpired:
@@ -123,6 +139,7 @@ def run_task(task: str, args: argparse.Namespace) -> Row:
             summary = json.load(f)["summary"]
         for key in ("goals", "covered", "infeasible", "cov_b", "cov_f", "tests"):
             setattr(row, key, summary[key])
+        row.testcov_style = summary.get("coverage_testcov_style")
     except (OSError, ValueError, KeyError):
         pass
     row.time_s = round(time.monotonic() - start, 2)
@@ -140,17 +157,49 @@ def run_task(task: str, args: argparse.Namespace) -> Row:
     return row
 
 
-def write_table(rows: list[Row], out: str) -> None:
+def _die_with_parent() -> None:
+    """In the generate child: get SIGTERM when the process that started it dies (a
+    killed bench or Ray worker), so that no orphan keeps writing into a folder that a
+    resumed benchmark runs the task in again; SIGTERM makes generate write its outputs
+    and stop."""
+    _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def configuration(args: argparse.Namespace) -> dict[str, object]:
+    return {k: getattr(args, k) for k in CONFIG_KEYS}
+
+
+def write_table(rows: list[Row], out: str, config: dict[str, object]) -> None:
     names = [f.name for f in fields(Row)]
-    with open(os.path.join(out, "results.csv.tmp"), "w", newline="") as f:
+    with open(os.path.join(out, RESULTS_CSV + ".tmp"), "w", newline="") as f:
         w = csv.DictWriter(f, names)
         w.writeheader()
         for r in rows:
             w.writerow(asdict(r))
-    os.replace(os.path.join(out, "results.csv.tmp"), os.path.join(out, "results.csv"))
-    with open(os.path.join(out, "results.json.tmp"), "w") as f:
-        json.dump({"rows": [asdict(r) for r in rows], "summary": summarize(rows)}, f, indent=1)
-    os.replace(os.path.join(out, "results.json.tmp"), os.path.join(out, "results.json"))
+    os.replace(os.path.join(out, RESULTS_CSV + ".tmp"), os.path.join(out, RESULTS_CSV))
+    with open(os.path.join(out, RESULTS_JSON + ".tmp"), "w") as f:
+        json.dump({"config": config, "rows": [asdict(r) for r in rows],
+                   "summary": summarize(rows)}, f, indent=1)
+    os.replace(os.path.join(out, RESULTS_JSON + ".tmp"), os.path.join(out, RESULTS_JSON))
+
+
+def finished_rows(out: str, config: dict[str, object], tasks: list[str]) -> list[Row]:
+    """The rows of ``tasks`` an earlier run of the same configuration left in ``out``."""
+    try:
+        with open(os.path.join(out, RESULTS_JSON)) as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        return []
+    except ValueError:
+        raise UserError(f"{RESULTS_JSON} is not readable; remove it or choose another --out",
+                        out) from None
+    if doc.get("config") != config:
+        raise UserError(f"{RESULTS_JSON} holds results of another configuration "
+                        f"({doc.get('config')}); choose another --out", out)
+    known = {f.name for f in fields(Row)}
+    wanted = set(tasks)
+    return [Row(**{k: v for k, v in r.items() if k in known}) for r in doc["rows"]
+            if r["task"] in wanted]
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -179,17 +228,36 @@ def _map_local(tasks: list[str], args: argparse.Namespace, done) -> None:
 
 
 def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
+    """Each task a Ray task of one CPU and ``--memory`` MB on the cluster at ``--ray``;
+    rows arrive as tasks finish. Paths are made absolute: a worker's working directory
+    is not ours."""
     try:
         import ray
+        from ray.exceptions import RayError
     except ModuleNotFoundError:
         raise UserError("--ray needs Ray: pip install 'cooptest[ray]'") from None
-    ray.init(ignore_reinit_error=True, num_cpus=args.jobs)
-    remote = ray.remote(run_task)
-    pending = [remote.remote(t, args) for t in tasks]
-    while pending:
-        ready, pending = ray.wait(pending)
-        for r in ready:
-            done(ray.get(r))
+    env = {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
+    try:
+        ray.init(address=args.ray, runtime_env={"env_vars": env}, log_to_driver=False,
+                 logging_level="ERROR")
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        raise UserError(f"cannot join the Ray cluster at {args.ray}: {e}") from None
+    try:
+        remote = ray.remote(run_task).options(num_cpus=1, memory=args.memory << 20)
+        remote_args = argparse.Namespace(**{**vars(args), "out": os.path.abspath(args.out)})
+        pending = {remote.remote(os.path.abspath(t), remote_args): t for t in tasks}
+        while pending:
+            ready, _ = ray.wait(list(pending))
+            for ref in ready:
+                task = pending.pop(ref)
+                try:
+                    row = ray.get(ref)
+                    row.task = task
+                except RayError as e:
+                    row = Row(task, error=f"ray: {type(e).__name__}")
+                done(row)
+    finally:
+        ray.shutdown()
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -199,24 +267,32 @@ def run_bench(args: argparse.Namespace) -> int:
     os.makedirs(args.out, exist_ok=True)
     if args.testcov and not testcov_measure().exists():
         raise UserError(f"no testcov-measure at {testcov_measure()} (set COOPTEST_TESTCOV_MEASURE)")
-    rows: list[Row] = []
+    config = configuration(args)
+    rows = finished_rows(args.out, config, tasks)
+    finished = {r.task for r in rows}
+    if rows:
+        print(f"resuming: {len(rows)} of {len(tasks)} tasks already in {args.out}",
+              file=sys.stderr, flush=True)
 
     def done(row: Row) -> None:
         rows.append(row)
-        write_table(sorted(rows, key=lambda r: r.task), args.out)
+        write_table(sorted(rows, key=lambda r: r.task), args.out, config)
         cov = f"testcov {row.testcov}" if row.testcov is not None else f"cov_b {row.cov_b}"
         print(f"[{len(rows)}/{len(tasks)}] {run_name(row.task)}: {cov}, cov_f {row.cov_f}, "
               f"{row.tests} tests, {row.time_s}s {row.error}".rstrip(), file=sys.stderr, flush=True)
 
-    (_map_ray if args.ray else _map_local)(tasks, args, done)
+    todo = [t for t in tasks if t not in finished]
+    (_map_ray if args.ray else _map_local)(todo, args, done)
+    write_table(sorted(rows, key=lambda r: r.task), args.out, config)
     s = summarize(rows)
     print(f"{s['tasks']} tasks: mean TestCov coverage {s['mean_testcov']} "
           f"(over {s['testcov_measured']}), mean cov_b {s['mean_cov_b']}, mean cov_f {s['mean_cov_f']}, "
           f"decided {s['decided']}, tests {s['tests']}, time {s['time_s']}s, errors {s['errors']}")
-    try:
-        from cooptest.report.plots import plot_timelines
-        plot_timelines([os.path.join(args.out, run_name(r.task), "report.json") for r in rows],
-                       os.path.join(args.out, "coverage-over-time.png"))
-    except ImportError:
-        pass  # matplotlib missing: the table is the result, the plot a convenience
+    from cooptest.report.compare import choose_metric, coverage_by_task, write_category_table
+    from cooptest.report.plots import plot_timelines
+    plot_timelines([os.path.join(args.out, run_name(r.task), "report.json") for r in rows],
+                   os.path.join(args.out, "coverage-over-time.png"))
+    table = [asdict(r) for r in rows]
+    metric = choose_metric({"run": table})
+    write_category_table({"coverage": coverage_by_task(table, metric)}, args.out, metric)
     return 0

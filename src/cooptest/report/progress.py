@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from cooptest.core.board import GoalBoard
 
@@ -37,19 +38,29 @@ def summary_line(name: str, summary: dict[str, Any]) -> str:
 
 
 class ProgressPanel:
-    """A rich renderable read by Live's refresh thread: a snapshot of the counters."""
+    """A rich renderable read by Live's refresh thread: a snapshot of the counters.
+
+    It listens to the board: goal changes feed the sparkline, and ``analysis`` events
+    (``worker``: the core's index, ``analysis``: its name), which a cooperation sends
+    whenever a core starts an analysis, tell which analysis runs on which core."""
 
     def __init__(self, board: GoalBoard, name: str, strategy: str, budget: float) -> None:
         self.board = board
         self.title = f"cooptest · {name} · {strategy}"
+        self.strategy = strategy
         self.budget = budget
         self.started = time.monotonic()
         self.last_change = 0.0
         self.points: list[tuple[float, int]] = []  # (seconds, goals covered)
+        self.cores: dict[int, tuple[str, float]] = {}  # worker -> (analysis, since when)
 
     def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        self.last_change = time.monotonic() - self.started
-        self.points.append((self.last_change, len(board.covered)))
+        now = time.monotonic() - self.started
+        if event == "analysis":
+            self.cores[info["worker"]] = (info["analysis"], now)
+            return
+        self.last_change = now
+        self.points.append((now, len(board.covered)))
 
     def __rich__(self) -> Table:
         board = self.board
@@ -59,18 +70,35 @@ class ProgressPanel:
         elapsed = time.monotonic() - self.started
         table = Table(title=self.title, show_header=False, box=None, title_justify="left")
         table.add_column(style="bold")
-        table.add_column(justify="right")
+        table.add_column()
         pct = 100.0 * covered / n if n else 100.0
-        table.add_row("covered", f"{covered}/{n} ({pct:.1f}%)")
+        table.add_row("goals", Text.assemble(
+            goal_bar(covered, infeasible, n), "  ", (f"{covered} covered", "green"), " · ",
+            (f"{infeasible} infeasible", "blue"), " · ",
+            (f"{n - covered - infeasible} open", "red"), f" of {n} ({pct:.1f}%)"))
         table.add_row("over time", sparkline(list(self.points), elapsed, n))
-        table.add_row("infeasible", str(infeasible))
-        table.add_row("unknown", str(n - covered - infeasible))
-        table.add_row("tests", str(len(board.tests)))
-        table.add_row("executions", str(board.executions))
-        table.add_row("iterations", str(stats.get("iterations", 0)))
-        table.add_row("divergences", str(stats.get("divergences", 0)))
-        table.add_row("time", f"{elapsed:.1f}s / {self.budget:g}s (last new goal {self.last_change:.1f}s)")
+        table.add_row("tests", f"{len(board.tests)}   executions {board.executions}   "
+                               f"iterations {stats.get('iterations', 0)}   "
+                               f"divergences {stats.get('divergences', 0)}")
+        left = max(0.0, self.budget - elapsed)
+        table.add_row("time", Text.assemble(
+            goal_bar(min(elapsed, self.budget), 0, self.budget), "  ",
+            f"{elapsed:.1f}s of {self.budget:g}s, ", (f"{left:.1f}s left", "bold"),
+            f" (last new goal at {self.last_change:.1f}s)"))
+        cores = dict(self.cores) or {0: (self.strategy, 0.0)}
+        for k, (analysis, since) in sorted(cores.items()):
+            table.add_row("cores" if k == min(cores) else "",
+                          f"core {k}: {analysis} (since {since:.1f}s)")
         return table
+
+
+def goal_bar(covered: float, infeasible: float, total: float, width: int = 20) -> Text:
+    """A bar of ``width`` cells: covered in green, infeasible in blue, the rest open."""
+    if total <= 0:
+        return Text("█" * width, style="green")
+    c = round(width * covered / total)
+    i = min(width - c, round(width * infeasible / total))
+    return Text.assemble(("█" * c, "green"), ("█" * i, "blue"), ("░" * (width - c - i), "dim"))
 
 
 class Progress:
