@@ -8,13 +8,13 @@ and a store through a pointer splits into its aliasing cases."""
 from __future__ import annotations
 
 import pytest
-import z3
 
-from cooptest.analyses.symbolic import SymbolicState
 from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, satisfiable
 from cooptest.cfa.calls import NO_CALL, path_contexts
 from cooptest.cfa.ir import AssumeEdge, Edge, NondetEdge, Program
 from cooptest.core.budget import Budget
+
+from reach_helpers import execute
 
 ALIASING = """extern int __VERIFIER_nondet_int(void);
 int a[4];
@@ -72,38 +72,6 @@ CONSTANTS = """int main(void) {
   return 0;
 }
 """
-
-
-def execute(program: Program, inputs: list[int]) -> tuple[list[Edge], list[SymbolicState]]:
-    """The edges a concrete run takes, and the symbolic state before each of them with
-    the inputs fixed to their values (a state per point of the path)."""
-    state = SymbolicState(program)
-    loc = program.main.entry
-    edges: list[Edge] = []
-    states: list[SymbolicState] = []
-
-    def fixed(s: SymbolicState) -> SymbolicState:
-        s = s.copy()
-        s.path_condition += [i.symbol == z3.BitVecVal(v, i.symbol.size())
-                             for i, v in zip(s.inputs, inputs)]
-        return s
-
-    while loc.leaving and len(edges) < 2000:
-        edge = loc.leaving[0]
-        if isinstance(edge, AssumeEdge):
-            for e in loc.leaving:
-                probe = fixed(state)
-                probe.step(e)
-                solver = z3.Solver()
-                solver.add(*probe.path_condition)
-                if solver.check() == z3.sat:
-                    edge = e
-                    break
-        states.append(fixed(state))
-        edges.append(edge)
-        loc = state.step(edge)
-    states.append(fixed(state))
-    return edges, states
 
 
 @pytest.mark.parametrize("source,runs", [

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from cooptest.core.analysis import AnalysisState
+from cooptest.core.board import GoalBoard
 from cooptest.cfa.ir import CallEdge, Edge, Location
 
 CallStack = tuple[CallEdge, ...]
@@ -104,6 +105,16 @@ class ReachabilityARG(AnalysisState):
 
     def reusable_precision(self) -> Any:
         return self.precision
+
+    def condition(self, board: GoalBoard | None = None) -> Any:
+        """The ARG as CoVeriTest's condition for runs on ``board`` (``automata.py``)."""
+        from cooptest.analyses.reachability.automata import condition_from_arg
+        return condition_from_arg(self, board)
+
+    def monitor(self) -> Any:
+        """The ARG as Crabs' monitor (``automata.py``)."""
+        from cooptest.analyses.reachability.automata import monitor_from_arg
+        return monitor_from_arg(self)
 
     def frontier_size(self) -> int:
         return sum(1 for s in self.frontier if not s.removed and s.covered_by is None)
