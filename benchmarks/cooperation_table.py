@@ -10,6 +10,14 @@
         the paper's six time pairs at one reuse type (pairs.png)
     python benchmarks/cooperation_table.py versus
         the best configuration vs value alone, predicate alone, the parallel variant
+    python benchmarks/cooperation_table.py crabs-seeds [--budget 30]
+        Crabs (cfg) on loop_foo, simple_while, branches, check_valves
+    python benchmarks/cooperation_table.py crabs-share [--budget 30] [--tasks N]
+        the paper's Figure 3: Crabs at testing shares 0, 0.2, 0.5, 0.8, 0.95, 1.0 on loop_foo
+        and the first N dev tasks (share.png)
+    python benchmarks/cooperation_table.py crabs [--budget 60]
+        Crabs with dfs, cfg, random-branch, cgs, monitors on and off, vs concolic and
+        predicate alone (cut paths in the report: summary "cut")
     python benchmarks/cooperation_table.py portfolio
         the default (auto) vs concolic (cgs) alone vs random alone: mean TestCov coverage,
         mean cov_f, tasks decided, goals proven infeasible, worst task difference
@@ -35,6 +43,8 @@ REUSE_TYPES = ("plain", "cond-v", "cond-p", "cond-vp", "reuse-prec", "reuse-arg"
                "cond-v+r", "cond-p+r", "cond-vp+r")
 PAIRS = ("10/10", "50/50", "100/100", "250/250", "20/80", "80/20")
 SEED_PROGRAMS = ("loop_foo.c", "branches.c", "unreach.c", "check_valves.c")
+CRABS_SEEDS = ("loop_foo.c", "simple_while.c", "branches.c", "check_valves.c")
+SHARES = (0.0, 0.2, 0.5, 0.8, 0.95, 1.0)
 
 
 def coveritest(reuse: str, pair: str) -> list[str]:
@@ -49,6 +59,16 @@ def configurations(mode: str, args: argparse.Namespace) -> dict[str, list[str]]:
         return {r: coveritest(r, args.pair) for r in REUSE_TYPES}
     if mode == "pairs":
         return {p: coveritest(args.reuse, p) for p in PAIRS}
+    if mode == "crabs-seeds":
+        return {"crabs cfg": ["--strategy", "crabs", "--search", "cfg"]}
+    if mode == "crabs-share":
+        return {f"share {x:g}": ["--strategy", "crabs", "--search", "cfg", "--testing-share", str(x)]
+                for x in SHARES}
+    if mode == "crabs":
+        out = {f"crabs {s}{' no-mon' if off else ''}": ["--strategy", "crabs", "--search", s]
+               + (["--no-monitor"] if off else [])
+               for s in ("dfs", "cfg", "random-branch", "cgs") for off in (False, True)}
+        return {**out, "concolic": ["--strategy", "concolic"], "predicate": ["--strategy", "predicate"]}
     if mode == "versus":
         return {"best": best, "value": ["--strategy", "value"], "predicate": ["--strategy", "predicate"],
                 "parallel": best + ["--parallel"]}
@@ -59,12 +79,17 @@ def configurations(mode: str, args: argparse.Namespace) -> dict[str, list[str]]:
 def tasks_of(mode: str, args: argparse.Namespace) -> list[Path]:
     if mode == "seeds":
         return [SEEDS / name for name in SEED_PROGRAMS]
+    if mode == "crabs-seeds":
+        return [SEEDS / name for name in CRABS_SEEDS]
+    if mode == "crabs-share":
+        return [SEEDS / "loop_foo.c"] + [TESTCOMP / t for t in DEV_TASKS[:args.tasks]]
     return [TESTCOMP / t for t in DEV_TASKS[:args.tasks]]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=("seeds", "reuse", "pairs", "versus", "portfolio"))
+    ap.add_argument("mode", choices=("seeds", "reuse", "pairs", "versus", "portfolio",
+                                     "crabs-seeds", "crabs-share", "crabs"))
     ap.add_argument("--budget", type=float, default=30.0)
     ap.add_argument("--tasks", type=int, default=20)
     ap.add_argument("--pair", default="20/80")
@@ -113,14 +138,15 @@ def table(tasks: list[Path], configs: dict[str, list[str]], results: Results, ar
             rel[n].append((r.get("covered") or 0) / best)
             cells.append(f"{r.get('testcov', 0):6.1f}/{r.get('covered', 0)}c/{r.get('infeasible', 0)}i")
         print(f"{t.stem[:44]:44}" + "".join(f"{c:>16}" for c in cells))
-    print(f"\n{'configuration':28} {'mean TestCov':>12} {'mean cov_f':>10} {'rel. cov':>8} {'decided':>7} {'infeasible':>10}")
+    print(f"\n{'configuration':28} {'mean TestCov':>12} {'mean cov_f':>10} {'rel. cov':>8} {'decided':>7} "
+          f"{'infeasible':>10} {'cut':>6}")
     for n in configs:
         rows = [results.get(str(t), n, args.budget) or {} for t in tasks]
         decided = sum(1 for r in rows if r.get("goals") and r.get("unknown") == 0)
         print(f"{n[:28]:28} {statistics.fmean(r.get('testcov', 0) for r in rows):12.2f} "
               f"{statistics.fmean(r.get('cov_f', 0) for r in rows):10.2f} {statistics.fmean(rel[n]):8.3f} "
-              f"{decided:7} {sum(r.get('infeasible', 0) for r in rows):10}")
-    if args.mode in ("reuse", "pairs", "versus", "portfolio"):
+              f"{decided:7} {sum(r.get('infeasible', 0) for r in rows):10} {sum(r.get('cut', 0) for r in rows):6}")
+    if args.mode not in ("seeds", "crabs-seeds"):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt

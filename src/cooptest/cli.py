@@ -61,6 +61,16 @@ def _positive(text: str) -> float:
     return value
 
 
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1: {text!r}")
+    return value
+
+
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -107,6 +117,10 @@ def build_parser() -> Parser:
                         "the budget (default 20/80)")
     g.add_argument("--reuse", choices=REUSE_TYPES,
                    help="coveritest: what each run reuses (default reuse-arg)")
+    g.add_argument("--testing-share", type=_share, metavar="0..1",
+                   help="crabs: the share of each round given to concolic testing (default 0.8)")
+    g.add_argument("--no-monitor", action="store_true",
+                   help="crabs: alternate without steering concolic search by monitors")
     g.add_argument("--jobs", type=_count, metavar="N",
                    help="auto: cores to use (default: all)")
     g.add_argument("--parallel", action="store_true",
@@ -196,7 +210,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from cooptest.core.registry import Settings
     extra = {k: v for k, v in (("sequence", args.sequence), ("time_pair", args.time_pair),
                                ("reuse", args.reuse), ("parallel", args.parallel),
-                               ("jobs", args.jobs)) if v}
+                               ("jobs", args.jobs), ("no_monitor", args.no_monitor)) if v}
+    if args.testing_share is not None:
+        extra["testing_share"] = args.testing_share
     settings = Settings(args.search, args.partitions, args.seed, extra)
     opts = Options(args.target, args.budget, args.out, args.strategy, settings, args.seed_suite,
                    args.data_model, args.quiet, started=STARTED)

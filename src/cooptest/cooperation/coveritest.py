@@ -170,7 +170,7 @@ class CoVeriTest:
         elif own is not None and reuse.own == "precision":
             kwargs["precision"] = own.reusable_precision()
         if name in reuse.conditioned and previous is not None:
-            kwargs["condition"] = previous.condition()
+            kwargs["condition"] = previous.condition(board)
         return Job(board.open(job.goals), job.budget.child(limit), **kwargs)
 
 

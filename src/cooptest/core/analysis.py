@@ -53,9 +53,9 @@ class AnalysisState:
         """How much is left to explore (0 for analyses without a frontier)."""
         return 0
 
-    def condition(self) -> Any:
-        """The state space this state explored completely, for another analysis to
-        skip (None: nothing to export)."""
+    def condition(self, board: GoalBoard | None = None) -> Any:
+        """The state space this state explored completely, with every goal in it decided
+        on ``board``, for another analysis to skip (None: nothing to export)."""
         return None
 
 

@@ -1,0 +1,88 @@
+"""Crabs (Daca, Gupta & Henzinger, VMCAI 2016): concolic testing steered by model
+checking, through monitors made of ARGs.
+
+Concolic testing has a local view: it negates one decision at a time and cannot know
+that only one input pattern in 2^30 reaches a goal. Predicate CEGAR knows which paths
+can, and says so in its ARG. Crabs alternates the two (Alg. 3):
+
+    monitors := []
+    while open goals and budget left:
+        concolic testing on  program × monitor_1 × ... × monitor_k   for t_c
+        coverage-driven predicate CEGAR on the open goals             for t_m
+            (its ARG and predicates kept across rounds: tests from feasible
+             counterexamples, proofs from a complete ARG)
+        monitors += [MonitorFromARG(ARG)]
+
+``MonitorFromARG`` reads the ARG as an automaton over CFA edges (``core.automaton``):
+a path of the program that leaves it is infeasible by the ARG's proof, so concolic search
+never negates into it; the frontier of a partial ARG stays permissive (TOP), so a
+monitor never forbids a feasible path. Monitors of lazy abstraction need not refine each
+other, hence the product with every earlier one. Each round starts a fresh execution
+tree over the product, whose first paths are the tests already on the board.
+
+The testing share t_c / (t_c + t_m) is a parameter (the paper's default: about 80%).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
+from cooptest.core.automaton import EdgeAutomaton, Product
+from cooptest.core.board import GoalBoard
+from cooptest.core.registry import Settings, make_analysis
+
+DEFAULT_SHARE = 0.8
+ROUNDS = 5  # rounds the budget is cut into (each at least MIN_ROUND seconds)
+MIN_ROUND = 2.0
+
+
+@dataclass
+class CrabsState(AnalysisState):
+    arg: AnalysisState | None = None  # the predicate analysis's ARG, kept across rounds
+    monitors: list[EdgeAutomaton] = field(default_factory=list)
+    round: int = 0
+
+
+class Crabs:
+    name = "crabs"
+
+    def __init__(self, settings: Settings, testing_share: float = DEFAULT_SHARE,
+                 monitors: bool = True) -> None:
+        self.concolic = make_analysis("concolic", settings)
+        self.predicate = make_analysis("predicate", settings)
+        self.share = testing_share
+        self.use_monitors = monitors  # off: plain alternation, the paper's baseline
+        self.rounds = int(settings.extra.get("rounds") or ROUNDS)
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        state = job.state if isinstance(job.state, CrabsState) else CrabsState(self.name)
+        if self.share >= 1 or self.share <= 0:  # no alternation: one analysis alone
+            alone = self.concolic if self.share >= 1 else self.predicate
+            outcome = alone.run(board, replace(job, state=None))
+            state.complete = outcome.state.complete
+            return finish(board, job, state)
+        length = max(MIN_ROUND, job.budget.remaining() / self.rounds)
+        while board.open(job.goals) and not job.budget.expired():
+            state.round += 1
+            board.context = f"round {state.round}"
+            monitor = Product(tuple(state.monitors)) if state.monitors else None
+            self.concolic.run(board, Job(board.open(job.goals),
+                                         job.budget.child(self.share * length), monitor=monitor))
+            if board.open(job.goals):
+                outcome = self.predicate.run(board, Job(board.open(job.goals),
+                                                        job.budget.child((1 - self.share) * length),
+                                                        state=state.arg))
+                state.arg = outcome.state
+                if outcome.state.complete:
+                    state.complete = True
+                    break
+                if self.use_monitors:
+                    state.monitors.append(state.arg.monitor())  # type: ignore[attr-defined]
+            board.context = ""
+        board.context = ""
+        return finish(board, job, state)
+
+
+def from_settings(settings: Settings) -> Crabs:
+    share = settings.extra.get("testing_share")
+    return Crabs(settings, DEFAULT_SHARE if share is None else float(share),
+                 monitors=not settings.extra.get("no_monitor"))
