@@ -91,6 +91,7 @@ class ProgramUnderTest:
         self.goals: dict[str, Goal] = {g.id: g for g in program.goals()}
         self.covered: dict[str, str] = {}  # goal id -> name of the first test covering it
         self.infeasible: dict[str, str] = {}  # goal id -> proof
+        self.refused: dict[str, str] = {}  # goal id -> why its proofs are not trusted
         self.tests: list[TestCase] = []
         self.executions = 0
         self.listeners: list[Listener] = []
@@ -127,9 +128,15 @@ class ProgramUnderTest:
             self.notify("covered", goals=ex.new, origin=origin, test=name)
         return ex
 
-    def prove_infeasible(self, goal: str, proof: str) -> None:
+    def prove_infeasible(self, goal: str, proof: str) -> bool:
+        """Accept ``proof`` unless the program does what the CFA does not model; says
+        whether the goal is infeasible now."""
+        if (refused := self.program.proof_blockers.reason(self.goals[goal])) is not None:
+            self.refused[goal] = refused
+            return False
         if goal in self.covered:
             raise AssertionError(f"{proof} claims covered goal {goal} infeasible")
         if goal not in self.infeasible:
             self.infeasible[goal] = proof
             self.notify("infeasible", goals={goal}, origin=proof)
+        return True

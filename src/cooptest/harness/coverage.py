@@ -31,10 +31,12 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 
-from pycparser import c_ast, c_generator, c_parser
+from pycparser import c_ast, c_parser
 
 from cooptest.errors import UserError
 from cooptest.frontend import ast_cache
+from cooptest.frontend.attributes import AttributeGenerator
+from cooptest.frontend.preprocess import attributes_of
 from cooptest.harness.build import compile_sources
 from cooptest.harness.nondet import harness_source, needed_functions
 from cooptest.harness.runner import Executable
@@ -101,7 +103,7 @@ def labelled_program(preprocessed_path: str) -> tuple[str, dict[int, int]]:
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
             ext.body = labeller.block(ext.body)
-    source = f"extern void {DUMP}(void);\n" + c_generator.CGenerator().visit(ast)
+    source = f"extern void {DUMP}(void);\n" + AttributeGenerator(attributes_of(preprocessed_path)).visit(ast)
     return source, labeller.lines
 
 

@@ -65,7 +65,9 @@ class Report:
             status = ("covered" if goal.id in put.covered
                       else "infeasible" if goal.id in put.infeasible else "unknown")
             goals.append({"id": goal.id, "kind": goal.kind, "line": goal.line, "status": status,
-                          "test": put.covered.get(goal.id), "proof": put.infeasible.get(goal.id)})
+                          "test": put.covered.get(goal.id), "proof": put.infeasible.get(goal.id),
+                          **({"refused": put.refused[goal.id]} if status == "unknown"
+                             and goal.id in put.refused else {})})
         n, covered, infeasible = len(goals), len(put.covered), len(put.infeasible)
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,

@@ -105,10 +105,9 @@ class ConcolicAnalysis:
                 program.count("mispredictions")
             arg.searcher.update(arg.tree, path, nodes, negated)
         new = set(program.covered) - covered_before
-        infeasible = {}
-        if arg.complete:
-            infeasible = {g: "concolic: execution tree exhausted with an exact symbolic model"
-                          for g in goals - set(program.covered)}
+        proof = "concolic: execution tree exhausted with an exact symbolic model"
+        infeasible = {g: proof for g in sorted(goals - set(program.covered))
+                      if arg.complete and program.prove_infeasible(g, proof)}
         return AnalysisResult(program.tests[tests_before:], new, infeasible, arg)
 
     def _solve(self, program: ProgramUnderTest, arg: ConcolicARG, node: Node) -> list[str] | None:

@@ -117,5 +117,5 @@ class CEGARAnalysis:
         proof = f"{self.name}: complete ARG"
         for g in sorted(goals):
             if g in program.goals and g not in program.covered and program.goals[g].edge not in reached:
-                program.prove_infeasible(g, proof)
-                result.infeasible[g] = proof
+                if program.prove_infeasible(g, proof):
+                    result.infeasible[g] = proof
