@@ -37,7 +37,7 @@ from cooptest.errors import UserError
 from cooptest.frontend import ast_cache
 from cooptest.frontend.attributes import AttributeGenerator
 from cooptest.frontend.preprocess import attributes_of
-from cooptest.harness.build import compile_sources
+from cooptest.harness.build import compile_sources, containment_source
 from cooptest.harness.nondet import harness_source, needed_functions
 from cooptest.harness.runner import Executable
 from cooptest.harness.testsuite import TestCase
@@ -78,7 +78,8 @@ def measure_coverage(task: Task, preprocessed_path: str, tests: list[TestCase],
     with open(harness, "w") as f:
         f.write(harness_source(needed_functions(source)))
     exe = os.path.join(build, "prog")
-    compile_sources([program, harness], task.data_model, exe, GCOV_FLAGS)
+    compile_sources([program, harness, containment_source(build)], task.data_model, exe,
+                    GCOV_FLAGS)
     binary = Executable(exe, task.data_model, trace=False)
     for test in tests:
         binary.run(test.inputs, timeout=TIMEOUT)  # each run adds its counts to the .gcda
