@@ -223,13 +223,15 @@ class Types:
             return min(size, 4)
         return min(size, 16)
 
-    def layout(self, s: StructType, members: list[tuple[str, CType, int | None]]) -> None:
-        """Complete ``s`` with ``members`` (name, type, bit width) laid out as gcc does."""
+    def layout(self, s: StructType, members: list[tuple[str, CType, int | None]],
+               packed: bool = False) -> None:
+        """Complete ``s`` with ``members`` (name, type, bit width) laid out as gcc does
+        (``packed``: ``__attribute__((packed))``, every member 1-aligned)."""
         offset_bits = 0
         align = 1
         fields: list[Field] = []
         for name, t, width in members:
-            a = self.alignof(t)
+            a = 1 if packed else self.alignof(t)
             align = max(align, a)
             if s.is_union:
                 fields.append(Field(name, t, 0, width))

@@ -448,6 +448,20 @@ def error_goal_id(call_id: int) -> str:
     return f"E{call_id}"
 
 
+@dataclass
+class ProofBlockers:
+    """Why proofs about some goals cannot be trusted: the program does something its CFA
+    does not model (see ``cfa/unmodelled.py``). ``everywhere`` blocks every goal (e.g. a
+    callback from the C library may change any global at any time); ``functions`` the
+    goals of those functions (e.g. destructors, which run after main)."""
+
+    everywhere: str | None = None
+    functions: dict[str, str] = field(default_factory=dict)
+
+    def reason(self, goal: Goal) -> str | None:
+        return self.everywhere or self.functions.get(goal.function)
+
+
 @dataclass(eq=False)
 class Program:
     """A whole C program as CFAs. ``functions`` holds those with a body; the entry
@@ -463,6 +477,7 @@ class Program:
     declared_functions: dict[str, FunctionType]
     entry: str = "main"
     source_lines: int = 0
+    proof_blockers: ProofBlockers = field(default_factory=ProofBlockers)
 
     @property
     def main(self) -> FunctionCFA:

@@ -50,6 +50,7 @@ class GoalBoard:
     goals: dict[str, Goal] = field(init=False)
     covered: dict[str, str] = field(default_factory=dict)  # goal -> name of its test
     infeasible: dict[str, str] = field(default_factory=dict)  # goal -> proof
+    refused: dict[str, str] = field(default_factory=dict)  # goal -> why no proof is trusted
     origin: dict[str, str] = field(default_factory=dict)  # goal -> analysis that decided it
     records: list[TestRecord] = field(default_factory=list)
     executions: int = 0
@@ -109,17 +110,23 @@ class GoalBoard:
         self.notify("covered", goals=set(new), origin=origin, test=test.name)
         return new
 
-    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> None:
+    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
         """Record ``proof`` that no execution reaches ``goal``; ``origin`` names the
-        analysis (and round) when ``proof`` does not start with it."""
+        analysis (and round) when ``proof`` does not start with it. Refused (False) where
+        the program does what the CFA does not model (``cfa.unmodelled``): every prover
+        passes here, so no prover can be unsound there."""
         if goal not in self.goals:
-            return
+            return False
+        if (refused := self.program.proof_blockers.reason(self.goals[goal])) is not None:
+            self.refused[goal] = refused
+            return False
         if goal in self.covered:
             raise AssertionError(f"{proof} claims covered goal {goal} infeasible")
         if goal not in self.infeasible:
             self.infeasible[goal] = proof
             self.origin[goal] = self._tagged(origin or proof.split(":", 1)[0])
             self.notify("infeasible", goals={goal}, origin=self.origin[goal])
+        return True
 
     def _tagged(self, origin: str) -> str:
         return f"{origin} ({self.context})" if self.context else origin

@@ -61,12 +61,15 @@ class WorkerBoard(GoalBoard):
             self.outbox.put(("test", self.worker, (list(inputs), self._tagged(origin), ex)))
         return ex
 
-    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> None:
+    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
         self.sync()
         fresh = goal not in self.infeasible
-        super().prove_infeasible(goal, proof, origin)
-        if fresh and goal in self.infeasible:
+        accepted = super().prove_infeasible(goal, proof, origin)
+        if fresh and accepted:
             self.outbox.put(("proof", self.worker, (goal, proof, self.origin[goal])))
+        elif goal in self.refused:
+            self.outbox.put(("refused", self.worker, (goal, self.refused[goal])))
+        return accepted
 
     def count(self, stat: str, n: int = 1) -> None:
         super().count(stat, n)
@@ -132,6 +135,8 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 goal, proof, origin = value
                 board.prove_infeasible(goal, proof, origin)
                 _broadcast(inboxes, k, ("infeasible", goal, proof))
+            elif kind == "refused":
+                board.refused.setdefault(*value)
             elif kind == "count":
                 board.count(*value)
             elif kind == "analysis":

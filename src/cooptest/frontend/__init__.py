@@ -11,10 +11,12 @@ from pycparser import c_ast, c_parser
 
 from cooptest.cfa.ctype import Types
 from cooptest.cfa.ir import Program
+from cooptest.cfa.unmodelled import proof_blockers
 from cooptest.errors import UserError
 from cooptest.frontend import ast_cache
 from cooptest.frontend.builder import CFABuilder, Instrumentation
-from cooptest.frontend.preprocess import preprocess
+from cooptest.frontend.attributes import Attributes
+from cooptest.frontend.preprocess import attributes_of, preprocess
 from cooptest.task import Task
 
 
@@ -27,6 +29,7 @@ class Frontend:
     ast: c_ast.FileAST
     instrumentation: Instrumentation
     preprocessed: str  # path of the .i file pycparser read
+    attributes: Attributes  # what the native build must keep of what pycparser cannot read
     instrumented: str | None = None  # C text of the instrumented twin, once made
 
 
@@ -51,7 +54,8 @@ def parse(task: Task, work_dir: str) -> tuple[c_ast.FileAST, str]:
 def load_program(task: Task, work_dir: str) -> Frontend:
     """Parse ``task`` and build its CFA; raises UserError on bad or unsupported input."""
     ast, path = parse(task, work_dir)
-    builder = CFABuilder(Types(task.data_model), task.program)
+    attributes = attributes_of(path)
+    builder = CFABuilder(Types(task.data_model), task.program, attributes)
     try:
         program = builder.build(ast)
     except RecursionError:
@@ -59,4 +63,5 @@ def load_program(task: Task, work_dir: str) -> Frontend:
     with open(task.program, "rb") as f:
         program.source_lines = f.read().count(b"\n")
     program.path = task.program
-    return Frontend(task, program, ast, builder.instrumentation, path)
+    program.proof_blockers = proof_blockers(program, attributes.destructors())
+    return Frontend(task, program, ast, builder.instrumentation, path, attributes)

@@ -23,6 +23,7 @@ from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, BlankEdge, BranchPo
                              Program, ReturnEdge, TerminateEdge, Var, Variable)
 from cooptest.errors import UserError
 from cooptest.frontend import conversions as conv
+from cooptest.frontend.attributes import Attributes
 from cooptest.frontend.declarations import TypeResolver, unsupported
 from cooptest.frontend.literals import (char_literal, float_literal, int_literal,
                                         string_literal)
@@ -89,11 +90,13 @@ class FunctionState:
 
 
 class CFABuilder:
-    def __init__(self, types: Types, path: str) -> None:
+    def __init__(self, types: Types, path: str, attributes: Attributes | None = None) -> None:
         self.types = types
         self.path = path
+        self.attributes = attributes or Attributes()
         self.scope = Scope()
-        self.resolver = TypeResolver(types, self.scope, self._const_eval)
+        self.resolver = TypeResolver(types, self.scope, self._const_eval,
+                                     frozenset(self.attributes.packed))
         self.globals: list[Variable] = []
         self.functions: dict[str, FunctionCFA] = {}
         self.declared: dict[str, FunctionType] = {}
@@ -128,11 +131,23 @@ class CFABuilder:
             raise UserError(f"no function {entry}() with a body", self.path)
         main = self.functions[entry]
         self.fs = self.prelude
+        self._constructor_calls(main.line)
         self._jump(main.entry, main.line)
         main.entry = self.prelude.entry
         main.locations[:0] = self.prelude.locations
         return Program(self.path, self.types.model, self.types, self.globals, self.functions,
                        self.branch_points, self.error_calls, self.declared, entry)
+
+    def _constructor_calls(self, line: int) -> None:
+        """Functions with ``__attribute__((constructor))`` run after the globals are
+        initialised and before main, in gcc's order."""
+        for name in self.attributes.constructors():
+            if name not in self.functions:
+                continue  # declared only: defined in no file cooptest sees
+            ftype = self.functions[name].type
+            if ftype.params:
+                raise UserError(f"constructor {name} takes parameters", self.path)
+            self._edge(CallEdge, None, line, lhs=None, callee=name, args=(), ftype=ftype)
 
     def _typedef(self, node: c_ast.Typedef) -> None:
         self.scope.declare(node.name, Typedef(self.resolver.resolve(node.type)))

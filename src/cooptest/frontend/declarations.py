@@ -26,10 +26,12 @@ def unsupported(what: str, node: c_ast.Node | None) -> Unsupported:
 
 
 class TypeResolver:
-    def __init__(self, types: Types, scope: Scope, const_eval: ConstEval) -> None:
+    def __init__(self, types: Types, scope: Scope, const_eval: ConstEval,
+                 packed: frozenset[str] = frozenset()) -> None:
         self.types = types
         self.scope = scope
         self.const_eval = const_eval
+        self.packed = packed  # tags of structs and unions declared packed
         self._anon = 0
 
     def base_type(self, names: list[str], node: c_ast.Node) -> CType:
@@ -134,7 +136,10 @@ class TypeResolver:
                     members.extend((f.name, f.type, f.bit_width) for f in mt.fields)
                     continue
                 members.append((d.name or f"__pad{len(members)}", mt, width))
-            self.types.layout(found, members)
+            packed = tag in self.packed
+            if packed and any(w is not None for _, _, w in members):
+                raise unsupported("bit-fields in a packed struct", node)
+            self.types.layout(found, members, packed)
         return found
 
     def enum(self, node: c_ast.Enum) -> CType:
@@ -151,8 +156,8 @@ class TypeResolver:
             else:
                 value += 1
             values.append((e.name, value))
-        for name, v in values:
-            self.scope.declare(name, EnumConst(v, self.types.int))
+            # in scope at once: a later enumerator may be defined by an earlier one
+            self.scope.declare(e.name, EnumConst(value, self.types.int))
         # gcc: an enum without negative constants is compatible with unsigned int
         if any(v < 0 for _, v in values):
             return self.types.int

@@ -10,9 +10,10 @@ ids of both in step.
 """
 from __future__ import annotations
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
 from cooptest.frontend import Frontend
+from cooptest.frontend.attributes import AttributeGenerator
 
 PRELUDE = """\
 int __cooptest_br(int id, int cond);
@@ -65,6 +66,6 @@ def instrumented_source(fe: Frontend) -> str:
     prototypes = "".join(f"void __cooptest_reach_{n}(int id);\n" for n in sorted(error_functions))
     wrappers = "".join(
         f"void __cooptest_reach_{n}(int id) {{ __cooptest_err(id); {n}(); }}\n" for n in sorted(error_functions))
-    body = c_generator.CGenerator().visit(fe.ast)
+    body = AttributeGenerator(fe.attributes).visit(fe.ast)
     fe.instrumented = PRELUDE + prototypes + "\n".join(helpers) + "\n" + body + "\n" + wrappers
     return fe.instrumented

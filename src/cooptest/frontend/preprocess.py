@@ -2,8 +2,9 @@
 
 pycparser parses C99/C11 only. System headers (glibc) and sv-benchmarks programs use GNU
 extensions; the macros below erase those that carry no semantics for test generation
-(attributes, asm labels, ``__extension__``) and map extended float types to the nearest
-standard type, so the real headers can be used instead of fake ones.
+(asm labels, ``__extension__``) and map extended float types to the nearest standard
+type, so the real headers can be used instead of fake ones. Attributes may carry
+semantics: ``attributes.strip`` removes them and says which ones must be kept.
 """
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import subprocess
 from importlib import resources
 
 from cooptest.errors import ToolMissing, UserError
+from cooptest.frontend.attributes import Attributes, strip
 from cooptest.task import Task
 
 GNU_NEUTRALISERS = (
-    "-D__attribute__(x)=", "-D__extension__=", "-D__asm__(x)=", "-D__asm(x)=",
+    "-D__extension__=", "-D__asm__(x)=", "-D__asm(x)=",
     "-D__restrict=", "-D__restrict__=", "-D__inline=inline", "-D__inline__=inline",
     "-D__builtin_va_list=char*", "-D_Float128=double", "-D_Float64x=double",
     "-D_Float32x=double", "-D_Float64=double", "-D_Float32=float", "-D__float128=double",
@@ -52,12 +54,25 @@ def gcc_e(task: Task, out_path: str, extra: tuple[str, ...] = (), line_markers: 
 def preprocess(task: Task, out_dir: str) -> str:
     """The task's program preprocessed for pycparser (GNU extensions neutralised).
 
-    Returns the path of the ``.i`` file in ``out_dir``, cached by content and flags."""
+    Returns the path of the ``.i`` file in ``out_dir``, cached by content and flags; the
+    attributes it had are beside it (:func:`attributes_of`)."""
     os.makedirs(out_dir, exist_ok=True)
     with open(task.program, "rb") as f:
         key = hashlib.sha256(f.read() + task.data_model.value.encode()).hexdigest()[:16]
     out = os.path.join(out_dir, f"{os.path.splitext(os.path.basename(task.program))[0]}-{key}.i")
     if not os.path.exists(out):
         gcc_e(task, out + ".tmp", GNU_NEUTRALISERS)
+        with open(out + ".tmp", encoding="utf-8", errors="surrogateescape") as f:
+            text, attributes = strip(f.read())
+        with open(out + ".attributes.json", "w") as f:
+            f.write(attributes.dumps())
+        with open(out + ".tmp", "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
         os.replace(out + ".tmp", out)
     return out
+
+
+def attributes_of(preprocessed_path: str) -> Attributes:
+    """The attributes :func:`preprocess` found in the program it wrote to this path."""
+    with open(preprocessed_path + ".attributes.json") as f:
+        return Attributes.loads(f.read())

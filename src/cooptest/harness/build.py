@@ -34,16 +34,18 @@ def compile_program(source_path: str, data_model: DataModel, out_dir: str, trace
     with open(source_path, encoding="utf-8", errors="surrogateescape") as f:
         source = f.read()
     harness = harness_source(needed_functions(source))
-    runtime = trace_runtime_source() if trace else ""
+    runtime = _runtime("trace_runtime.c") if trace else ""
     key = hashlib.sha256("\0".join(
-        [source, harness, runtime, data_model.gcc_flag, *BASE_FLAGS]).encode(
+        [source, harness, runtime, _runtime("contain.c"), data_model.gcc_flag,
+         *BASE_FLAGS]).encode(
             errors="surrogateescape")).hexdigest()[:20]
     out_dir = os.path.abspath(out_dir)  # runs happen in a private working directory
     os.makedirs(out_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(source_path))[0]
     exe = os.path.join(out_dir, f"{stem}-{key}{'-trace' if trace else ''}")
     if not os.path.exists(exe):
-        sources = [source_path, _write_once(out_dir, "harness", harness)]
+        sources = [source_path, _write_once(out_dir, "harness", harness),
+                   containment_source(out_dir)]
         if trace:
             sources.append(_write_once(out_dir, "trace_runtime", runtime))
         compile_sources(sources, data_model, exe, BASE_FLAGS)
@@ -73,8 +75,14 @@ def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
             os.unlink(tmp)
 
 
-def trace_runtime_source() -> str:
-    return resources.files("cooptest.harness").joinpath("trace_runtime.c").read_text()
+def _runtime(name: str) -> str:
+    return resources.files("cooptest.harness").joinpath(name).read_text()
+
+
+def containment_source(out_dir: str) -> str:
+    """Path of ``contain.c`` in ``out_dir``: linked into every build of a program under
+    test, so that no test outlives cooptest."""
+    return _write_once(out_dir, "contain", _runtime("contain.c"))
 
 
 def _write_once(out_dir: str, stem: str, text: str) -> str:

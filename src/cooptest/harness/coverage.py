@@ -33,11 +33,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from pycparser import c_ast, c_generator, c_parser
+from pycparser import c_ast, c_parser
 
 from cooptest.errors import UserError
 from cooptest.frontend import ast_cache
-from cooptest.harness.build import compile_sources
+from cooptest.frontend.attributes import AttributeGenerator
+from cooptest.frontend.preprocess import attributes_of
+from cooptest.harness.build import compile_sources, containment_source
 from cooptest.harness.nondet import harness_source, needed_functions
 from cooptest.harness.runner import Executable
 from cooptest.harness.testsuite import TestCase
@@ -99,7 +101,8 @@ class CoverageMeter:
         harness = os.path.join(build, "harness.c")
         with open(harness, "w") as f:
             f.write(harness_source(needed_functions(source)))
-        compile_sources([program, harness], task.data_model, os.path.join(build, "prog"), GCOV_FLAGS)
+        compile_sources([program, harness, containment_source(build)], task.data_model,
+                        os.path.join(build, "prog"), GCOV_FLAGS)
         with open(os.path.join(build, "goal-lines.json"), "w") as f:
             json.dump(goal_lines, f)
         return build
@@ -135,7 +138,7 @@ def labelled_program(preprocessed_path: str) -> tuple[str, dict[int, int]]:
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
             ext.body = labeller.block(ext.body)
-    source = f"extern void {DUMP}(void);\n" + c_generator.CGenerator().visit(ast)
+    source = f"extern void {DUMP}(void);\n" + AttributeGenerator(attributes_of(preprocessed_path)).visit(ast)
     return source, labeller.lines
 
 

@@ -70,6 +70,7 @@ class Executor:
             f.write(instrumented_source(frontend))
         self.binary: Executable = compile_program(source, frontend.task.data_model, work_dir, trace=True)
         self.timeout = timeout
+        self.goals = {g.id for g in frontend.program.goals()}
 
     def clone(self) -> Executor:
         """The same build for another process: runs of the clone happen in a working
@@ -88,5 +89,6 @@ class Executor:
         r = self.binary.run(inputs, timeout=self.timeout, trace=True)
         events = list(r.events) if r.events is not None and not r.timed_out else []
         covered, error, truncated = goals_of(events)
+        covered &= self.goals  # a stray write into the trace names no goal of the program
         return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,
                          truncated, error, signal=r.signal)

@@ -4,14 +4,25 @@ Test generation executes the program thousands of times, so one run costs a sing
 spawn: inputs go to stdin through a pipe (one C literal a line, as TestCov feeds
 them), output is drained by a select loop that keeps only the first few KB, and
 every Executable reuses one private working directory. Resource limits (address
-space, CPU time, no core files) are applied with prlimit(2) right after the spawn:
-a ``preexec_fn`` would force fork+exec instead of vfork and cut the run rate by 3x,
-while the child cannot get far in the microseconds before its limits land. On
-timeout the whole process group gets SIGTERM (the trace runtime flushes on it) and
-then SIGKILL.
+space, CPU time, processes, no core files) are applied with prlimit(2) right after the
+spawn: a ``preexec_fn`` would force fork+exec instead of vfork and cut the run rate by
+3x, while the child cannot get far in the microseconds before its limits land.
+
+The program is untrusted, and so is everything it starts. A run ends when its process
+exits (a pidfd tells, even while children keep its output open) or its time is up;
+then its whole process group is killed, and so is every process that escaped the
+group with ``setsid``: cooptest is a child subreaper, so such orphans become its
+children, found in ``/proc/self/task/*/children`` by a session that is not its own.
+If cooptest itself dies, ``contain.c`` lets the kernel kill the tests.
+
+The branch trace travels through shared memory (:class:`TraceRegion`), never through
+the program's working directory, where the program could delete or forge it.
 """
 from __future__ import annotations
 
+import ctypes
+import functools
+import mmap
 import os
 import resource
 import selectors
@@ -29,8 +40,39 @@ from cooptest.cfa.ctype import DataModel
 
 OUTPUT_KEEP = 4096  # bytes of stdout/stderr kept per run
 ADDRESS_SPACE = 2 << 30
-TERM_GRACE = 0.1  # seconds between SIGTERM and SIGKILL of a timed-out run
-TRACE_FILE = "trace.bin"
+PROCESSES = 256  # processes a test may start (beyond those of the user), if not root
+TRACE_HEADER = 2  # int32 words before the events (trace_runtime.c)
+MAX_EVENTS = 4_000_000  # trace_runtime.c; one more event marks a truncated trace
+PR_SET_CHILD_SUBREAPER = 36
+
+
+class TraceRegion:
+    """The shared memory a traced run writes its events into (see trace_runtime.c):
+    an anonymous memfd, inherited by the test as a descriptor the runtime maps and
+    closes before main; no name in any directory the program could reach."""
+
+    def __init__(self) -> None:
+        size = 4 * (TRACE_HEADER + MAX_EVENTS + 1)
+        if hasattr(os, "memfd_create"):
+            self.fd = os.memfd_create("cooptest-trace", os.MFD_CLOEXEC)
+        else:  # pragma: no cover - not Linux
+            f = tempfile.TemporaryFile()
+            self.fd = os.dup(f.fileno())
+            f.close()
+        os.ftruncate(self.fd, size)
+        self.map = mmap.mmap(self.fd, size)
+        weakref.finalize(self, os.close, self.fd)
+
+    def reset(self) -> None:
+        self.map[0:4] = bytes(4)
+
+    def events(self) -> array:
+        n = min(max(int.from_bytes(self.map[0:4], "little", signed=True), 0), MAX_EVENTS + 1)
+        events = array("i")
+        events.frombytes(self.map[4 * TRACE_HEADER:4 * (TRACE_HEADER + n)])
+        if sys.byteorder != "little":
+            events.byteswap()
+        return events
 
 
 @dataclass
@@ -62,26 +104,34 @@ class Executable:
     data_model: DataModel
     trace: bool
     _workdir: str | None = field(default=None, init=False, repr=False, compare=False)
+    _region: TraceRegion | None = field(default=None, init=False, repr=False, compare=False)
 
     def run(self, inputs: list[str], timeout: float = 3.0, trace: bool = False) -> RunResult:
         """Run on ``inputs``; ``trace`` collects the branch events (needs a trace build)."""
         if trace and not self.trace:
             raise ValueError(f"{self.path} was built without the trace runtime")
         workdir = self._private_dir()
-        trace_path = os.path.join(workdir, TRACE_FILE)
         env = dict(os.environ)
+        env["COOPTEST_PARENT"] = str(os.getpid())
+        env.pop("COOPTEST_TRACE_FD", None)
+        fds: tuple[int, ...] = ()
         if trace:
-            env["COOPTEST_TRACE"] = trace_path
-        else:
-            env.pop("COOPTEST_TRACE", None)
+            if self._region is None:
+                self._region = TraceRegion()
+            self._region.reset()
+            fds = (self._region.fd,)
+            env["COOPTEST_TRACE_FD"] = str(self._region.fd)
         stdin = "".join(f"{v}\n" for v in inputs).encode()
+        contained = _become_subreaper()
         proc = subprocess.Popen([self.path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, cwd=workdir, env=env,
-                                start_new_session=True)
+                                start_new_session=True, pass_fds=fds)
         _limit(proc.pid, cpu_seconds=int(timeout) + 2)
         out, err, timed_out = _communicate(proc, stdin, timeout)
         code = proc.returncode
-        events = _read_trace(trace_path) if trace else None
+        if contained:
+            _kill_strays()
+        events = self._region.events() if trace and self._region is not None else None
         _clean(workdir)
         killed_by = -code if code < 0 else None
         return RunResult(exit_code=None if killed_by else code, timed_out=timed_out,
@@ -106,12 +156,81 @@ def _limit(pid: int, cpu_seconds: int) -> None:
         resource.prlimit(pid, resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
         resource.prlimit(pid, resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
+        if (n := _process_limit()) is not None:
+            resource.prlimit(pid, resource.RLIMIT_NPROC, (n, n))
     except ProcessLookupError:
         pass  # already gone: nothing left to limit
 
 
+@functools.cache
+def _process_limit() -> int | None:
+    """RLIMIT_NPROC for tests: the user's processes now plus PROCESSES (the limit counts
+    all processes of the user). None for root, whom the kernel does not limit."""
+    uid = os.getuid()
+    if uid == 0:
+        return None
+    mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid)
+    return mine + PROCESSES
+
+
+def _owner(pid: str) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
+@functools.cache
+def _become_subreaper() -> bool:
+    """Make this process the one orphaned descendants of tests are reparented to."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return False
+
+
+def _strays() -> list[int]:
+    """Children of this process in another session: what tests left behind (tests run in
+    sessions of their own; whatever cooptest starts itself stays in its session)."""
+    mine = os.getsid(0)
+    found: list[int] = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/children") as f:
+                pids = f.read().split()
+        except OSError:
+            continue
+        for pid in map(int, pids):
+            try:
+                if os.getsid(pid) != mine:
+                    found.append(pid)
+            except ProcessLookupError:
+                pass
+    return found
+
+
+def _kill_strays() -> None:
+    """Kill and reap the strays, and then those they orphaned in turn."""
+    for _ in range(1000):
+        strays = _strays()
+        if not strays:
+            return
+        for pid in strays:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 def _communicate(proc: subprocess.Popen, stdin: bytes, timeout: float) -> tuple[bytes, bytes, bool]:
-    """Feed ``stdin``, keep the first OUTPUT_KEEP bytes of each output, enforce ``timeout``."""
+    """Feed ``stdin``, keep the first OUTPUT_KEEP bytes of each output, enforce ``timeout``;
+    the run is over when the process exits, whoever else holds its output open. Its
+    process group is killed before the process is reaped (so its id cannot be reused)."""
     assert proc.stdin and proc.stdout and proc.stderr
     deadline = time.monotonic() + timeout
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
@@ -119,21 +238,27 @@ def _communicate(proc: subprocess.Popen, stdin: bytes, timeout: float) -> tuple[
     sel = selectors.DefaultSelector()
     for fd in kept:
         sel.register(fd, selectors.EVENT_READ)
+    exited = _pidfd(proc.pid)
+    if exited is not None:
+        sel.register(exited, selectors.EVENT_READ)
     pending = memoryview(stdin)
     if pending:
         os.set_blocking(proc.stdin.fileno(), False)
         sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
     else:
         proc.stdin.close()
-    timed_out = False
+    timed_out = done = False
     try:
-        while sel.get_map():
+        while sel.get_map() and not done:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break
             for key, _ in sel.select(left):
                 fd = key.fd
+                if fd == exited:
+                    done = True
+                    continue
                 if fd in kept:
                     chunk = os.read(fd, 65536)
                     if not chunk:
@@ -148,49 +273,46 @@ def _communicate(proc: subprocess.Popen, stdin: bytes, timeout: float) -> tuple[
                 if not pending:
                     sel.unregister(fd)
                     proc.stdin.close()
-        if not timed_out:
-            try:
-                proc.wait(max(deadline - time.monotonic(), 0))
-            except subprocess.TimeoutExpired:
-                timed_out = True
+        while exited is None and not timed_out:  # no pidfd: poll for the exit
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG):
+                break
+            timed_out = time.monotonic() >= deadline
+            time.sleep(0.001)
+        if done:
+            for fd in kept:  # what the process wrote before it exited
+                _drain(fd, kept[fd])
     finally:
         sel.close()
-        if timed_out:
-            _kill_group(proc)
+        if exited is not None:
+            os.close(exited)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the process is unreaped: its group id is ours
+        except ProcessLookupError:
+            pass
         proc.wait()
         for f in (proc.stdin, proc.stdout, proc.stderr):
             f.close()
     return bytes(kept[out_fd]), bytes(kept[err_fd]), timed_out
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGTERM first so the trace runtime can flush, SIGKILL after a short grace."""
+def _pidfd(pid: int) -> int | None:
     try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
-        proc.wait(TERM_GRACE)
-    except subprocess.TimeoutExpired:
-        pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # pragma: no cover - Linux before 5.3
+        return None
 
 
-def _read_trace(path: str) -> array:
-    events = array("i")
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-        os.unlink(path)
-    except FileNotFoundError:
-        return events
-    events.frombytes(data[:len(data) - len(data) % 4])
-    if sys.byteorder != "little":
-        events.byteswap()
-    return events
+def _drain(fd: int, kept: bytearray) -> None:
+    os.set_blocking(fd, False)
+    for _ in range(16):
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        if not chunk:
+            return
+        if len(kept) < OUTPUT_KEEP:
+            kept += chunk[:OUTPUT_KEEP - len(kept)]
 
 
 def _clean(workdir: str) -> None:

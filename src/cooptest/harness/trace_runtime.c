@@ -2,91 +2,73 @@
  *
  * The instrumented program reports each branch decision (__cooptest_br), each error
  * call (__cooptest_err) and raw events (__cooptest_log). Events are int32 (little
- * endian on every target gcc -m32/-m64 builds here) collected in a 64 KiB buffer and
- * written with write(2) to the file named by $COOPTEST_TRACE when the buffer is full,
- * at exit, and from the handlers of fatal signals, so that a crashing or aborting run
- * (assume(0) and failed assertions abort) still delivers its path. Without the
- * variable nothing is recorded: plain test execution pays one branch per event.
- * After MAX_EVENTS events one INT32_MIN marks the trace as truncated and logging
- * stops, which bounds the file of a run stuck in a long loop.
+ * endian on every target gcc -m32/-m64 builds here), stored straight into a shared
+ * memory region that cooptest created and handed over as the file descriptor named by
+ * $COOPTEST_TRACE_FD: a header (the number of events) followed by the events.
+ *
+ * The region is mapped and its descriptor closed in a constructor that runs before any
+ * of the program's, and the variable is removed: the program under test is untrusted,
+ * and it can neither lose the trace (unlink files, close descriptors, mkdir in its
+ * working directory) nor forge one. Since the memory is shared, nothing has to be
+ * flushed: a run that crashes, aborts, is killed or runs destructors after main still
+ * delivers every event. A forked child stops recording (its path is not the run's).
+ * After MAX_EVENTS events one INT32_MIN marks the trace as truncated and logging stops.
+ * Without the variable nothing is recorded: plain execution pays one branch per event.
  */
-#include <fcntl.h>
-#include <signal.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
-#define BUF_EVENTS (65536 / sizeof(int32_t))
 #define MAX_EVENTS 4000000L
 #define TRUNCATED INT32_MIN
+#define HEADER 2 /* int32 words before the events: the count, then padding */
 
-enum { OFF, ON, STOPPED };
+enum { UNSET, OFF, ON, STOPPED };
 
-static int32_t buf[BUF_EVENTS];
-static unsigned used;
-static long total;
-static int state = OFF;
-static int fd = -1;
-static pid_t owner; /* a forked child must not flush the parent's events again */
-static char altstack[1 << 16];
+static volatile int32_t *region;
+static int32_t total;
+static int state = UNSET;
 
-static void flush(void) {
-  const char *p = (const char *)buf;
-  size_t left = used * sizeof(int32_t);
-  used = 0;
-  if (fd < 0 || getpid() != owner)
+static void stop_in_child(void) { state = OFF; }
+
+static void init(void) {
+  const char *fd_text = getenv("COOPTEST_TRACE_FD");
+  state = OFF;
+  if (!fd_text || !*fd_text)
     return;
-  while (left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w <= 0)
-      return;
-    p += w;
-    left -= (size_t)w;
-  }
-}
-
-static void on_exit_flush(void) { flush(); }
-
-static void on_fatal_signal(int sig) {
-  flush();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-__attribute__((constructor)) static void cooptest_trace_init(void) {
-  const char *path = getenv("COOPTEST_TRACE");
-  if (!path || !*path)
+  int fd = atoi(fd_text);
+  unsetenv("COOPTEST_TRACE_FD");
+  void *p = mmap(0, (HEADER + MAX_EVENTS + 1) * sizeof(int32_t), PROT_READ | PROT_WRITE,
+                 MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED)
     return;
-  fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return;
-  owner = getpid();
-  atexit(on_exit_flush);
-  /* an alternate stack lets the SIGSEGV of a stack overflow still flush */
-  stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0};
-  sigaltstack(&ss, 0);
-  static const int fatal[] = {SIGABRT, SIGSEGV, SIGFPE, SIGBUS, SIGTERM, SIGILL};
-  for (unsigned i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
-    struct sigaction sa = {0};
-    sa.sa_handler = on_fatal_signal;
-    sa.sa_flags = SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    sigaction(fatal[i], &sa, 0);
-  }
+  region = p;
+  pthread_atfork(0, 0, stop_in_child);
   state = ON;
 }
 
+__attribute__((constructor(0))) static void cooptest_trace_init(void) {
+  if (state == UNSET)
+    init();
+}
+
 static void record(int32_t event) {
-  if (state != ON)
-    return;
+  if (state != ON) {
+    if (state != UNSET)
+      return;
+    init(); /* an event before our constructor: a constructor of the program ran first */
+    if (state != ON)
+      return;
+  }
   if (total >= MAX_EVENTS) {
     event = TRUNCATED;
     state = STOPPED;
   }
-  buf[used++] = event;
-  total++;
-  if (used == BUF_EVENTS || state == STOPPED)
-    flush();
+  region[HEADER + total] = event;
+  region[0] = ++total;
 }
 
 int __cooptest_br(int id, int cond) {

@@ -68,7 +68,9 @@ class Report:
             goals.append({"id": goal.id, "kind": goal.kind, "line": goal.line,
                           "function": goal.function, "status": status,
                           "test": board.covered.get(goal.id), "proof": board.infeasible.get(goal.id),
-                          "origin": board.origin.get(goal.id)})
+                          "origin": board.origin.get(goal.id),
+                          **({"refused": board.refused[goal.id]} if status == "unknown"
+                             and goal.id in board.refused else {})})
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,

@@ -1,0 +1,110 @@
+"""What a program does that its CFA does not model, and so which proofs to refuse.
+
+A proof of infeasibility says: no path of the CFA reaches the goal. That is a proof about
+the program only if the CFA has every path of the native run. It has not when
+
+* a function's address reaches the C library, which may call it at any time: an
+  ``atexit`` handler, a signal handler run by ``raise``, a ``qsort`` comparator, a thread.
+  The callback may also change any global, so no goal's proof can be trusted;
+* control jumps non-locally (``setjmp``/``longjmp``, ``vfork``, ``*context``);
+* a destructor runs after ``main`` (constructors are modelled: ``CFABuilder`` calls them
+  before main), and so does whatever it calls.
+
+``proof_blockers`` computes this once per program; ``GoalBoard.prove_infeasible``
+asks it before it accepts any proof, so every proof method (value, predicate, mgp,
+concolic exhaustion) is held to it alike. Blocked goals stay unknown, with the reason
+in the report.
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Iterable, Iterator
+
+from cooptest.cfa.ir import CallEdge, Edge, Expr, FuncRef, Program, ProofBlockers
+
+NON_LOCAL_JUMPS = frozenset({
+    "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
+    "__longjmp_chk", "__builtin_setjmp", "__builtin_longjmp", "vfork", "getcontext",
+    "setcontext", "swapcontext", "makecontext",
+})
+# Library functions that never call a function of the program, whatever they are given.
+NO_CALLBACK = frozenset({
+    "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf",
+    "vsnprintf", "puts", "fputs", "putchar", "fputc", "putc", "fflush", "fopen", "fclose",
+    "fread", "fwrite", "fgets", "fgetc", "getc", "getchar", "scanf", "sscanf", "fscanf",
+    "malloc", "calloc", "realloc", "free", "alloca", "memcpy", "memmove", "memset",
+    "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp", "strcpy", "strncpy",
+    "strcat", "strncat", "strchr", "strrchr", "strstr", "strdup", "strndup", "strtol",
+    "strtoul", "strtoll", "strtoull", "strtod", "atoi", "atol", "atof", "abs", "labs",
+    "llabs", "rand", "srand", "time", "clock", "sleep", "usleep", "getpid", "write",
+    "read", "open", "close", "isalpha", "isdigit", "isalnum", "isspace", "isupper",
+    "islower", "isprint", "isxdigit", "toupper", "tolower", "sqrt", "sqrtf", "fabs",
+    "fabsf", "floor", "ceil", "pow", "exp", "log", "sin", "cos", "fmod", "round",
+    "__builtin_expect", "__builtin_memcpy", "__builtin_memset", "__builtin_abs",
+    "assume_abort_if_not", "__assert_fail", "__VERIFIER_assert",
+})
+
+
+def proof_blockers(program: Program, destructors: Iterable[str]) -> ProofBlockers:
+    """Why proofs about (some) goals of ``program`` cannot be trusted."""
+    blockers = ProofBlockers(everywhere=_callback(program) or _jump(program))
+    after_main = {f for f in destructors if f in program.functions}
+    for f in _callees(program, after_main):
+        blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
+    return blockers
+
+
+def _exprs(edge: Edge) -> Iterator[Expr]:
+    for f in fields(edge):
+        value = getattr(edge, f.name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, Expr):
+                yield from item.walk()
+
+
+def _addresses(program: Program) -> dict[str, None]:
+    """Functions whose address the program takes (any use but a direct call), in order."""
+    return {e.name: None for edge in program.edges() for e in _exprs(edge)
+            if isinstance(e, FuncRef)}
+
+
+def _external_calls(program: Program) -> dict[str, None]:
+    """Library functions the program calls or takes the address of, in order."""
+    out: dict[str, None] = {}
+    for edge in program.edges():
+        if isinstance(edge, CallEdge) and isinstance(edge.callee, str):
+            out[edge.callee] = None
+    out.update(_addresses(program))
+    return {f: None for f in out if f not in program.functions}
+
+
+def _callback(program: Program) -> str | None:
+    own = [f for f in _addresses(program) if f in program.functions]
+    if not own:
+        return None
+    library = [f for f in _external_calls(program)
+               if f not in NO_CALLBACK and not f.startswith("__builtin_")]
+    if not library:
+        return None
+    return (f"the address of {own[0]}() may reach {library[0]}(), which can call it back; "
+            "calls from the C library are not modelled")
+
+
+def _jump(program: Program) -> str | None:
+    jumps = [f for f in _external_calls(program) if f in NON_LOCAL_JUMPS]
+    return f"{jumps[0]}(): non-local jumps are not modelled" if jumps else None
+
+
+def _callees(program: Program, roots: set[str]) -> set[str]:
+    """``roots`` and every function they may call, directly or through a pointer."""
+    addressed = {f for f in _addresses(program) if f in program.functions}
+    seen, todo = set(roots), list(roots)
+    while todo:
+        for edge in program.functions[todo.pop()].edges():
+            if not isinstance(edge, CallEdge):
+                continue
+            targets = {edge.callee} if isinstance(edge.callee, str) else addressed
+            for t in targets & set(program.functions) - seen:
+                seen.add(t)
+                todo.append(t)
+    return seen

@@ -1,0 +1,255 @@
+"""GNU ``__attribute__`` lists: removed for pycparser, but never forgotten.
+
+pycparser does not parse attributes, yet some change what a program does: a
+``constructor`` runs before ``main``, ``packed`` changes a struct's layout, ``mode(QI)``
+the width of an integer. Erasing them silently (as ``-D__attribute__(x)=`` did) made
+cooptest analyse and run a different program than the user's, and prove reachable
+branches infeasible. So each attribute of the user's own files is, by name:
+
+* ignored when it carries no meaning for test generation (``IGNORED``: hints to the
+  optimiser, warnings, calling conventions of a single translation unit);
+* rewritten into plain C with the same meaning (``mode``: the integer type of that width);
+* remembered, modelled by the CFA and put back into the native build (``constructor``,
+  ``destructor``, ``packed`` on a struct or union: see :class:`AttributeGenerator`);
+* otherwise refused as unsupported (one line, exit 2), rather than guessed.
+
+Attributes in system headers are dropped as before: they describe the C library.
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field
+
+from pycparser import c_ast, c_generator
+
+from cooptest.errors import Unsupported
+
+IGNORED = frozenset({
+    "unused", "used", "noinline", "always_inline", "noreturn", "nonnull", "format",
+    "format_arg", "const", "pure", "malloc", "warn_unused_result", "deprecated", "nothrow",
+    "leaf", "cold", "hot", "visibility", "gnu_inline", "artificial", "returns_nonnull",
+    "alloc_size", "alloc_align", "sentinel", "nonstring", "access", "optimize",
+    "no_instrument_function", "externally_visible", "flatten", "noclone", "noipa",
+    "unavailable", "error", "warning", "fallthrough", "maybe_unused", "no_sanitize",
+    "no_sanitize_address", "no_sanitize_undefined", "no_stack_protector", "noplt",
+    "dllimport", "dllexport", "stdcall", "cdecl", "fastcall", "thiscall", "regparm",
+    "selectany", "may_alias", "returns_twice", "no_reorder", "target", "unused_result",
+})
+CALLED_AROUND_MAIN = ("constructor", "destructor")
+MODES = {"QI": "char", "HI": "short", "SI": "int", "DI": "long long", "word": "long",
+         "pointer": "long", "byte": "char"}
+INTEGER_WORDS = frozenset({"signed", "unsigned", "char", "short", "int", "long"})
+KEYWORDS = frozenset({"if", "while", "for", "switch", "return", "sizeof", "typeof",
+                      "_Alignof", "__attribute__", "__attribute", "_Alignas"})
+
+_ATTRIBUTE = re.compile(r"\b__attribute(?:__)?\s*\(\s*\(")
+_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"([ \d]*)$', re.M)
+_STRUCT_HEAD = re.compile(r"\b(struct|union)\s*(\w*)\s*$")
+_ANON_TAG = "__cooptest_packed"
+
+
+@dataclass
+class Attributes:
+    """What the CFA models and the native build must keep, found by :func:`strip`."""
+
+    around_main: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    # function name -> ("constructor" | "destructor", priority or None), in source order
+    packed: set[str] = field(default_factory=set)  # struct/union tags
+
+    def constructors(self) -> list[str]:
+        """Constructors in the order gcc runs them: by priority, then in source order."""
+        ctors = [(p if p is not None else 1 << 16, i, name)
+                 for i, (name, (kind, p)) in enumerate(self.around_main.items())
+                 if kind == "constructor"]
+        return [name for _, _, name in sorted(ctors)]
+
+    def destructors(self) -> list[str]:
+        return [n for n, (kind, _) in self.around_main.items() if kind == "destructor"]
+
+    def dumps(self) -> str:
+        return json.dumps({"around_main": self.around_main, "packed": sorted(self.packed)})
+
+    @staticmethod
+    def loads(text: str) -> Attributes:
+        doc = json.loads(text)
+        return Attributes({k: (v[0], v[1]) for k, v in doc["around_main"].items()},
+                          set(doc["packed"]))
+
+
+class _Source:
+    """Preprocessed text with its line markers: where a position is in the user's file."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.markers = [(m.end(), int(m[1]), m[2], " 3" in m[3]) for m in _MARKER.finditer(text)]
+        self.starts = [m[0] for m in self.markers]
+
+    def where(self, pos: int) -> tuple[str | None, int | None, bool]:
+        """(file, line, in a system header) of ``pos``."""
+        i = bisect.bisect_right(self.starts, pos) - 1
+        if i < 0:
+            return None, None, False
+        end, line, name, system = self.markers[i]
+        return name, line + self.text.count("\n", end + 1, pos), system
+
+
+def _close(text: str, open_pos: int) -> int:
+    """Index just past the parenthesis closing the one at ``open_pos``."""
+    depth = 0
+    for i in range(open_pos, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+def _split(body: str) -> list[tuple[str, str]]:
+    """``a, b(1, 2)`` -> [("a", ""), ("b", "1, 2")] with names stripped of ``__``."""
+    parts, depth, cur = [], 0, ""
+    for ch in body + ",":
+        if ch == "," and depth == 0:
+            if cur.strip():
+                parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    out = []
+    for p in parts:
+        name, _, args = p.partition("(")
+        out.append((name.strip().strip("_") if name.strip() != "__" else name.strip(),
+                    args.rsplit(")", 1)[0].strip()))
+    return out
+
+
+def strip(text: str) -> tuple[str, Attributes]:
+    """``text`` without attribute lists (line numbers kept) and the attributes it had."""
+    src = _Source(text)
+    attrs = Attributes()
+    edits: list[tuple[int, int, str]] = []
+    spans = [(m.start(), _close(text, text.index("(", m.start()))) for m in _ATTRIBUTE.finditer(text)]
+    for start, end in spans:
+        edits.append((start, end, "\n" * text.count("\n", start, end) or " "))
+        file, line, system = src.where(start)
+        if system:
+            continue
+        inner = text[text.index("(", text.index("(", start) + 1) + 1:text.rindex(")", start, end - 1)]
+        for name, args in _split(inner):
+            if name in IGNORED:
+                continue
+            if name in CALLED_AROUND_MAIN:
+                attrs.around_main[_function_name(text, spans, start, file, line)] = (
+                    name, int(args, 0) if args else None)
+            elif name == "packed":
+                tag, insert = _struct_tag(text, start, end, len(attrs.packed), file, line)
+                attrs.packed.add(tag)
+                if insert is not None:
+                    edits.append((insert, insert, f" {tag}"))
+            elif name == "mode":
+                edits.append(_mode_rewrite(text, start, args.strip("_"), file, line))
+            else:
+                raise Unsupported(f"unsupported attribute {name}", file, line)
+    for a, b, new in sorted(edits, key=lambda e: e[0], reverse=True):
+        text = text[:a] + new + text[b:]
+    return text, attrs
+
+
+def _without_attributes(text: str, begin: int, end: int, spans: list[tuple[int, int]]) -> str:
+    out, pos = [], begin
+    for a, b in spans:
+        if begin <= a < end:
+            out.append(text[pos:a] + " ")
+            pos = b
+    out.append(text[pos:end])
+    return "".join(out)
+
+
+def _function_name(text: str, spans: list[tuple[int, int]], start: int, file: str | None,
+                   line: int | None) -> str:
+    """The function a ``constructor``/``destructor`` attribute is given to. Only on its
+    first declaration: gcc drops the priority given on a later one, and runs such
+    constructors in an order of its own."""
+    begin = max(text.rfind(c, 0, start) for c in ";{}") + 1
+    ends = [i for i in (text.find(";", start), text.find("{", start)) if i >= 0]
+    decl = _without_attributes(text, begin, min(ends) if ends else len(text), spans)
+    for m in re.finditer(r"([A-Za-z_]\w*)\s*\(", decl):
+        if m[1] in KEYWORDS:
+            continue
+        if re.search(rf"\b{m[1]}\s*\(", text[:begin]):
+            raise Unsupported(f"constructor or destructor attribute on a later declaration "
+                              f"of {m[1]}: put it on the first one", file, line)
+        return m[1]
+    raise Unsupported("constructor or destructor attribute not on a function", file, line)
+
+
+def _struct_tag(text: str, start: int, end: int, n: int, file: str | None,
+                line: int | None) -> tuple[str, int | None]:
+    """The tag of the struct ``packed`` applies to, and where to insert one if anonymous."""
+    head = _STRUCT_HEAD.search(text, 0, start)  # anchored at ``start``
+    if head and not head[2]:
+        after = re.match(r"\s*(\w*)\s*\{", text[end:])
+        if after is None:
+            raise Unsupported("packed struct without a body", file, line)
+        return (after[1], None) if after[1] else (f"{_ANON_TAG}{n}", end)
+    before = text[:start].rstrip()
+    if before.endswith("}"):
+        depth, i = 0, len(before) - 1
+        while i >= 0:
+            depth += (before[i] == "}") - (before[i] == "{")
+            if depth == 0:
+                break
+            i -= 1
+        head = _STRUCT_HEAD.search(text, 0, i)
+        if head:
+            return (head[2], None) if head[2] else (f"{_ANON_TAG}{n}", head.end())
+    raise Unsupported("attribute packed is supported on a struct or union definition only",
+                      file, line)
+
+
+def _mode_rewrite(text: str, start: int, mode: str, file: str | None,
+                  line: int | None) -> tuple[int, int, str]:
+    """Replace the integer type words of the declaration by the type ``mode`` names."""
+    if mode not in MODES:
+        raise Unsupported(f"unsupported attribute mode({mode})", file, line)
+    begin = max(text.rfind(c, 0, start) for c in ";{}\n") + 1
+    words = list(re.finditer(r"\b(signed|unsigned|char|short|int|long)\b", text[begin:start]))
+    if not words:
+        raise Unsupported("attribute mode on a type that is not an integer keyword", file, line)
+    unsigned = any(w[1] == "unsigned" for w in words)
+    first, last = begin + words[0].start(), begin + words[-1].end()
+    if re.search(r"[^\s\w]|\b(?!(?:signed|unsigned|char|short|int|long)\b)\w+\b",
+                 text[first:last]):
+        raise Unsupported("attribute mode on a type that is not an integer keyword", file, line)
+    return first, last, f"{'unsigned' if unsigned else 'signed'} {MODES[mode]}"
+
+
+class AttributeGenerator(c_generator.CGenerator):
+    """C from the AST with the remembered attributes put back, so that the native build
+    (and the coverage build) is the user's program, not the one pycparser could read."""
+
+    def __init__(self, attributes: Attributes) -> None:
+        super().__init__()
+        self.attributes = attributes
+        self._placed: set[str] = set()
+
+    def visit_Decl(self, n: c_ast.Decl, no_type: bool = False) -> str:
+        s = super().visit_Decl(n, no_type)
+        found = self.attributes.around_main.get(n.name) if isinstance(n.type, c_ast.FuncDecl) \
+            else None
+        if found is None or n.name in self._placed:
+            return s
+        self._placed.add(n.name)  # on the first declaration, where gcc honours a priority
+        kind, priority = found
+        return f"__attribute__(({kind}{'' if priority is None else f'({priority})'})) {s}"
+
+    def _generate_struct_union_enum(self, n: c_ast.Struct | c_ast.Union | c_ast.Enum,
+                                    name: str) -> str:
+        s = super()._generate_struct_union_enum(n, name)
+        if name != "enum" and n.decls is not None and n.name in self.attributes.packed:
+            s = f"{name} __attribute__((packed)){s[len(name):]}"
+        return s

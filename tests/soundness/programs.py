@@ -1,0 +1,70 @@
+"""Small programs whose native runs reach branches a CFA can get wrong (callbacks from
+the C library, constructors, attributes, non-local jumps, ...). Each comes with seed
+inputs that together cover the goals in question natively."""
+from __future__ import annotations
+
+HEAD = """extern int __VERIFIER_nondet_int(void);
+#include <stdlib.h>
+"""
+
+PROGRAMS: dict[str, tuple[str, list[list[str]]]] = {
+    "atexit": (HEAD + """int g, sink;
+void h(void) { if (g == 5) { sink = 1; } else { sink = 2; } }
+int main() { g = __VERIFIER_nondet_int(); atexit(h); if (g > 100) { sink = 3; } return 0; }
+""", [["5"], ["3"], ["101"]]),
+    "signal": (HEAD + """#include <signal.h>
+int g, seen;
+void on(int s) { seen = 1; }
+int main() { g = __VERIFIER_nondet_int(); signal(SIGUSR1, on); if (g == 5) raise(SIGUSR1);
+  if (seen) { return 1; } return 0; }
+""", [["5"], ["3"]]),
+    "sigaction": (HEAD + """#include <signal.h>
+#include <string.h>
+int g, seen;
+void on(int s) { seen = g; }
+int main() { struct sigaction sa; memset(&sa, 0, sizeof sa); sa.sa_handler = on;
+  sigaction(SIGUSR1, &sa, 0); g = __VERIFIER_nondet_int(); raise(SIGUSR1);
+  if (seen == 7) { return 1; } return 0; }
+""", [["7"], ["3"]]),
+    "qsort": (HEAD + """int calls;
+int cmp(const void *a, const void *b) { calls++; return *(const int *)a - *(const int *)b; }
+int main() { int a[3]; a[0] = __VERIFIER_nondet_int(); a[1] = 2; a[2] = 1;
+  qsort(a, 3, sizeof a[0], cmp); if (calls > 0) { if (a[0] == -4) return 1; } return 0; }
+""", [["-4"], ["3"]]),
+    "constructor": (HEAD + """int g;
+__attribute__((constructor)) static void init(void) { g = 7; }
+int main() { int x = __VERIFIER_nondet_int(); if (g == 7) { if (x) return 1; } return 0; }
+""", [["1"], ["0"]]),
+    "constructor-order": (HEAD + """int g;
+void __attribute__((constructor(200))) second(void) { g = g * 10 + 2; }
+void first(void) __attribute__((constructor(150)));
+void first(void) { g = g * 10 + 1; }
+int main() { int x = __VERIFIER_nondet_int(); if (g == 12) { if (x) return 1; } return 0; }
+""", [["1"], ["0"]]),
+    "destructor": (HEAD + """int g;
+__attribute__((destructor)) void fini(void) { if (g == 3) { g = 4; } }
+int main() { g = __VERIFIER_nondet_int(); return 0; }
+""", [["3"], ["0"]]),
+    "packed": (HEAD + """struct __attribute__((packed)) S { char c; int x; };
+typedef struct { char c; long y; } __attribute__((__packed__)) T;
+int main() { int x = __VERIFIER_nondet_int();
+  if (sizeof(struct S) == 5 && sizeof(T) == 1 + sizeof(long)) { if (x) return 1; } return 0; }
+""", [["1"], ["0"]]),
+    "mode": (HEAD + """typedef int i8 __attribute__((mode(QI)));
+typedef unsigned int u16 __attribute__((__mode__(__HI__)));
+int main() { i8 a = (i8)__VERIFIER_nondet_int(); u16 b = 65535; b++;
+  if (sizeof(a) == 1 && b == 0) { if (a == -1) return 1; } return 0; }
+""", [["255"], ["0"]]),
+    "setjmp": (HEAD + """#include <setjmp.h>
+jmp_buf env; int g;
+int main() { int x = __VERIFIER_nondet_int(); g = 0;
+  if (setjmp(env)) { if (g == 1) { return 2; } return 1; }
+  g = 1; if (x == 5) longjmp(env, 1); return 0; }
+""", [["5"], ["0"]]),
+    "pointer-escape": (HEAD + """int g;
+void set(void) { g = 9; }
+void (*volatile hook)(void);
+int main() { int x = __VERIFIER_nondet_int(); hook = set; if (x == 2) hook();
+  if (g == 9) { return 1; } return 0; }
+""", [["2"], ["0"]]),
+}

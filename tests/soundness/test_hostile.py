@@ -1,0 +1,90 @@
+"""Untrusted programs: whatever a test starts dies with it, and its branch trace reaches
+cooptest whatever the program does to its working directory or descriptors."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cooptest.core.board import GoalBoard
+from cooptest.frontend import load_program
+from cooptest.harness.executor import Executor
+from cooptest.task import load_task
+
+BRANCHES = """
+int main() { int x = __VERIFIER_nondet_int(); %s
+  if (x > 0) { if (x == 5) return 1; return 2; } return 0; }
+"""
+HEAD = """extern int __VERIFIER_nondet_int(void);
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+"""
+FORK = "if (fork() == 0) { close(0); close(1); close(2); %s sleep(30); _exit(0); }"
+HOSTILE = {
+    "fork-sleep": FORK % "",
+    "fork-setsid": FORK % "setsid();",
+    "daemon": FORK % "setsid(); if (fork() != 0) _exit(0);",
+    "fork-keeps-stdout": "if (fork() == 0) { sleep(30); _exit(0); }",
+    "unlink-trace": 'unlink("trace.bin");',
+    "close-fds": "for (int fd = 3; fd < 1024; fd++) close(fd);",
+    "own-trace": 'FILE *f = fopen("trace.bin", "w"); for (int i = 0; i < 99; i++) '
+                 'fwrite(&i, 4, 1, f); fclose(f);',
+    "mkdir-trace": 'mkdir("trace.bin", 0700);',
+}
+
+
+def running(binary: str) -> list[int]:
+    """Processes (not zombies) running ``binary``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/exe").startswith(binary):
+                with open(f"/proc/{pid}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_test_leaves_nothing_running_and_its_coverage_intact(tmp_path, name):
+    path = tmp_path / f"{name}.c"
+    source = HEAD + BRANCHES % HOSTILE[name]
+    path.write_text(source)
+    line = next(i for i, t in enumerate(source.splitlines(), 1) if "x > 0" in t)
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    started = time.monotonic()
+    for x in ("5", "3", "0"):
+        put.submit([x], "test")
+    assert time.monotonic() - started < 3, "a run ends when its process exits"
+    mine = {g.id for g in put.goals.values() if g.line == line}
+    assert len(mine) == 4 and mine <= set(put.covered)
+    assert running(put.executor.binary.path) == []
+
+
+def test_a_sigkilled_cooptest_leaves_no_test_running(tmp_path):
+    path = tmp_path / "sleepy.c"
+    path.write_text(HEAD + BRANCHES % (FORK % "setsid();" + " sleep(2);"))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "cooptest.cli", "generate", str(path),
+                             "--budget", "20", "--out", str(tmp_path / "out"), "--quiet",
+                             "--strategy", "random"], env={**os.environ, "TMPDIR": str(tmp)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not running(str(tmp)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running(str(tmp)), "a test was started"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(0.5)
+    assert running(str(tmp)) == []

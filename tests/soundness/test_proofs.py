@@ -1,0 +1,87 @@
+"""For every proof method, no goal claimed infeasible is covered by a native run of any
+seed: the adversarial programs of ``programs.py`` do what a CFA easily gets wrong."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cooptest.analyses.concolic import ConcolicAnalysis
+from cooptest.analyses.reachability import MultiGoalAnalysis, PredicateAnalysis, ValueAnalysis
+from cooptest.core.analysis import Job
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+from cooptest.frontend import load_program
+from cooptest.harness.executor import Executor
+from cooptest.task import load_task
+
+from programs import PROGRAMS
+from clitools import cooptest
+
+METHODS = {"value": ValueAnalysis, "predicate": PredicateAnalysis,
+           "mgp": MultiGoalAnalysis, "concolic": ConcolicAnalysis}
+MODELLED = ("constructor", "constructor-order", "packed", "mode", "pointer-escape")
+
+
+def program_under_test(tmp_path: Path, name: str) -> GoalBoard:
+    path = tmp_path / f"{name}.c"
+    path.write_text(PROGRAMS[name][0])
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_no_goal_proved_infeasible_is_covered(tmp_path, name, method):
+    put = program_under_test(tmp_path, name)
+    seeds = PROGRAMS[name][1]
+    natively = set().union(*(put.executor.run(s).covered for s in seeds))
+    assert natively, "the seeds must cover something natively"
+    METHODS[method]().run(put, Job(put.open(), Budget.seconds(20)))
+    assert not set(put.infeasible) & natively, (put.infeasible, natively)
+    for s in seeds:  # and the board's own tripwire agrees
+        put.submit(s, "seed")
+
+
+@pytest.mark.parametrize("name", MODELLED)
+def test_what_is_modelled_is_not_refused(tmp_path, name):
+    """Constructors, packed, mode and pointers the program calls itself are modelled:
+    the value analysis proves the goals the seeds miss and refuses nothing."""
+    put = program_under_test(tmp_path, name)
+    assert put.program.proof_blockers.reason(next(iter(put.goals.values()))) is None
+    for s in PROGRAMS[name][1]:
+        put.submit(s, "seed")
+    METHODS["value"]().run(put, Job(put.open(), Budget.seconds(20)))
+    assert not put.refused
+    assert not put.open(), "every goal is covered or proved infeasible"
+
+
+@pytest.mark.parametrize("name,why", [("atexit", "atexit"), ("signal", "signal"),
+                                      ("sigaction", "sigaction"), ("qsort", "qsort"),
+                                      ("setjmp", "jmp")])
+def test_what_is_not_modelled_is_refused_with_a_reason(tmp_path, name, why):
+    put = program_under_test(tmp_path, name)
+    goal = next(iter(put.goals))
+    assert not put.prove_infeasible(goal, "a proof")
+    assert goal not in put.infeasible and why in put.refused[goal]
+
+
+def test_destructors_block_the_goals_they_run(tmp_path):
+    put = program_under_test(tmp_path, "destructor")
+    assert {g.function for g in put.goals.values()} == {"fini"}
+    assert all(not put.prove_infeasible(g, "a proof") for g in put.goals)
+    assert "after main" in put.refused[next(iter(put.goals))]
+
+
+def test_mgp_on_a_callback_program_ends_normally_and_says_why(tmp_path):
+    """Was: the tripwire fired (exit 3), a goal both covered and infeasible."""
+    prog = tmp_path / "atexit.c"
+    prog.write_text(PROGRAMS["atexit"][0])
+    out = tmp_path / "out"
+    r = cooptest("generate", prog, "--budget", 8, "--out", out, "--strategy", "mgp", "--quiet")
+    assert r.returncode == 0, r.stderr
+    goals = json.loads((out / "report.json").read_text())["goals"]
+    assert not [g for g in goals if g["status"] == "infeasible"]
+    assert any("atexit" in g.get("refused", "") for g in goals if g["status"] == "unknown") \
+        or all(g["status"] == "covered" for g in goals)
