@@ -365,7 +365,9 @@ def _some(f: Formula | None) -> list[Formula]:
 class FrameState(SymbolicState):
     """A symbolic state that reads a local in the innermost frame of its own function
     (the plain state reads the top frame, which is the same for code in scope): a formula
-    at a location may speak about the locals of the callers on its call stack."""
+    at a location may speak about the locals of the callers on its call stack. A frame
+    entered through a function pointer is found only if the pointer resolves statically
+    (``cfa.calls``); otherwise its locals are read in the top frame."""
 
     def _frame_of(self, v: Variable) -> Frame:
         if v.is_global:

@@ -71,6 +71,10 @@ class DataCPA(Protocol):
         """``data`` is less or equal than ``other`` (every concrete state of ``data`` is
         one of ``other``'s)."""
 
+    def may_be_covered(self, data: Any) -> bool:
+        """Whether the stop operator looks for a state covering ``data`` at all (a fast
+        "no" for states that are never covered, such as those inside a block)."""
+
     def snapshot(self, precision: Any, location: Location) -> Any:
         """The part of ``precision`` a state at ``location`` is computed with."""
 
@@ -193,10 +197,12 @@ class CompositeCPA:
 
     def stop(self, state: ARGState, reached: list[ARGState]) -> ARGState | None:
         """A reached state covering ``state`` in every component, or None."""
+        if not self.data.may_be_covered(state.data):
+            return None
         for other in reached:
             if other is not state and other.covered_by is None and not other.removed \
-                    and all(a.covers(o, q) for a, o, q in zip(self.automata, other.guards, state.guards)) \
-                    and self.data.covers(other.data, state.data):
+                    and self.data.covers(other.data, state.data) \
+                    and all(a.covers(o, q) for a, o, q in zip(self.automata, other.guards, state.guards)):
                 return other
         return None
 

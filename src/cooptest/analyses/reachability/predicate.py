@@ -248,9 +248,13 @@ class PredicateCPA:
         return literals
 
     @staticmethod
+    def may_be_covered(data: PredicateState) -> bool:
+        return data.is_abstraction  # blocks are loop free
+
+    @staticmethod
     def covers(other: PredicateState, data: PredicateState) -> bool:
-        """Abstraction states only (blocks are loop free): ``other`` knows less."""
-        return data.is_abstraction and other.is_abstraction and other.abstraction <= data.abstraction
+        """``other`` is an abstraction state that knows less."""
+        return other.is_abstraction and other.abstraction <= data.abstraction
 
 
 def predicates_of(cases: list[Formula]) -> dict[str, Predicate]:

@@ -16,7 +16,7 @@ the variables the assignments feeding them read, join the precision.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
@@ -149,6 +149,10 @@ class ValueCPA:
     def adjust(self, data: ValueState, location: Location, call_stack: Any,
                precision: ValuePrecision, target: bool, budget: Budget) -> ValueState:
         return data
+
+    @staticmethod
+    def may_be_covered(data: ValueState) -> bool:
+        return True
 
     @staticmethod
     def covers(other: ValueState, data: ValueState) -> bool:
