@@ -13,6 +13,7 @@ outputs.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import sys
@@ -49,14 +50,36 @@ def _data_model(text: str) -> DataModel:
         raise argparse.ArgumentTypeError(f"unknown data model {text!r} (ILP32 or LP64)") from None
 
 
-def _positive(text: str) -> float:
+MAX_BUDGET = 7 * 24 * 3600.0  # a week: beyond, a budget is a typo, not a plan
+
+
+def budget_seconds(text: str) -> float:
+    """A budget in seconds: finite, positive and at most MAX_BUDGET."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    if not 0 < value <= MAX_BUDGET:  # also false for nan
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds above 0 and at most {MAX_BUDGET:.0f}: {text!r}")
     return value
+
+
+def positive_count(text: str) -> int:
+    """A positive whole number (partitions, jobs)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def folder(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a folder")
+    return text
 
 
 def load_target(path: str, data_model: DataModel | None = None) -> Task:
@@ -75,12 +98,12 @@ def build_parser() -> Parser:
 
     g = sub.add_parser("generate", help="generate a test suite")
     g.add_argument("target", metavar="PROG.c|TASK.yml")
-    g.add_argument("--budget", type=_positive, required=True, metavar="SECONDS")
-    g.add_argument("--out", required=True, metavar="DIR")
+    g.add_argument("--budget", type=budget_seconds, required=True, metavar="SECONDS")
+    g.add_argument("--out", type=folder, required=True, metavar="DIR")
     g.add_argument("--strategy", choices=STRATEGIES, default=DEFAULT_STRATEGY)
     g.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH,
                    help="search strategy of concolic testing")
-    g.add_argument("--partitions", type=int, default=4, help="partitions of mgp")
+    g.add_argument("--partitions", type=positive_count, default=4, help="partitions of mgp")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
     g.add_argument("--data-model", type=_data_model, metavar="ILP32|LP64")
@@ -174,6 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:  # the user's files and folders: missing, not writable, full disk
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"cooptest: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USER
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if debug:
             traceback.print_exc()
@@ -184,5 +211,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def exit_now(code: int) -> NoReturn:
+    """Exit without the interpreter's teardown, which frees a large program's AST object
+    by object (up to a second, past the budget); exit handlers still run."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

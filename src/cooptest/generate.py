@@ -34,6 +34,7 @@ from cooptest.report.report import Report
 from cooptest.task import Task
 
 MEASURE_SHARE = 0.2  # the last share of the budget: measuring TestCov-style coverage
+OVERTIME = 0.1  # seconds past the budget when the run is stopped wherever it is
 SUITE, REPORT = "test-suite.zip", "report.json"
 
 
@@ -53,12 +54,13 @@ class Options:
 
 
 class Interrupted(BaseException):
-    """SIGTERM/SIGINT arrived: unwind the analysis (not an ``Exception``, so that no
-    analysis's error handling swallows it)."""
+    """SIGTERM/SIGINT arrived, or SIGALRM at the end of the budget: unwind the analysis
+    (not an ``Exception``, so that no analysis's error handling swallows it). The budget
+    running out is the normal end of a run (exit code 0), wherever it finds it."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
-        self.exit_code = 128 + signum
+        self.exit_code = 0 if signum == signal.SIGALRM else 128 + signum
 
 
 def make_analysis(opts: Options, seed_tests: list[list[str]]) -> Analysis:
@@ -107,15 +109,20 @@ class SafePoints:
     then it only records the signal, and the wrapped executor raises once the run is
     over (a run lasts at most the executor's timeout). A second signal is not deferred."""
 
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget, hard: Budget) -> None:
         self.budget = budget
+        self.hard = hard  # the whole run's deadline: parsing, building, measuring included
         self.pending: int | None = None
         self.in_run = False
+        self.stopped: str | None = None  # what stopped the run, if anything did
 
     def wrap(self, executor: Executor) -> Executor:
+        """Runs of ``executor`` end by the hard deadline, and signals wait for them."""
         run: Callable[[list[str]], Execution] = executor.run
+        longest = executor.timeout
 
         def safe_run(inputs: list[str]) -> Execution:
+            executor.timeout = min(longest, max(0.05, self.hard.remaining()))
             self.in_run = True
             try:
                 return run(inputs)
@@ -129,6 +136,8 @@ class SafePoints:
 
     def handle(self, signum: int, frame: object) -> None:
         self.budget.deadline = 0.0  # analyses polling the budget stop too
+        self.stopped = "the end of the budget" if signum == signal.SIGALRM \
+            else signal.Signals(signum).name
         if self.in_run and self.pending is None:
             self.pending = signum
             return
@@ -136,10 +145,14 @@ class SafePoints:
 
     @contextmanager
     def installed(self) -> Iterator[None]:
-        old = {s: signal.signal(s, self.handle) for s in (signal.SIGTERM, signal.SIGINT)}
+        """The handlers, and an alarm just past the hard deadline."""
+        old = {s: signal.signal(s, self.handle) for s in (signal.SIGTERM, signal.SIGINT,
+                                                          signal.SIGALRM)}
+        signal.setitimer(signal.ITIMER_REAL, max(0.001, self.hard.remaining() + OVERTIME))
         try:
             yield
         finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
             for s, h in old.items():
                 signal.signal(s, h)
 
@@ -149,11 +162,12 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     before the program was even parsed) and the exit code."""
     seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
     analysis = make_analysis(opts, seed_tests)
+    output_folder(opts.out)
     # The whole run stays within the budget: the analysis stops where the share kept for
     # measuring the suite's coverage begins; the measurement gets what is left then.
     deadline = Budget(opts.started + opts.budget)
     budget = deadline.part(opts.budget * (1 - MEASURE_SHARE))
-    safe = SafePoints(budget)
+    safe = SafePoints(budget, deadline)
     work = tempfile.mkdtemp(prefix="cooptest-")
     put: ProgramUnderTest | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
@@ -181,15 +195,31 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             except Interrupted as e:
                 exit_code = e.exit_code
             finally:  # also after an internal error: the suite so far is worth its report
-                for s in (signal.SIGTERM, signal.SIGINT):
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
                     signal.signal(s, signal.SIG_IGN)  # let the last report land
                 if put is not None:
                     doc = report.write(put)
+                elif safe.stopped is not None:
+                    doc = report.write_unparsed(f"stopped by {safe.stopped} before the "
+                                                "program was analysed")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if doc is not None:
         print(summary_line(task.name, doc["summary"]), file=sys.stderr)
     return doc, exit_code
+
+
+def output_folder(path: str) -> None:
+    """The folder the suite and report go to, created; a UserError if it cannot be."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UserError("the output folder is a file", path)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot create the output folder: {e.strerror}", path) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UserError("the output folder is not writable", path)
 
 
 def measure_testcov_style(opts: Options, data_model: DataModel, suite: str,
@@ -199,11 +229,14 @@ def measure_testcov_style(opts: Options, data_model: DataModel, suite: str,
     process, which can be stopped when it overruns)."""
     cmd = [sys.executable, "-m", "cooptest.cli", "coverage", opts.target, suite, "--json",
            "--data-model", data_model.value]
-    try:
+    work = tempfile.mkdtemp(prefix="cooptest-measure-")
+    try:  # the child's temporary files go where they are removed even if it is killed
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, env={**os.environ, "TMPDIR": work})
     except subprocess.TimeoutExpired:
         return None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     if proc.returncode != 0:
         return None
     return json.loads(proc.stdout)["coverage"]
