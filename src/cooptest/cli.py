@@ -17,6 +17,7 @@ outputs.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import sys
@@ -25,6 +26,7 @@ import time
 import traceback
 from typing import NoReturn, Sequence
 
+from cooptest.arguments import budget_seconds, data_model, folder, positive_count, share
 from cooptest.cfa.ctype import DataModel
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
@@ -42,43 +44,6 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UserError(f"{message} (see cooptest {self.prog.split()[-1]} --help)"
                         if " " in self.prog else f"{message} (see cooptest --help)")
-
-
-def _data_model(text: str) -> DataModel:
-    try:
-        return DataModel(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"unknown data model {text!r} (ILP32 or LP64)") from None
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
-
-
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1: {text!r}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
 
 
 def load_target(path: str, data_model: DataModel | None = None) -> Task:
@@ -104,12 +69,12 @@ def build_parser() -> Parser:
     from cooptest.cooperation.coveritest import REUSE_TYPES, TIME_PAIRS
     g = sub.add_parser("generate", help="generate a test suite")
     g.add_argument("target", metavar="PROG.c|TASK.yml")
-    g.add_argument("--budget", type=_positive, required=True, metavar="SECONDS")
-    g.add_argument("--out", required=True, metavar="DIR")
+    g.add_argument("--budget", type=budget_seconds, required=True, metavar="SECONDS")
+    g.add_argument("--out", type=folder, required=True, metavar="DIR")
     g.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY)
     g.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH,
                    help="search strategy of concolic testing")
-    g.add_argument("--partitions", type=int, default=4, help="partitions of mgp")
+    g.add_argument("--partitions", type=positive_count, default=4, help="partitions of mgp")
     g.add_argument("--sequence", metavar="A:S,B:S",
                    help="coveritest: analyses and their time limits in seconds, e.g. value:20,predicate:80")
     g.add_argument("--time-pair", choices=list(TIME_PAIRS),
@@ -117,30 +82,30 @@ def build_parser() -> Parser:
                         "the budget (default 20/80)")
     g.add_argument("--reuse", choices=REUSE_TYPES,
                    help="coveritest: what each run reuses (default reuse-arg)")
-    g.add_argument("--testing-share", type=_share, metavar="0..1",
+    g.add_argument("--testing-share", type=share, metavar="0..1",
                    help="crabs: the share of each round given to concolic testing (default 0.8)")
     g.add_argument("--no-monitor", action="store_true",
                    help="crabs: alternate without steering concolic search by monitors")
-    g.add_argument("--jobs", type=_count, metavar="N",
+    g.add_argument("--jobs", type=positive_count, metavar="N",
                    help="auto: cores to use (default: all)")
     g.add_argument("--parallel", action="store_true",
                    help="coveritest: run the analyses at once on the machine's cores")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
-    g.add_argument("--data-model", type=_data_model, metavar="ILP32|LP64")
+    g.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
     g.add_argument("--quiet", action="store_true", help="no live progress display")
 
     c = sub.add_parser("cfa", help="build the control-flow automaton and count it")
     c.add_argument("target", metavar="PROG.c|TASK.yml")
     c.add_argument("--json", action="store_true")
     c.add_argument("--dot", metavar="FILE", help="write the CFA as graphviz dot")
-    c.add_argument("--data-model", type=_data_model, metavar="ILP32|LP64")
+    c.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
 
     v = sub.add_parser("coverage", help="branch coverage of a suite, counted as TestCov does")
     v.add_argument("target", metavar="PROG.c|TASK.yml")
     v.add_argument("suite", metavar="SUITE.zip")
     v.add_argument("--json", action="store_true")
-    v.add_argument("--data-model", type=_data_model, metavar="ILP32|LP64")
+    v.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
 
     from cooptest.report.bench import add_arguments
     add_arguments(sub.add_parser("bench", help="generate and measure suites for many tasks"))
@@ -154,7 +119,7 @@ def build_parser() -> Parser:
         x = sub.add_parser(name, help=what)
         x.add_argument("target", metavar="PROG.c|TASK.yml")
         x.add_argument("suite", metavar="SUITE.zip")
-        x.add_argument("--data-model", type=_data_model, metavar="ILP32|LP64")
+        x.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
         if name == "replay":
             x.add_argument("test", nargs="?", metavar="TEST", help="only this test (its file name)")
             x.add_argument("--json", action="store_true")
@@ -270,6 +235,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:  # the user's files and folders: missing, not writable, full disk
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"cooptest: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USER
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if debug:
             traceback.print_exc()
@@ -280,5 +249,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def exit_now(code: int) -> NoReturn:
+    """Exit without the interpreter's teardown, which frees a large program's AST object
+    by object (up to a second, past the budget); exit handlers still run."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

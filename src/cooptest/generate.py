@@ -26,6 +26,7 @@ from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
+from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.coverage import CoverageMeter
@@ -38,6 +39,7 @@ from cooptest.task import Task
 FINAL_RESERVE = 0.1  # of the budget, at most FINAL_RESERVE_MAX s: the final suite's coverage
 FINAL_RESERVE_MAX = 3.0  # count, the report and its HTML page
 GCOV_TIME = 0.3  # seconds kept for gcov itself
+OVERTIME = 0.1  # seconds past the budget when the run is stopped wherever it is
 SUITE, REPORT = "test-suite.zip", "report.json"
 
 
@@ -60,7 +62,7 @@ class Interrupted(BaseException):
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
-        self.exit_code = 128 + signum
+        self.exit_code = 0 if signum == signal.SIGALRM else 128 + signum
 
 
 class SafePoints:
@@ -68,17 +70,24 @@ class SafePoints:
 
     The handler raises :class:`Interrupted` at once, unless a native run is in progress;
     then it only records the signal, and the wrapped executor raises once the run is
-    over (a run lasts at most the executor's timeout). A second signal is not deferred."""
+    over (a run lasts at most the executor's timeout, itself cut to the hard deadline).
+    A second signal is not deferred. An alarm just past the hard deadline stops a run
+    wherever it is (parsing included), so that the budget is a promise."""
 
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget, hard: Budget) -> None:
         self.budget = budget
+        self.hard = hard  # the whole run's deadline: parsing, building, measuring included
         self.pending: int | None = None
         self.in_run = False
+        self.stopped: str | None = None  # what stopped the run, if anything did
 
     def wrap(self, executor: Executor) -> Executor:
+        """Runs of ``executor`` end by the hard deadline, and signals wait for them."""
         run: Callable[[list[str]], Execution] = executor.run
+        longest = executor.timeout
 
         def safe_run(inputs: list[str]) -> Execution:
+            executor.timeout = min(longest, max(0.05, self.hard.remaining()))
             self.in_run = True
             try:
                 return run(inputs)
@@ -92,6 +101,8 @@ class SafePoints:
 
     def handle(self, signum: int, frame: object) -> None:
         self.budget.cancel()  # analyses polling any budget below it stop too
+        self.stopped = "the end of the budget" if signum == signal.SIGALRM \
+            else signal.Signals(signum).name
         if self.in_run and self.pending is None:
             self.pending = signum
             return
@@ -99,10 +110,14 @@ class SafePoints:
 
     @contextmanager
     def installed(self) -> Iterator[None]:
-        old = {s: signal.signal(s, self.handle) for s in (signal.SIGTERM, signal.SIGINT)}
+        """The handlers, and an alarm just past the hard deadline."""
+        old = {s: signal.signal(s, self.handle) for s in (signal.SIGTERM, signal.SIGINT,
+                                                          signal.SIGALRM)}
+        signal.setitimer(signal.ITIMER_REAL, max(0.001, self.hard.remaining() + OVERTIME))
         try:
             yield
         finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
             for s, h in old.items():
                 signal.signal(s, h)
 
@@ -117,9 +132,10 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     analysis_time = opts.budget - min(FINAL_RESERVE_MAX, FINAL_RESERVE * opts.budget)
     settings = replace(opts.settings, extra={"budget": analysis_time, **opts.settings.extra})
     analysis = make_analysis(opts.strategy, settings)
+    output_folder(opts.out)
     deadline = Budget(opts.started + opts.budget)
     budget = deadline.child(analysis_time - (time.monotonic() - opts.started))
-    safe = SafePoints(deadline)
+    safe = SafePoints(deadline, deadline)
     work = tempfile.mkdtemp(prefix="cooptest-")
     board: GoalBoard | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
@@ -151,16 +167,32 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             except Interrupted as e:
                 exit_code = e.exit_code
             finally:  # also after an internal error: the suite so far is worth its report
-                for s in (signal.SIGTERM, signal.SIGINT):
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
                     signal.signal(s, signal.SIG_IGN)  # let the last report land
                 if board is not None:
                     doc = report.write(board)
+                elif safe.stopped is not None:
+                    doc = report.write_unparsed(f"stopped by {safe.stopped} before the "
+                                                "program was analysed")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if doc is not None:
         print(summary_line(task.name, doc["summary"]), file=sys.stderr)
         write_html_report(opts.out)
     return doc, exit_code
+
+
+def output_folder(path: str) -> None:
+    """The folder the suite and report go to, created; a UserError if it cannot be."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UserError("the output folder is a file", path)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot create the output folder: {e.strerror}", path) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UserError("the output folder is not writable", path)
 
 
 class SideMeter:

@@ -7,6 +7,7 @@ made from is used, as ``../shared/tools/task-info`` does.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 
 import yaml
@@ -39,10 +40,7 @@ class Task:
 
 def load_task(path: str, data_model: DataModel | None = None) -> Task:
     """Read ``path`` (a C file or a task .yml); ``data_model`` overrides the task's."""
-    if not os.path.exists(path):
-        raise UserError("no such file", path)
-    if os.path.isdir(path):
-        raise UserError("is a directory, expected a C file or a task .yml", path)
+    _regular_file(path)
     if path.endswith((".yml", ".yaml")):
         return _load_yml(path, data_model)
     with open(path, "rb") as f:
@@ -52,10 +50,25 @@ def load_task(path: str, data_model: DataModel | None = None) -> Task:
     return Task(os.path.abspath(path), data_model or DataModel.LP64, (BRANCHES,))
 
 
+def _regular_file(path: str, what: str = "file") -> None:
+    """A readable regular file, or a UserError: never block on a FIFO or a device."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise UserError(f"no such {what}" if isinstance(e, FileNotFoundError)
+                        else f"cannot read: {e.strerror}", path) from None
+    if stat.S_ISDIR(mode):
+        raise UserError("is a directory, expected a C file or a task .yml", path)
+    if not stat.S_ISREG(mode):
+        raise UserError("not a regular file", path)
+
+
 def _load_yml(path: str, data_model: DataModel | None) -> Task:
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             doc = yaml.safe_load(f)
+    except UnicodeDecodeError:
+        raise UserError("not a valid task file: not UTF-8 text", path) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise UserError(f"not a valid task file: {getattr(e, 'problem', e)}", path,
@@ -63,17 +76,28 @@ def _load_yml(path: str, data_model: DataModel | None) -> Task:
     if not isinstance(doc, dict) or "input_files" not in doc:
         raise UserError("not an sv-benchmarks task: no input_files", path)
     files = doc["input_files"]
-    name = files[0] if isinstance(files, list) else str(files)
+    name = files[0] if isinstance(files, list) and files else files
+    if not isinstance(name, str) or not name:
+        raise UserError("not an sv-benchmarks task: input_files names no file", path)
     program = os.path.join(os.path.dirname(os.path.abspath(path)), name)
     if not os.path.exists(program) and program.endswith(".i") and os.path.exists(program[:-2] + ".c"):
         program = program[:-2] + ".c"
     if not os.path.exists(program):
         raise UserError(f"input file {name} of the task does not exist", path)
-    props = tuple(os.path.basename(p.get("property_file", "")).removesuffix(".prp")
-                  for p in doc.get("properties", []) if isinstance(p, dict))
-    model = (doc.get("options") or {}).get("data_model", "ILP32")
+    if not program.endswith((".c", ".i")):
+        raise UserError(f"input file {name} of the task is not a C file (.c or .i)", path)
+    _regular_file(program, "input file")
+    properties = doc.get("properties") or []
+    if not isinstance(properties, list):
+        raise UserError("not an sv-benchmarks task: properties is not a list", path)
+    props = tuple(os.path.basename(str(p.get("property_file", ""))).removesuffix(".prp")
+                  for p in properties if isinstance(p, dict))
+    options = doc.get("options") or {}
+    if not isinstance(options, dict):
+        raise UserError("not an sv-benchmarks task: options is not a mapping", path)
+    model = options.get("data_model", "ILP32")
     try:
         dm = data_model or DataModel(model)
-    except ValueError:
+    except (ValueError, TypeError):
         raise UserError(f"unknown data model {model!r}", path) from None
     return Task(program, dm, props or (BRANCHES,), os.path.abspath(path))

@@ -648,6 +648,17 @@ class CFABuilder:
             self.fs = saved
 
     def _const_eval(self, node: c_ast.Node) -> int | None:
+        """The value of an integer constant expression, or None. ``?:``, ``&&`` and
+        ``||`` are decided here: as expressions they become branches, not constants."""
+        if isinstance(node, c_ast.TernaryOp):
+            c = self._const_eval(node.cond)
+            return None if c is None else self._const_eval(node.iftrue if c else node.iffalse)
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+            a = self._const_eval(node.left)
+            if a is None or (a != 0) == (node.op == "||"):
+                return None if a is None else int(a != 0)
+            b = self._const_eval(node.right)
+            return None if b is None else int(b != 0)
         saved = self.fs
         self.fs = FunctionState(saved.name, saved.ftype, saved.entry, saved.exit, [], None)
         self._sandbox += 1

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from cooptest.arguments import budget_seconds, folder, positive_count
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
 
@@ -78,9 +79,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tasks", nargs="+", metavar="TASK", help="task .yml/.c files or folders of them")
     p.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY)
     p.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH)
-    p.add_argument("--budget", type=float, required=True, metavar="SECONDS")
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--budget", type=budget_seconds, required=True, metavar="SECONDS")
+    p.add_argument("--jobs", type=positive_count, default=2)
+    p.add_argument("--out", type=folder, required=True, metavar="DIR")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--testcov", action="store_true", help="measure each suite with TestCov")
     p.add_argument("--shuffle", action="store_true",

@@ -57,7 +57,9 @@ class Report:
     def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
         """The listener: record the timeline, rewrite the file if it is due."""
         self.timeline.append((round(self.elapsed(), 3), len(board.covered), len(board.infeasible)))
-        if time.monotonic() - self._written >= self.min_interval:
+        # a new test is in the suite already: the report follows at once, so that a run
+        # killed at any moment leaves a report naming every test of its suite
+        if event == "covered" or time.monotonic() - self._written >= self.min_interval:
             self.write(board)
 
     def document(self, board: GoalBoard) -> dict[str, Any]:
@@ -87,6 +89,18 @@ class Report:
                 **({"configuration": self.configuration.describe()} if self.configuration else {}),
                 "goals": goals, "summary": summary,
                 "timeline": [list(t) for t in self.timeline]}
+
+    def write_unparsed(self, why: str) -> dict[str, Any]:
+        """The report of a run stopped before its program was analysed: no goals known."""
+        doc = {"program": self.program_path, "data_model": self.data_model,
+               "strategy": self.strategy, **({"search": self.search} if self.search else {}),
+               "goals": [], "summary": {"goals": 0, "covered": 0, "infeasible": 0, "unknown": 0,
+                                        "cov_b": 0.0, "cov_f": 0.0, "tests": 0,
+                                        "time_s": round(self.elapsed(), 2), "executions": 0,
+                                        "stopped": why},
+               "timeline": []}
+        write_json_atomically(self.path, doc)
+        return doc
 
     def write(self, board: GoalBoard) -> dict[str, Any]:
         doc = self.document(board)
