@@ -8,10 +8,8 @@ tree, solve its prefix with the decision negated and use the model as the next i
 Inputs. The k-th input read is the z3 symbol ``in<k>`` of its nondet type; a model is
 written back as C literal text per type (``inputs.py``); inputs the model leaves free
 keep the value they had on the path the decision came from. A run that asks for more
-inputs than it got exits natively at that read (the harness exits with code 1); the
-engine then runs it again with the inputs padded with zeros, doubling, until the run no
-longer starves (or reads ``MAX_INPUTS``); the padding is found by native runs alone, the
-replay only follows the last one. When the strategy has nothing left to propose the engine restarts from
+inputs than it got is run again with padded inputs (``padding.py``); the replay only
+follows the last run. When the strategy has nothing left to propose the engine restarts from
 random inputs (as CREST does), unless the execution tree is complete.
 
 Memory is handled by ``symbolic.py`` (registers and flat byte-addressed objects) with
@@ -34,7 +32,8 @@ from typing import Any
 
 from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UNSAT, ConcolicARG,
                                                        ExecutionTree, Node, Path, Pending)
-from cooptest.analyses.concolic.inputs import PADDING, literal, small, to_z3
+from cooptest.analyses.concolic.inputs import literal, small, to_z3
+from cooptest.analyses.concolic.padding import FIRST, may_pad, padded, run_fed
 from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
@@ -47,12 +46,8 @@ from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
 from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.errors import UserError
-from cooptest.harness.executor import Execution
 
 ORIGIN = "concolic"
-FIRST_PADDING = 8  # inputs given to a run that starved on no inputs at all
-MAX_INPUTS = 1 << 18  # padding stops here (programs reading inputs in an endless loop)
-STARVED = 1  # exit code of the harness when inputs run out
 
 
 class ConcolicAnalysis:
@@ -163,7 +158,7 @@ class ConcolicAnalysis:
         inputs (as padded so far) are then pending, to be run again by the next job."""
         ctx = arg.searcher.ctx
         while True:
-            execution = self._run_padded(program, inputs, budget)
+            execution = run_fed(program, inputs, ORIGIN, budget)
             inputs = execution.inputs
             if budget.expired():
                 break
@@ -172,29 +167,12 @@ class ConcolicAnalysis:
             if (path.cut or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
-            if path.starved and not path.cut and len(inputs) < MAX_INPUTS:
-                inputs = _padded(inputs)
+            if path.starved and not path.cut and may_pad(inputs):  # the model reads more than the run
+                inputs = padded(inputs)
                 continue
             return self._account(program, arg, path)
         arg.pending.insert(0, Pending(inputs, negated))
         return None
-
-    @staticmethod
-    def _run_padded(program: GoalBoard, inputs: list[str], budget: Budget) -> Execution:
-        """Native runs only: while a run may have ended for lack of input (the harness
-        exits with code 1) and more input makes it go further, double the inputs. The
-        native run covers goals however long the path, while the replay of a path
-        through a loop reading 10^5 inputs would be cut."""
-        execution = program.submit(inputs, ORIGIN)
-        program.count("iterations")
-        while execution.exit_code == STARVED and not execution.error_reached \
-                and len(inputs) < MAX_INPUTS and not budget.expired():
-            longer = program.submit(_padded(inputs), ORIGIN)
-            program.count("iterations")
-            if longer.events == execution.events:
-                break  # the program exited with 1 by itself
-            inputs, execution = longer.inputs, longer
-        return execution
 
     def _account(self, program: GoalBoard, arg: ConcolicARG, path: Path) -> Path:
         for read in path.symbols:
@@ -219,7 +197,7 @@ class ConcolicAnalysis:
         rng = arg.searcher.ctx.rng
         last = arg.last
         if last is None or not last.symbols:
-            return [str(rng.randint(-100, 100)) for _ in range(FIRST_PADDING)]
+            return [str(rng.randint(-100, 100)) for _ in range(FIRST)]
         return [literal(to_z3(_random_value(rng, r.type), r.type), r.type) for r in last.symbols]
 
 
@@ -235,10 +213,6 @@ def _guided(arg: ConcolicARG, job: Job) -> Searcher:
         arg.guided = Guided(arg.searcher, automaton)
     arg.guides.add(automaton.name)
     return arg.guided
-
-
-def _padded(inputs: list[str]) -> list[str]:
-    return inputs + [PADDING] * (len(inputs) or FIRST_PADDING)
 
 
 def _random_value(rng: random.Random, t: CType) -> int | float:
