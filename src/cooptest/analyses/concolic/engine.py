@@ -31,10 +31,10 @@ import random
 from typing import Any
 
 from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UNSAT, ConcolicARG,
-                                                       ExecutionTree, Node, Path, Pending)
+                                                       Decision, ExecutionTree, Node, Path, Pending)
 from cooptest.analyses.concolic.inputs import literal, small, to_z3
 from cooptest.analyses.concolic.padding import FIRST, may_pad, padded, run_fed
-from cooptest.analyses.concolic.replay import TermMemo, replay
+from cooptest.analyses.concolic.replay import TermMemo, replay, resume
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
@@ -48,6 +48,7 @@ from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.errors import UserError
 
 ORIGIN = "concolic"
+SNAPSHOTS = 256  # replay states kept for resuming (the oldest go first)
 
 
 class ConcolicAnalysis:
@@ -112,6 +113,9 @@ class ConcolicAnalysis:
             if path is None:
                 continue  # cut by the deadline: pending
             nodes = arg.tree.insert(path)
+            _keep_snapshots(arg, path, nodes)
+            if negated is not None:
+                arg.snapshots.pop(negated.parent, None)  # its other children are decided
             if negated is not None and negated.closed is None:
                 arg.tree.close(negated, MISPREDICTED)
                 arg.exact = False
@@ -154,16 +158,23 @@ class ConcolicAnalysis:
     def _execute(self, program: GoalBoard, arg: ConcolicARG, searcher: Searcher, inputs: list[str],
                  negated: Node | None, budget: Budget) -> Path | None:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
-        the run symbolically. None when the deadline cut the padding or the replay: the
-        inputs (as padded so far) are then pending, to be run again by the next job."""
+        the run symbolically: from the snapshot of the negated node's parent when the run
+        shares that path, else from the start. None when the deadline cut the padding or
+        the replay: the inputs (as padded so far) are then pending, to be run again by
+        the next job."""
         ctx = arg.searcher.ctx
+        snapshot = arg.snapshots.get(negated.parent) if negated is not None else None
         while True:
             execution = run_fed(program, inputs, ORIGIN, budget)
             inputs = execution.inputs
             if budget.expired():
                 break
+            start = resume(snapshot, execution) if snapshot is not None else None
+            at = negated.parent if start is not None and negated is not None else None
+            program.count("resumed_replays" if at is not None else "full_replays")
             path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
-                          budget=budget, observers=searcher.observers())
+                          budget=budget, observers=searcher.observers(at), start=start,
+                          keep=NewNodes(at or arg.tree.root))
             if (path.cut or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
@@ -199,6 +210,31 @@ class ConcolicAnalysis:
         if last is None or not last.symbols:
             return [str(rng.randint(-100, 100)) for _ in range(FIRST)]
         return [literal(to_z3(_random_value(rng, r.type), r.type), r.type) for r in last.symbols]
+
+
+class NewNodes:
+    """Which decisions of a replay are new to the tree, walking it from ``node``: the
+    replay keeps its state after those (the parents of the nodes it adds)."""
+
+    def __init__(self, node: Node) -> None:
+        self.node: Node | None = node
+
+    def __call__(self, d: Decision) -> bool:
+        if self.node is not None:
+            self.node = self.node.children.get((d.branch, d.outcome))
+        return self.node is None
+
+
+def _keep_snapshots(arg: ConcolicARG, path: Path, nodes: list[Node]) -> None:
+    """Keep the states after the decisions of ``path`` whose next node is open: negating
+    that node resumes there."""
+    for snap in path.snapshots:
+        i = snap.index
+        if i + 1 < len(nodes) and nodes[i + 1].closed is None:
+            arg.snapshots[nodes[i]] = snap
+            if len(arg.snapshots) > SNAPSHOTS:
+                del arg.snapshots[next(iter(arg.snapshots))]
+    path.snapshots = []
 
 
 def _guided(arg: ConcolicARG, job: Job) -> Searcher:
