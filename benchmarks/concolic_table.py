@@ -220,6 +220,7 @@ def _direct(task: str, budget: float, **options) -> tuple[dict, object, dict[str
     from cooptest.task import load_task
 
     spent: dict[str, float] = defaultdict(float)
+    cpu: dict[str, float] = {}  # CPU seconds: less sensitive than wall time to other load
 
     def timed(f, label):
         def g(*a, **k):
@@ -235,15 +236,20 @@ def _direct(task: str, budget: float, **options) -> tuple[dict, object, dict[str
     executor = Executor(fe, work)
     executor.run = timed(executor.run, "native")
     put = GoalBoard(fe.program, executor)
-    saved = engine.replay, PathSolver.solve
-    engine.replay, PathSolver.solve = timed(engine.replay, "replay"), timed(PathSolver.solve, "solve")
+    saved = engine.replay, engine.resume, PathSolver.solve
+    engine.replay, engine.resume = timed(engine.replay, "replay"), timed(engine.resume, "replay")
+    PathSolver.solve = timed(PathSolver.solve, "solve")
     try:
-        t0 = time.perf_counter()
+        t0, cpu0, kids0 = time.perf_counter(), time.process_time(), os.times()
         result = ConcolicAnalysis(**options).run(put, Job(frozenset(put.goals), Budget.seconds(budget)))
         spent["total"] = time.perf_counter() - t0
+        kids = os.times()
+        cpu["analysis"] = time.process_time() - cpu0
+        cpu["native"] = kids.children_user + kids.children_system - kids0.children_user - kids0.children_system
     finally:
-        engine.replay, PathSolver.solve = saved
-    stats = dict(put.stats, goals=len(put.goals), covered=len(put.covered), lines=fe.program.source_lines)
+        engine.replay, engine.resume, PathSolver.solve = saved
+    stats = dict(put.stats, goals=len(put.goals), covered=len(put.covered), lines=fe.program.source_lines,
+                 cpu=cpu)
     return stats, result.state, spent
 
 
@@ -254,10 +260,16 @@ def cmd_throughput(args: argparse.Namespace) -> None:
     print(f"iterations {n}  ->  {n / spent['total']:.1f} iterations/s; goals {stats['covered']}/{stats['goals']}")
     print("per iteration: " + ", ".join(f"{k} {v / max(n, 1) * 1000:.2f} ms" for k, v in spent.items()
                                         if k != "total"))
+    cpu = stats["cpu"]
+    print(f"CPU per iteration: this process {cpu['analysis'] / max(n, 1) * 1000:.2f} ms, native runs "
+          f"{cpu['native'] / max(n, 1) * 1000:.2f} ms -> {n / (cpu['analysis'] + cpu['native']):.1f} "
+          f"iterations per CPU second")
     print(f"runs with a divergence {stats.get('diverged_runs', 0)}/{n} "
           f"({100 * stats.get('diverged_runs', 0) / max(n, 1):.1f}%), divergent decisions "
           f"{stats.get('divergences', 0)}, concretisations {stats.get('concretizations', 0)}, "
           f"mispredictions {stats.get('mispredictions', 0)}")
+    print(f"replays resumed from a snapshot {stats.get('resumed_replays', 0)}, "
+          f"from the start {stats.get('full_replays', 0)}")
     print(f"execution tree: {arg.tree.size} nodes, {arg.tree.paths} paths, depth {arg.tree.max_depth}; "
           f"memo hits {arg.memo.hits} misses {arg.memo.misses}")
 

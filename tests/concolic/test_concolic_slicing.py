@@ -103,7 +103,7 @@ class CancelDuringReplay(ContextGuided):
         super().__init__(ctx)
         self.budget = budget
 
-    def observers(self):
+    def observers(self, resumed=None):
         return [lambda edge, state: self.budget.cancel()]
 
 

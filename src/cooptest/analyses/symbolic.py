@@ -139,7 +139,7 @@ class SymbolicState:
         return s
 
     def copy(self) -> SymbolicState:
-        s = object.__new__(SymbolicState)
+        s = object.__new__(type(self))
         s.__dict__.update(self.__dict__)
         s.path_condition = list(self.path_condition)
         s.inputs = list(self.inputs)

@@ -8,10 +8,8 @@ tree, solve its prefix with the decision negated and use the model as the next i
 Inputs. The k-th input read is the z3 symbol ``in<k>`` of its nondet type; a model is
 written back as C literal text per type (``inputs.py``); inputs the model leaves free
 keep the value they had on the path the decision came from. A run that asks for more
-inputs than it got exits natively at that read (the harness exits with code 1); the
-engine then runs it again with the inputs padded with zeros, doubling, until the run no
-longer starves (or reads ``MAX_INPUTS``); the padding is found by native runs alone, the
-replay only follows the last one. When the strategy has nothing left to propose the engine restarts from
+inputs than it got is run again with padded inputs (``padding.py``); the replay only
+follows the last run. When the strategy has nothing left to propose the engine restarts from
 random inputs (as CREST does), unless the execution tree is complete.
 
 Memory is handled by ``symbolic.py`` (registers and flat byte-addressed objects) with
@@ -33,9 +31,10 @@ import random
 from typing import Any
 
 from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UNSAT, ConcolicARG,
-                                                       ExecutionTree, Node, Path, Pending)
-from cooptest.analyses.concolic.inputs import PADDING, literal, small, to_z3
-from cooptest.analyses.concolic.replay import TermMemo, replay
+                                                       Decision, ExecutionTree, Node, Path, Pending)
+from cooptest.analyses.concolic.inputs import literal, small, to_z3
+from cooptest.analyses.concolic.padding import FIRST, may_pad, padded, run_fed
+from cooptest.analyses.concolic.replay import TermMemo, replay, resume
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
@@ -47,12 +46,9 @@ from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
 from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.errors import UserError
-from cooptest.harness.executor import Execution
 
 ORIGIN = "concolic"
-FIRST_PADDING = 8  # inputs given to a run that starved on no inputs at all
-MAX_INPUTS = 1 << 18  # padding stops here (programs reading inputs in an endless loop)
-STARVED = 1  # exit code of the harness when inputs run out
+SNAPSHOTS = 256  # replay states kept for resuming (the oldest go first)
 
 
 class ConcolicAnalysis:
@@ -117,6 +113,9 @@ class ConcolicAnalysis:
             if path is None:
                 continue  # cut by the deadline: pending
             nodes = arg.tree.insert(path)
+            _keep_snapshots(arg, path, nodes)
+            if negated is not None:
+                arg.snapshots.pop(negated.parent, None)  # its other children are decided
             if negated is not None and negated.closed is None:
                 arg.tree.close(negated, MISPREDICTED)
                 arg.exact = False
@@ -159,42 +158,32 @@ class ConcolicAnalysis:
     def _execute(self, program: GoalBoard, arg: ConcolicARG, searcher: Searcher, inputs: list[str],
                  negated: Node | None, budget: Budget) -> Path | None:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
-        the run symbolically. None when the deadline cut the padding or the replay: the
-        inputs (as padded so far) are then pending, to be run again by the next job."""
+        the run symbolically: from the snapshot of the negated node's parent when the run
+        shares that path, else from the start. None when the deadline cut the padding or
+        the replay: the inputs (as padded so far) are then pending, to be run again by
+        the next job."""
         ctx = arg.searcher.ctx
+        snapshot = arg.snapshots.get(negated.parent) if negated is not None else None
         while True:
-            execution = self._run_padded(program, inputs, budget)
+            execution = run_fed(program, inputs, ORIGIN, budget)
             inputs = execution.inputs
             if budget.expired():
                 break
+            start = resume(snapshot, execution) if snapshot is not None else None
+            at = negated.parent if start is not None and negated is not None else None
+            program.count("resumed_replays" if at is not None else "full_replays")
             path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
-                          budget=budget, observers=searcher.observers())
+                          budget=budget, observers=searcher.observers(at), start=start,
+                          keep=NewNodes(at or arg.tree.root))
             if (path.cut or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
-            if path.starved and not path.cut and len(inputs) < MAX_INPUTS:
-                inputs = _padded(inputs)
+            if path.starved and not path.cut and may_pad(inputs):  # the model reads more than the run
+                inputs = padded(inputs)
                 continue
             return self._account(program, arg, path)
         arg.pending.insert(0, Pending(inputs, negated))
         return None
-
-    @staticmethod
-    def _run_padded(program: GoalBoard, inputs: list[str], budget: Budget) -> Execution:
-        """Native runs only: while a run may have ended for lack of input (the harness
-        exits with code 1) and more input makes it go further, double the inputs. The
-        native run covers goals however long the path, while the replay of a path
-        through a loop reading 10^5 inputs would be cut."""
-        execution = program.submit(inputs, ORIGIN)
-        program.count("iterations")
-        while execution.exit_code == STARVED and not execution.error_reached \
-                and len(inputs) < MAX_INPUTS and not budget.expired():
-            longer = program.submit(_padded(inputs), ORIGIN)
-            program.count("iterations")
-            if longer.events == execution.events:
-                break  # the program exited with 1 by itself
-            inputs, execution = longer.inputs, longer
-        return execution
 
     def _account(self, program: GoalBoard, arg: ConcolicARG, path: Path) -> Path:
         for read in path.symbols:
@@ -219,8 +208,33 @@ class ConcolicAnalysis:
         rng = arg.searcher.ctx.rng
         last = arg.last
         if last is None or not last.symbols:
-            return [str(rng.randint(-100, 100)) for _ in range(FIRST_PADDING)]
+            return [str(rng.randint(-100, 100)) for _ in range(FIRST)]
         return [literal(to_z3(_random_value(rng, r.type), r.type), r.type) for r in last.symbols]
+
+
+class NewNodes:
+    """Which decisions of a replay are new to the tree, walking it from ``node``: the
+    replay keeps its state after those (the parents of the nodes it adds)."""
+
+    def __init__(self, node: Node) -> None:
+        self.node: Node | None = node
+
+    def __call__(self, d: Decision) -> bool:
+        if self.node is not None:
+            self.node = self.node.children.get((d.branch, d.outcome))
+        return self.node is None
+
+
+def _keep_snapshots(arg: ConcolicARG, path: Path, nodes: list[Node]) -> None:
+    """Keep the states after the decisions of ``path`` whose next node is open: negating
+    that node resumes there."""
+    for snap in path.snapshots:
+        i = snap.index
+        if i + 1 < len(nodes) and nodes[i + 1].closed is None:
+            arg.snapshots[nodes[i]] = snap
+            if len(arg.snapshots) > SNAPSHOTS:
+                del arg.snapshots[next(iter(arg.snapshots))]
+    path.snapshots = []
 
 
 def _guided(arg: ConcolicARG, job: Job) -> Searcher:
@@ -235,10 +249,6 @@ def _guided(arg: ConcolicARG, job: Job) -> Searcher:
         arg.guided = Guided(arg.searcher, automaton)
     arg.guides.add(automaton.name)
     return arg.guided
-
-
-def _padded(inputs: list[str]) -> list[str]:
-    return inputs + [PADDING] * (len(inputs) or FIRST_PADDING)
 
 
 def _random_value(rng: random.Random, t: CType) -> int | float:

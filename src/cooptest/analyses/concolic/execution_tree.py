@@ -72,6 +72,7 @@ class Path:
     crashed: bool = False  # natively: crashed, timed out or trace truncated
     cut: bool = False  # the replay stopped before the native run did
     left_automaton: bool = False  # the run took an edge the guiding automaton excludes
+    snapshots: list[Any] = field(default_factory=list)  # replay.Snapshot, kept by the engine
 
     def query(self, i: int) -> tuple[list[z3.BoolRef], z3.BoolRef]:
         """The prefix constraints and the negated condition for flipping decision ``i``."""
@@ -206,6 +207,7 @@ class ConcolicARG(AnalysisState):
     last: Path | None = None  # the path run last
     exact: bool = True  # no path so far was imprecise, concretised, diverged or cut
     small: dict[int, Any] = field(default_factory=dict)  # input symbol id -> inputs.small bound
+    snapshots: dict[Node, Any] = field(default_factory=dict)  # node -> replay.Snapshot after it
 
     def frontier_size(self) -> int:
         return len(self.tree.frontier)

@@ -27,6 +27,7 @@ its automaton on them).
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import z3
@@ -36,8 +37,8 @@ from cooptest.analyses.concolic.inputs import parse_literal, to_z3
 from cooptest.analyses.concolic.solver import Symbols
 from cooptest.analyses.symbolic import SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType, PointerType
-from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, Expr, Index, Member, NondetEdge,
-                             Program, Unary)
+from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, Expr, Index, Location, Member,
+                             NondetEdge, Program, Unary)
 from cooptest.core.budget import Budget
 from cooptest.harness.executor import Execution
 
@@ -106,16 +107,38 @@ class ConcolicState(SymbolicState):
 
     def start(self, symbols: Symbols, memo: TermMemo, model: z3.ModelRef) -> None:
         """``model``: the concrete values of the run, extended as unknowns appear."""
-        self.symbols, self.memo, self.model = symbols, memo, model
+        self.symbols, self.memo = symbols, memo
+        self.rebind(model)
+        self.facts: list[tuple[z3.FuncDeclRef, z3.ExprRef]] = []  # values the model got besides inputs
         self._known: dict[int, z3.ExprRef] = {}  # values of sub-expressions, by id
         self._known_addr: dict[int, z3.ExprRef] = {}  # addresses of sub-lvalues, by id
         self._depth = 0
         self._unknowns = 0
+        self.concretizations: list[tuple[z3.ExprRef, int]] = []  # terms concretised, and their values
+
+    def rebind(self, model: z3.ModelRef) -> None:
+        """Read concrete values (concretisation, divergence checks) from ``model``."""
+        self.model = model
+
+        def concretize(term: z3.ExprRef) -> int:
+            value: int = model.eval(term, model_completion=True).as_long()  # type: ignore[attr-defined]
+            self.concretizations.append((term, value))
+            return value
+        self.concretize = concretize
+
+    def copy(self) -> ConcolicState:
+        s = super().copy()
+        assert isinstance(s, ConcolicState)
+        s.facts = list(self.facts)
+        s.concretizations = list(self.concretizations)
+        s._known, s._known_addr = {}, {}
+        return s
 
     def native_base(self, base: int, size: int, name: str) -> z3.ExprRef:
         """Concretely, the model's own address (a valid user-space one): a null check
         of a cast address then goes the way the native run went."""
         symbol = super().native_base(base, size, name)
+        self.facts.append((symbol.decl(), self.ptr(base)))
         self.model.update_value(symbol.decl(), self.ptr(base))
         return symbol
 
@@ -198,26 +221,115 @@ class ConcolicState(SymbolicState):
         return term
 
 
-def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
-           visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
-           observers: Sequence[Observer] = ()) -> Path:
-    """The path of ``execution`` through the CFA, with its path condition; adds the
-    edges it traverses to ``visited`` and shows them to ``observers``. A replay longer
-    than ``max_steps`` edges, or still running when ``budget`` expires or is cancelled,
-    is cut there (``Path.cut``)."""
-    inputs = execution.inputs
-    model = z3.Model()
-    state = ConcolicState(program, lambda t: model.eval(t, model_completion=True).as_long())
-    state.start(symbols, memo, model)
-    input_ids: set[int] = set()
+@dataclass(eq=False)
+class Snapshot:
+    """The replay of ``path`` just after its decision ``index``: the symbolic state,
+    the location and step count reached, and how much of the trace was consumed. A
+    run sharing that much of the path resumes its replay here (:func:`resume`).
+
+    The state depends on the CFA path and on the values of the terms the replay
+    concretised (unknowns read as 0 concretely under any inputs): it is the state of
+    every run that takes the same path with the same concretised values
+    (:func:`resume` checks both). Divergences up to the snapshot are then the same too,
+    except on decisions, which such a run satisfies."""
+
+    path: Path
+    index: int
+    state: ConcolicState
+    loc: Location
+    steps: int
+    divergences: int
+
+    @property
+    def consumed(self) -> int:
+        """Trace entries (branch decisions) up to and including decision ``index``."""
+        return self.path.decisions[self.index].position + 1
+
+
+@dataclass
+class Start:
+    """Where a replay begins: at the entry of ``main``, or resumed from a snapshot."""
+
+    state: ConcolicState
+    model: z3.ModelRef
+    path: Path
+    queues: dict[int, deque[bool]]
+    input_ids: set[int]
+    loc: Location
+    steps: int = 0
+
+
+def _queues(execution: Execution) -> dict[int, deque[bool]]:
+    """The native run's decisions per branch point, in order (see the module docstring)."""
     queues: dict[int, deque[bool]] = defaultdict(deque)
     for branch, outcome in execution.decisions():
         queues[branch].append(outcome)
-    path = Path(list(inputs), state.inputs, state.path_condition, [], [])
+    return queues
+
+
+def begin(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo) -> Start:
+    model = z3.Model()
+    state = ConcolicState(program)
+    state.start(symbols, memo, model)
+    path = Path(list(execution.inputs), state.inputs, state.path_condition, [], [])
+    return Start(state, model, path, _queues(execution), set(), program.main.entry)
+
+
+def resume(snapshot: Snapshot, execution: Execution) -> Start | None:
+    """Where the replay of ``execution`` can start when the run shares the path of
+    ``snapshot`` up to its decision: the snapshot's state with the run's own inputs.
+    None when the run went another way, or when under its inputs a decision of the
+    prefix does not hold (a divergence, which only a full replay counts) or a
+    concretised term has another value (the replay would have made another state)."""
+    old = snapshot.path
+    queues = _queues(execution)
+    for branch, outcome in old.trace[:snapshot.consumed]:
+        queue = queues.get(branch)
+        if not queue or queue.popleft() != outcome:
+            return None
+    inputs = execution.inputs
+    state = snapshot.state.copy()
+    if len(inputs) < len(state.inputs):
+        return None
+    model = z3.Model()
+    for decl, value in state.facts:
+        model.update_value(decl, value)
+    input_ids: set[int] = set()
+    for read, text in zip(state.inputs, inputs):
+        value = parse_literal(text, read.type)
+        if value is not None:
+            model.update_value(read.symbol, to_z3(value, read.type))
+            input_ids.add(read.symbol.get_id())
+    decisions = old.decisions[:snapshot.index + 1]
+    held = model.eval(z3.And([d.cond for d in decisions] + [t == z3.BitVecVal(v, t.size())
+                                                             for t, v in state.concretizations]),
+                      model_completion=True)
+    if _ref(held) != _ref(TRUE):
+        return None
+    state.rebind(model)
+    path = Path(list(inputs), state.inputs, state.path_condition, decisions, old.trace[:snapshot.consumed])
+    path.divergences = snapshot.divergences
+    return Start(state, model, path, queues, input_ids, snapshot.loc, snapshot.steps)
+
+
+def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
+           visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
+           observers: Sequence[Observer] = (), start: Start | None = None,
+           keep: Callable[[Decision], bool] | None = None) -> Path:
+    """The path of ``execution`` through the CFA, with its path condition; adds the
+    edges it traverses to ``visited`` and shows them to ``observers``. A replay longer
+    than ``max_steps`` edges, or still running when ``budget`` expires or is cancelled,
+    is cut there (``Path.cut``).
+
+    ``start``: where to begin (:func:`resume`; default: the entry of ``main``). After
+    each decision that ``keep`` asks for, the state is kept in ``Path.snapshots``."""
+    inputs = execution.inputs
+    start = start or begin(program, execution, symbols, memo)
+    state, model, path, queues, input_ids = start.state, start.model, start.path, start.queues, start.input_ids
     path.crashed = execution.crashed or execution.timed_out or execution.truncated
     pc = state.path_condition
-    loc = program.main.entry
-    for step in range(max_steps + 1):
+    loc = start.loc
+    for step in range(start.steps, max_steps + 1):
         if step & 1023 == 1023 and budget is not None and budget.expired() or step == max_steps:
             path.cut = True
             break
@@ -243,14 +355,19 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
                     concrete = memo.truth[_ref(cond)] = z3.is_true(z3.simplify(cond))
             if not concrete:
                 path.divergences += 1
+            decision = None
             if syms & input_ids:
-                path.decisions.append(Decision(edge.branch, outcome, cond, before, len(pc), edge,
-                                               tuple(state.call_stack), len(path.trace)))
+                decision = Decision(edge.branch, outcome, cond, before, len(pc), edge,
+                                    tuple(state.call_stack), len(path.trace))
+                path.decisions.append(decision)
             path.trace.append((edge.branch, outcome))
             visited.add(edge)
             for observe in observers:
                 observe(edge, state)
             loc = edge.dst
+            if decision is not None and keep is not None and keep(decision):
+                path.snapshots.append(Snapshot(path, len(path.decisions) - 1, state.copy(), loc, step + 1,
+                                               path.divergences))
             continue
         visited.add(first)
         if isinstance(first, NondetEdge):

@@ -48,6 +48,8 @@ class Searcher(ABC):
         with ``node.path is path`` are new); ``negated`` is the node whose negation
         produced it (None for seeds, restarts)."""
 
-    def observers(self) -> list[Observer]:
-        """What follows the next replay edge by edge (fresh for each replay)."""
+    def observers(self, resumed: Node | None = None) -> list[Observer]:
+        """What follows the next replay edge by edge (fresh for each replay);
+        ``resumed``: the replay starts just after that node's decision (the path up to
+        it is the node's own), not at the entry of ``main``."""
         return []

@@ -25,10 +25,11 @@ class Follow:
     """One replay followed by the automaton: its state, and the state before each
     branch edge in trace order."""
 
-    def __init__(self, automaton: EdgeAutomaton, start: State) -> None:
+    def __init__(self, automaton: EdgeAutomaton, start: State, consumed: int = 0) -> None:
+        """``consumed``: branch edges of the path before ``start`` (a resumed replay)."""
         self.automaton = automaton
         self.q = start
-        self.at_branch: list[State] = []
+        self.at_branch: list[State] = [TOP] * consumed  # never read: those nodes exist already
         self.left = False
 
     def __call__(self, edge: Edge, state: SymbolicState) -> None:
@@ -61,9 +62,16 @@ class Guided(Searcher):
     def select(self, tree: ExecutionTree) -> Node | None:
         return self.inner.select(tree)
 
-    def observers(self) -> list[Observer]:
-        self._follow = Follow(self.automaton, self.automaton.initial())
-        return [self._follow, *self.inner.observers()]
+    def observers(self, resumed: Node | None = None) -> list[Observer]:
+        if resumed is None:
+            self._follow = Follow(self.automaton, self.automaton.initial())
+        else:  # the state after the resumed node's decision edge
+            q = self.state_of(resumed)
+            if q != TOP:
+                q = self.automaton.step(q, resumed.edge)
+            d = resumed.path.decisions[resumed.index]  # type: ignore[union-attr]
+            self._follow = Follow(self.automaton, TOP if q is None else q, d.position + 1)
+        return [self._follow, *self.inner.observers(resumed)]
 
     def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
         follow, self._follow = self._follow, None

@@ -30,5 +30,5 @@ class Interleaved(Searcher):
         for s in self.searchers:
             s.update(tree, path, nodes, negated)
 
-    def observers(self) -> list[Observer]:
-        return [o for s in self.searchers for o in s.observers()]
+    def observers(self, resumed: Node | None = None) -> list[Observer]:
+        return [o for s in self.searchers for o in s.observers(resumed)]
