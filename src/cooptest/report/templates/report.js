@@ -2,10 +2,11 @@
 (function () {
   "use strict";
   var rows = document.querySelectorAll("table.src tr");
-  var counts = { covered: 0, infeasible: 0, unknown: 0 };
-  document.querySelectorAll("table.src .goal").forEach(function (g) {
-    counts[g.dataset.status] += 1;
-  });
+  var counts = {
+    covered: document.querySelectorAll("table.src .g.c").length,
+    infeasible: document.querySelectorAll("table.src .g.i").length,
+    unknown: document.querySelectorAll("table.src .g.u").length
+  };
   var shown = document.getElementById("dom-counts");
   shown.textContent = counts.covered + " covered, " + counts.infeasible + " infeasible, " +
     counts.unknown + " open";
