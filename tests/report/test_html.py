@@ -48,7 +48,7 @@ class Page(HTMLParser):
             self.hrefs.append(a["href"])
         if a.get("src"):
             self.srcs.append(a["src"])
-        if tag == "tr" and (a.get("id") or "").startswith("L"):
+        if tag == "div" and re.fullmatch(r"L\d+", a.get("id") or ""):
             self._line = int(a["id"][1:])
             self.rows.append(self._line)
         classes = (a.get("class") or "").split()
@@ -63,7 +63,7 @@ class Page(HTMLParser):
             self._text.setdefault(self._line, []).append(data)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "table":
+        if tag == "section":
             self._line = 0
 
     def line_text(self, n: int) -> str:

@@ -29,6 +29,7 @@ from cooptest.harness.testsuite import TestCase, read_suite
 HTML = "report.html"
 BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin")
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
+CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
 
 # The templates of every file cooptest writes for people (this page, ``cooptest export``'s
@@ -105,7 +106,7 @@ def render(doc: dict[str, Any], tests: list[TestCase]) -> str:
         noted={g["id"]: g for g in goals if g["status"] == "infeasible" or _notes(g)},
         extra_keys=sorted({k for g in goals for k in _notes(g)}),
         plot=timeline_plot(doc["timeline"], summary), style=HtmlFormatter().get_style_defs(".src"),
-        max_inputs=MAX_INPUTS_SHOWN)
+        max_inputs=MAX_INPUTS_SHOWN, chunk_lines=CHUNK_LINES)
 
 
 def _notes(goal: dict[str, Any]) -> list[str]:

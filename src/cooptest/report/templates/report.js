@@ -1,11 +1,11 @@
 // Source filters and the goal counts as the page shows them (no network, no libraries).
 (function () {
   "use strict";
-  var rows = document.querySelectorAll("table.src tr");
+  var rows = document.querySelectorAll(".src .l");
   var counts = {
-    covered: document.querySelectorAll("table.src .g.c").length,
-    infeasible: document.querySelectorAll("table.src .g.i").length,
-    unknown: document.querySelectorAll("table.src .g.u").length
+    covered: document.querySelectorAll(".src .g.c").length,
+    infeasible: document.querySelectorAll(".src .g.i").length,
+    unknown: document.querySelectorAll(".src .g.u").length
   };
   var shown = document.getElementById("dom-counts");
   shown.textContent = counts.covered + " covered, " + counts.infeasible + " infeasible, " +
