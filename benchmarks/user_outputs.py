@@ -106,6 +106,7 @@ def export(out: Path) -> None:
         assert gen.returncode == 0, gen.stderr
         suite = run / "test-suite.zip"
         exp = cooptest("export", task_file, suite, "--out", unit)
+        assert exp.returncode == 0, exp.stdout + exp.stderr
         check = re.search(r"make check: (.*)", exp.stdout)
         summary = json.loads((unit / "coverage" / "summary.json").read_text())
         ref = json.loads(cooptest("coverage", task_file, suite, "--json").stdout)
@@ -121,22 +122,23 @@ def export(out: Path) -> None:
 def _goals_via_gcovr(unit: Path, labelled: str, arch: str, label: str) -> float:
     """Build the labelled program with the export's harness and test files, run every
     test, and count the goal lines gcovr reports as executed."""
-    build = unit / "labelled"
+    build = unit.parent / f"{unit.name}-labelled"  # outside the export: its gcovr reads cov/ only
     shutil.rmtree(build, ignore_errors=True)
     build.mkdir()
     (build / "labelled.c").write_text(labelled)
     flags = ["-std=gnu11", "-O0", "-w", arch, "--coverage", "-DGCOV", "-Wno-attributes",
              "-D__alias__(x)="]
-    for src in ("labelled.c", "../cooptest_harness.c"):
-        subprocess.run(["gcc", *flags, "-c", src, "-o", Path(src).stem + ".o"], cwd=build, check=True)
+    for src in (build / "labelled.c", unit / "cooptest_harness.c"):
+        subprocess.run(["gcc", *flags, "-c", src, "-o", src.stem + ".o"], cwd=build, check=True)
     for test in sorted((unit / "tests").glob("*.c")):
         exe = build / test.stem
         subprocess.run(["gcc", *flags, "-o", exe, test, build / "labelled.o",
                         build / "cooptest_harness.o", "-lm"], check=True)
         subprocess.run(["timeout", "3", exe], cwd=build, stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    doc = json.loads(subprocess.run([sys.executable, "-m", "gcovr", "--root", str(build), "--json",
-                                     "-", "--filter", str(build / "labelled.c"), str(build)],
+    doc = json.loads(subprocess.run([sys.executable, "-m", "gcovr", "--root", str(build),
+                                     "--include-internal-functions", "--json", "-",
+                                     "--filter", str(build / "labelled.c"), str(build)],
                                     capture_output=True, text=True, check=True).stdout)
     counts = {ln["line_number"]: ln["count"] for f in doc["files"] for ln in f["lines"]}
     goto = re.compile(rf"^\s*goto {label}\d+;\s*$")
