@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian/Ubuntu machine for cooptest: the system tools it calls
-# (gcc with 32-bit support for ILP32 tasks, gcov/lcov for coverage) and the Python
-# package itself, editable, with the test dependencies.
+# (gcc with 32-bit support for ILP32 tasks, gcov/lcov for coverage, make for exported
+# tests), chromium for the test that renders report.html in a headless browser, and the
+# Python package itself, editable, with the test dependencies.
 #
 #   bash scripts/setup.sh
 #
@@ -14,6 +15,7 @@ need=()
 command -v gcc >/dev/null || need+=(gcc)
 command -v gcov >/dev/null || need+=(gcc)
 command -v lcov >/dev/null || need+=(lcov)
+command -v make >/dev/null || need+=(make)
 echo 'int main(void){return 0;}' | gcc -m32 -x c -o /dev/null - 2>/dev/null || need+=(gcc-multilib)
 if [ ${#need[@]} -gt 0 ]; then
   mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
@@ -25,6 +27,18 @@ if [ ${#need[@]} -gt 0 ]; then
   else
     echo "setup: missing system packages; as root run: $line" >&2
     exit 1
+  fi
+fi
+
+# Optional: without chromium the browser test of report.html is skipped.
+if ! command -v chromium >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing chromium" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "setup: no chromium (the report.html browser test will be skipped); as root run:" \
+         "apt-get install -y chromium" >&2
   fi
 fi
 

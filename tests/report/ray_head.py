@@ -25,9 +25,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+ATTEMPTS = 3  # ports chosen free may be taken before Ray binds them: try new ones
+
+
 @contextmanager
 def local_ray_head(num_cpus: int = 2) -> Iterator[str]:
     """Yield the address (``127.0.0.1:PORT``) of a running head with ``num_cpus`` CPUs."""
+    for attempt in range(ATTEMPTS):
+        try:
+            head, temp, address = _start(num_cpus)
+            break
+        except RuntimeError:
+            if attempt == ATTEMPTS - 1:
+                raise
+    try:
+        yield address
+    finally:
+        _stop(head)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _start(num_cpus: int) -> tuple[subprocess.Popen, str, str]:
     temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # Ray's socket paths must stay short
     port = free_port()
     workers = random.randrange(20000, 60000, 200)
@@ -40,27 +58,24 @@ def local_ray_head(num_cpus: int = 2) -> Iterator[str]:
            f"--dashboard-agent-listen-port={free_port()}",
            f"--dashboard-agent-grpc-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
            f"--min-worker-port={workers}", f"--max-worker-port={workers + 199}"]
-    log = open(os.path.join(temp, "start.log"), "w")
-    head = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
-    address = f"127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_LIMIT
-        while True:
-            if head.poll() is not None:
-                raise RuntimeError(f"ray start exited with {head.returncode}: "
-                                   + open(log.name).read()[-2000:])
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("Ray head did not come up in time")
-            time.sleep(0.5)
-        yield address
-    finally:
-        _stop(head)
-        log.close()
-        shutil.rmtree(temp, ignore_errors=True)
+    log = os.path.join(temp, "start.log")
+    with open(log, "w") as f:
+        head = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    deadline = time.monotonic() + START_LIMIT
+    while True:
+        failed = "exited" if head.poll() is not None else \
+            "did not come up in time" if time.monotonic() > deadline else None
+        if failed:
+            _stop(head)
+            with open(log) as f:
+                message = f"ray start {failed}: {f.read()[-2000:]}"
+            shutil.rmtree(temp, ignore_errors=True)
+            raise RuntimeError(message)
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return head, temp, f"127.0.0.1:{port}"
+        time.sleep(0.5)
 
 
 def _stop(head: subprocess.Popen) -> None:

@@ -22,6 +22,9 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--enable-logging=stderr", "--v=0"]
 
 
+STATUS = {"c": "covered", "i": "infeasible", "u": "unknown"}  # the classes of goal marks
+
+
 class Page(HTMLParser):
     """What a reader of the page sees: goal marks per source line, element ids, links."""
 
@@ -45,11 +48,12 @@ class Page(HTMLParser):
             self.hrefs.append(a["href"])
         if a.get("src"):
             self.srcs.append(a["src"])
-        if tag == "tr" and (a.get("id") or "").startswith("L"):
+        if tag == "div" and re.fullmatch(r"L\d+", a.get("id") or ""):
             self._line = int(a["id"][1:])
             self.rows.append(self._line)
-        if tag == "a" and "goal" in (a.get("class") or "").split() and self._line:
-            self._mark = (a["data-status"], self._line)
+        classes = (a.get("class") or "").split()
+        if tag in ("a", "span") and "g" in classes and self._line:
+            self._mark = (next(STATUS[c] for c in classes if c in STATUS), self._line)
 
     def handle_data(self, data: str) -> None:
         if self._mark is not None:
@@ -59,7 +63,7 @@ class Page(HTMLParser):
             self._text.setdefault(self._line, []).append(data)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "table":
+        if tag == "section":
             self._line = 0
 
     def line_text(self, n: int) -> str:
@@ -90,11 +94,12 @@ def test_links_lead_to_tests_with_their_inputs_and_to_proofs(random_out: Path,
         html = (out / "report.html").read_text()
         for t in tests:
             shown = re.search(rf'<details id="t-{t.name}".*?</details>', html, re.S).group(0)
-            assert re.findall(r"<li><code>(.*?)</code></li>", shown) == t.inputs
+            assert re.findall(r"<code>(.*?)</code>", shown) == t.inputs
         for g in doc["goals"]:
-            assert f"g-{g['id']}" in page.ids
-            if g["status"] == "infeasible":
-                assert g["proof"] and g["proof"] in html
+            if g["status"] == "infeasible":  # listed with its proof
+                assert f"g-{g['id']}" in page.ids and g["proof"]
+                row = re.search(rf'<tr id="g-{g["id"]}".*?</tr>', html, re.S).group(0)
+                assert f"<td>{g['proof']}</td>" in row
 
 
 def test_page_is_self_contained(random_out: Path) -> None:
@@ -163,3 +168,20 @@ def test_page_in_headless_chromium(run: str, request: pytest.FixtureRequest, tmp
     with capsys.disabled():
         print(f"\nscreenshot of report.html ({run}): {shot}", flush=True)
     assert os.path.getsize(out / "report.html") < 5 << 20
+
+
+def test_fields_of_later_reports_are_shown_when_present(random_out: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(random_out, copy)
+    doc = json.loads((copy / "report.json").read_text())
+    open_goal = next(g for g in doc["goals"] if g["status"] == "unknown")
+    open_goal["refused"] = "value: the ARG was not complete"
+    doc["configuration"] = {"sequence": ["value:20", "predicate:80"], "reuse": "reuse-arg"}
+    (copy / "report.json").write_text(json.dumps(doc))
+    assert cooptest("report", copy).returncode == 0
+    page = Page((copy / "report.html").read_text())
+    html = (copy / "report.html").read_text()
+    assert f"g-{open_goal['id']}" in page.ids and f'href="#g-{open_goal["id"]}"' in html
+    assert "<th>refused</th>" in html and "<td>value: the ARG was not complete</td>" in html
+    assert '<tr><th>sequence</th><td>[&#34;value:20&#34;, &#34;predicate:80&#34;]</td></tr>' in html
+    assert "<tr><th>reuse</th><td>reuse-arg</td></tr>" in html

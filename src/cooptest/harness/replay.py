@@ -17,6 +17,7 @@ from cooptest.cfa.ir import Goal
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, starved
+from cooptest.harness.runner import RunResult
 from cooptest.harness.testsuite import TestCase, read_suite
 from cooptest.task import Task
 
@@ -37,7 +38,7 @@ class Replayed:
                 "covers": [g.id for g in self.goals]}
 
 
-def exit_status(ex: Execution) -> int:
+def exit_status(ex: Execution | RunResult) -> int:
     """The run's status as a shell sees it: the exit code, 128 + the signal, or 124 for a
     run stopped at its time limit."""
     if ex.timed_out:

@@ -19,6 +19,7 @@ import json
 import os
 import random
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -95,7 +96,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def expand(tasks: list[str]) -> list[str]:
-    """Files as given; folders become the task files under them (.yml, else .c)."""
+    """Files as given; folders become the task files under them (.yml, else .c); each
+    task once (two runs of one task would write into one output folder)."""
     out: list[str] = []
     for t in tasks:
         if os.path.isdir(t):
@@ -105,7 +107,7 @@ def expand(tasks: list[str]) -> list[str]:
             out.append(t)
         else:
             raise UserError("no such file", t)
-    return out
+    return list(dict.fromkeys(out))
 
 
 def run_name(task: str) -> str:
@@ -237,6 +239,7 @@ def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
         from ray.exceptions import RayError
     except ModuleNotFoundError:
         raise UserError("--ray needs Ray: pip install 'cooptest[ray]'") from None
+    _check_reachable(args.ray)
     env = {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
     try:
         ray.init(address=args.ray, runtime_env={"env_vars": env}, log_to_driver=False,
@@ -259,6 +262,18 @@ def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
                 done(row)
     finally:
         ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """Fail at once when nothing listens at a ``host:port`` address (Ray itself keeps
+    retrying for minutes); other forms (``auto``, ``ray://…``) are Ray's to resolve."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "/" in address:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as e:
+        raise UserError(f"cannot join the Ray cluster at {address}: {e.strerror or e}") from None
 
 
 def run_bench(args: argparse.Namespace) -> int:

@@ -3,10 +3,14 @@ own repository — one C file per test holding its inputs, the nondet harness re
 them instead of stdin, a Makefile whose ``make check`` runs them all and whose
 ``make coverage`` draws gcovr's line-coverage HTML of the program.
 
-Each test is first replayed natively (``harness.replay``): the status it ends with is
-written into ``tests/expected``, so ``make check`` fails when a change of the program
-changes how a test ends. The harness is TestCov's, reading the same literals with the
-same ``sscanf`` formats, so an exported test takes exactly the path its XML takes.
+Each test is first run as TestCov runs it (the program as written, built with the stdin
+harness): the status it ends with is written into ``tests/expected``, so ``make check``
+fails when a change of the program changes how a test ends — and when the exported test
+does not do what its XML does. The harness is TestCov's, reading the same literals with
+the same ``sscanf`` formats, only from the test's array instead of stdin. (The status
+is not taken from the instrumented build that decides coverage: for a program that reads
+uninitialised memory the two builds may end differently.) The instrumented replay
+(``harness.replay``) tells whether the test reaches the error and what it covers.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from cooptest.errors import UserError
 from cooptest.frontend.preprocess import preprocess
 from cooptest.harness.coverage import TIMEOUT
 from cooptest.harness.nondet import harness_source, needed_functions
+from cooptest.harness.build import compile_program
 from cooptest.harness.replay import Replayed, ended, exit_status, replay
 from cooptest.report.html import TEMPLATES
 from cooptest.task import Task
@@ -60,20 +65,23 @@ def export(task: Task, suite: str, out: str) -> int:
     context = {"program": program, "suite": os.path.basename(suite)}
     expected = []
     replayed = list(replay(task, suite))
-    for r in replayed:
-        _write(out, os.path.join("tests", f"{r.test.name}.c"), _test_file(r, context))
-        expected.append(f"{r.test.name} {exit_status(r.execution)}\n")
+    with tempfile.TemporaryDirectory(prefix="cooptest-export-") as work:
+        plain = compile_program(task.program, task.data_model, work, trace=False)
+        for r in replayed:
+            status = exit_status(plain.run(r.test.inputs, timeout=TIMEOUT))
+            _write(out, os.path.join("tests", f"{r.test.name}.c"), _test_file(r, status, context))
+            expected.append(f"{r.test.name} {status}\n")
     _write(out, os.path.join("tests", "expected"), "".join(expected))
     _write(out, "Makefile", TEMPLATES.get_template("export/Makefile.j2").render(
         arch_flag=task.data_model.gcc_flag, timeout=int(TIMEOUT), **context))
     return len(replayed)
 
 
-def _test_file(r: Replayed, context: dict[str, str]) -> str:
-    ex = r.execution
+def _test_file(r: Replayed, status: int, context: dict[str, str]) -> str:
     return TEMPLATES.get_template("export/test.c.j2").render(
-        name=r.test.name, inputs=[c_string(v) for v in r.test.inputs], ended=ended(ex),
-        error_reached=ex.error_reached, status=exit_status(ex), **context)
+        name=r.test.name, inputs=[c_string(v) for v in r.test.inputs], status=status,
+        ended=ended(r.execution), error_reached=r.execution.error_reached, goals=len(r.goals),
+        **context)
 
 
 def _write(out: str, name: str, text: str) -> None:

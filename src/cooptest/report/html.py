@@ -18,15 +18,18 @@ from typing import Any
 
 import jinja2
 from pygments import highlight
+from pygments.filter import Filter
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import CLexer
+from pygments.token import Token
 
 from cooptest.errors import UserError
 from cooptest.harness.testsuite import TestCase, read_suite
 
 HTML = "report.html"
-STATUSES = ("covered", "infeasible", "unknown")
+BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin")
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
+CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
 
 # The templates of every file cooptest writes for people (this page, ``cooptest export``'s
@@ -100,12 +103,16 @@ def render(doc: dict[str, Any], tests: list[TestCase]) -> str:
         title=os.path.basename(program), program=program, doc=doc, summary=summary,
         settings=_settings(doc), lines=source_lines(source, goals),
         functions=function_rows(goals), tests=_tests(tests, goals),
-        goals_by_status={s: [g for g in goals if g["status"] == s] for s in STATUSES},
+        noted={g["id"]: g for g in goals if g["status"] == "infeasible" or _notes(g)},
+        extra_keys=sorted({k for g in goals for k in _notes(g)}),
         plot=timeline_plot(doc["timeline"], summary), style=HtmlFormatter().get_style_defs(".src"),
-        extra_keys=sorted(k for g in goals for k in g
-                          if k not in ("id", "kind", "line", "function", "status", "test",
-                                       "proof", "origin") and g[k] is not None),
-        max_inputs=MAX_INPUTS_SHOWN)
+        max_inputs=MAX_INPUTS_SHOWN, chunk_lines=CHUNK_LINES)
+
+
+def _notes(goal: dict[str, Any]) -> list[str]:
+    """The fields of a goal beyond the ones every report has (later analyses add some,
+    e.g. why a proof was refused): shown as they are, whatever they are."""
+    return [k for k, v in goal.items() if k not in BASE_FIELDS and v is not None]
 
 
 def source_lines(source: str, goals: list[dict[str, Any]]) -> list[SourceLine]:
@@ -113,7 +120,9 @@ def source_lines(source: str, goals: list[dict[str, Any]]) -> list[SourceLine]:
 
     Pygments' HTML formatter closes and reopens its spans at every line end (it has to,
     for its own line numbers), so its output splits into lines of balanced markup."""
-    html = highlight(source, CLexer(stripnl=False, ensurenl=True), HtmlFormatter(nowrap=True))
+    lexer = CLexer(stripnl=False, ensurenl=True)
+    lexer.add_filter(_PlainWhitespace())
+    html = highlight(source, lexer, HtmlFormatter(nowrap=True))
     by_line: dict[int, list[dict[str, Any]]] = {}
     for g in goals:
         by_line.setdefault(g["line"], []).append(g)
@@ -121,6 +130,15 @@ def source_lines(source: str, goals: list[dict[str, Any]]) -> list[SourceLine]:
     if rows and rows[-1] == "":
         rows.pop()
     return [SourceLine(n, text, by_line.get(n, [])) for n, text in enumerate(rows, 1)]
+
+
+class _PlainWhitespace(Filter):
+    """Whitespace as plain text: Pygments wraps each run of blanks in a span of its own,
+    a quarter of the page of a large program, styled like no span at all."""
+
+    def filter(self, lexer: Any, stream: Any) -> Any:
+        for ttype, value in stream:
+            yield (Token.Text if ttype in Token.Text.Whitespace else ttype), value
 
 
 def function_rows(goals: list[dict[str, Any]]) -> list[FunctionRow]:

@@ -1,11 +1,12 @@
 // Source filters and the goal counts as the page shows them (no network, no libraries).
 (function () {
   "use strict";
-  var rows = document.querySelectorAll("table.src tr");
-  var counts = { covered: 0, infeasible: 0, unknown: 0 };
-  document.querySelectorAll("table.src .goal").forEach(function (g) {
-    counts[g.dataset.status] += 1;
-  });
+  var rows = document.querySelectorAll(".src .l");
+  var counts = {
+    covered: document.querySelectorAll(".src .g.c").length,
+    infeasible: document.querySelectorAll(".src .g.i").length,
+    unknown: document.querySelectorAll(".src .g.u").length
+  };
   var shown = document.getElementById("dom-counts");
   shown.textContent = counts.covered + " covered, " + counts.infeasible + " infeasible, " +
     counts.unknown + " open";
