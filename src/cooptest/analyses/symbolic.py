@@ -32,6 +32,7 @@ from typing import Callable
 import z3
 
 from cooptest.analyses import semantics as sem
+from cooptest.cfa.calls import callee_name
 from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType)
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge,
@@ -528,8 +529,11 @@ class SymbolicState:
             self.write(edge.lhs, sem.cast(symbol, t, edge.lhs.type) if edge.lhs.type.is_scalar() else symbol)
 
     def _callee(self, edge: CallEdge) -> str | None:
-        if isinstance(edge.callee, str):
-            return edge.callee
+        """The static callee (``cfa.calls``, as every analysis resolves it), else the
+        function the pointer's value is the address of in this state."""
+        name = callee_name(edge)
+        if name is not None:
+            return name
         target = z3.simplify(self.eval(edge.callee))
         if not z3.is_bv_value(target) and self.concretize is not None:
             value = self.concretize(target)

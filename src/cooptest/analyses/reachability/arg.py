@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from cooptest.core.analysis import AnalysisState
+from cooptest.core.board import GoalBoard
 from cooptest.cfa.ir import CallEdge, Edge, Location
 
 CallStack = tuple[CallEdge, ...]
@@ -29,7 +30,14 @@ class ARGState:
 
     ``precision`` is the precision the state was computed with (a snapshot): refinement
     looks for the first state of a spurious path computed with a precision that lacks
-    what the refinement found, which is where re-exploration must start."""
+    what the refinement found, which is where re-exploration must start. ``guards`` are
+    the states of the composite's automata (condition, monitor).
+
+    ``expanded``: every successor was computed (a child, or the edge is in ``pruned``:
+    no successor, because the edge is infeasible from here or an automaton said nothing
+    is left to find along it); ``truncated``: some successor was not computed (call
+    stack bound, unresolved function pointer). Only an expanded, untruncated state
+    proves something about the edges it has no child for (``automata.py``)."""
 
     location: Location
     call_stack: CallStack
@@ -43,6 +51,10 @@ class ARGState:
     covering: list[ARGState] = field(default_factory=list)
     removed: bool = False
     checked: bool = False  # a target state whose path was already examined
+    guards: tuple[Any, ...] = ()
+    pruned: set[Edge] = field(default_factory=set)
+    expanded: bool = False
+    truncated: bool = False
 
     @property
     def key(self) -> Key:
@@ -88,9 +100,21 @@ class ReachabilityARG(AnalysisState):
     unknown: set[str] = field(default_factory=set)
     refinements: int = 0
     refinements_of: dict[str, int] = field(default_factory=dict)  # goal -> refinements spent
+    guides: tuple[tuple[str, Any], ...] = ()
+    skipped: set[str] = field(default_factory=set)
 
     def reusable_precision(self) -> Any:
         return self.precision
+
+    def condition(self, board: GoalBoard | None = None) -> Any:
+        """The ARG as CoVeriTest's condition for runs on ``board`` (``automata.py``)."""
+        from cooptest.analyses.reachability.automata import condition_from_arg
+        return condition_from_arg(self, board)
+
+    def monitor(self) -> Any:
+        """The ARG as Crabs' monitor (``automata.py``)."""
+        from cooptest.analyses.reachability.automata import monitor_from_arg
+        return monitor_from_arg(self)
 
     def frontier_size(self) -> int:
         return sum(1 for s in self.frontier if not s.removed and s.covered_by is None)
@@ -135,6 +159,7 @@ class ReachabilityARG(AnalysisState):
         else:
             assert pivot.edge is not None
             del parent.children[pivot.edge]
+            parent.expanded = False
             self.frontier.appendleft(parent)
         for s in uncovered:
             if not s.removed:

@@ -17,22 +17,33 @@ whose edge no ARG state was reached by is infeasible: the proof is the complete 
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
-from cooptest.analyses.reachability.cpa import CPA, CallStackBound, explore
+from cooptest.analyses.reachability.cpa import (AutomatonCPA, CallStackBound, CompositeCPA,
+                                                ControlFlow, DataCPA, Interrupted, explore)
 from cooptest.analyses.reachability.refinement import FEASIBLE, SPURIOUS, PathCheck, check_path
 from cooptest.cfa.ir import Edge, Program
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
 
 
 class CEGARAnalysis:
-    """An analysis (the ``Analysis`` protocol) made of a CPA and a refinement.
+    """An analysis (the ``Analysis`` protocol) made of a data CPA and a refinement.
 
     Subclasses give ``cpa`` and ``refine``. ``max_refinements`` bounds the refinements
     spent on one goal: an analysis whose refinements keep unrolling a loop gives the
-    goal up as unknown instead of spending the whole budget on it."""
+    goal up as unknown instead of spending the whole budget on it.
+
+    A job's ``condition`` and ``monitor`` become automaton components of the composite
+    CPA when the ARG is created (a resumed ARG keeps its own). Neither weakens a proof
+    by a complete ARG: both automata have no transition only where their analysis proved
+    that nothing open is left to find (``core.automaton``; a monitor: the edge is
+    infeasible; a condition: the part entered was explored completely and every goal in
+    it was decided when the condition was built). A goal still open cannot be reachable
+    through such a part, whose goal edges were all decided already (goals never
+    reopen), so every goal edge the complete ARG did not reach is infeasible. An
+    automaton from an analysis that does not keep that rule would make proofs unsound:
+    only automata built by ``automata.py`` (or as carefully) may be given."""
 
     name = "cegar"
 
@@ -41,7 +52,7 @@ class CEGARAnalysis:
         self.bound = CallStackBound(max_depth, max_recursion)
         self.max_refinements = max_refinements
 
-    def cpa(self, program: Program) -> CPA:
+    def cpa(self, program: Program) -> DataCPA:
         raise NotImplementedError
 
     def refine(self, program: Program, arg: ReachabilityARG, path: list[ARGState],
@@ -50,11 +61,24 @@ class CEGARAnalysis:
         the first state of it that must be recomputed; None if nothing was learned."""
         raise NotImplementedError
 
+    def state(self, program: Program, job: Job) -> tuple[CompositeCPA, ReachabilityARG]:
+        """The composite CPA and the ARG of a job: the job's ARG continued, or a new one
+        (with the job's precision, condition and monitor)."""
+        data = self.cpa(program)
+        if isinstance(job.state, ReachabilityARG) and job.precision is None:
+            arg = job.state
+        else:
+            guides = tuple((role, a) for role, a in (("condition", job.condition),
+                                                      ("monitor", job.monitor)) if a is not None)
+            arg = ReachabilityARG(self.name, precision=job.precision if job.precision is not None
+                                  else data.initial_precision(), guides=guides)
+        automata = tuple(AutomatonCPA(a, role) for role, a in arg.guides)
+        return CompositeCPA(ControlFlow(program, self.bound), data, automata), arg
+
     def run(self, board: GoalBoard, job: Job) -> Outcome:
-        cpa = self.cpa(board.program)
-        arg = job.state if isinstance(job.state, ReachabilityARG) and job.precision is None else \
-            ReachabilityARG(self.name, precision=job.precision if job.precision is not None
-                            else cpa.initial_precision())
+        """Test generation, the outer algorithm: CEGAR for one target after the other;
+        a feasible counterexample is a test for the board, a complete ARG a proof."""
+        cpa, arg = self.state(board.program, job)
         budget = job.budget
         edges = {board.goals[g].edge: g for g in job.goals if g in board.goals}
         open_goals = set(board.open(edges.values())) - arg.unknown
@@ -64,8 +88,7 @@ class CEGARAnalysis:
 
         pending = [s for s in arg.states() if s.edge is not None and is_target(s.edge) and not s.checked]
         while open_goals and not budget.expired():
-            target = pending.pop() if pending else explore(board.program, cpa, arg, budget,
-                                                           is_target, self.bound)
+            target = pending.pop() if pending else explore(cpa, arg, budget, is_target)
             if target is None:
                 break
             if target.removed or target.checked:
@@ -73,28 +96,38 @@ class CEGARAnalysis:
             goal = edges[target.edge]  # type: ignore[index]
             if goal not in open_goals:
                 continue
-            path = target.path()
-            check = check_path(board.program, [s.edge for s in path[1:]], budget)  # type: ignore[misc]
-            if check.status not in (FEASIBLE, SPURIOUS) and budget.expired():
+            try:
+                verdict = self._cegar(board.program, arg, target, goal, budget)
+            except Interrupted:
                 break  # the clock, not the path, stopped the check: the next run redoes it
-            target.checked = True
-            if check.status == FEASIBLE:
-                ex = board.submit(check.inputs, origin=self.name)
+            if verdict is None:
+                self._give_up(arg, goal, open_goals)
+            elif verdict.status == FEASIBLE:
+                ex = board.submit(verdict.inputs, origin=self.name)
                 open_goals -= ex.covered
                 if goal not in ex.covered:
                     self._give_up(arg, goal, open_goals)
-            elif check.status == SPURIOUS and arg.refinements_of.get(goal, 0) < self.max_refinements:
-                arg.refinements_of[goal] = arg.refinements_of.get(goal, 0) + 1
-                pivot = self.refine(board.program, arg, path, check)
-                if pivot is None:
-                    self._give_up(arg, goal, open_goals)
-                else:
-                    arg.refinements += 1
-                    arg.remove_subtree(pivot)
-            else:
-                self._give_up(arg, goal, open_goals)
         self._conclude(board, job.goals, arg)
         return finish(board, job, arg)
+
+    def _cegar(self, program: Program, arg: ReachabilityARG, target: ARGState, goal: str,
+               budget: Budget) -> PathCheck | None:
+        """One CEGAR step on a target: its path checked, refined away if spurious.
+        The feasible check, or the spurious one that was refined; None: no verdict
+        and no refinement (the goal is given up)."""
+        path = target.path()
+        check = check_path(program, [s.edge for s in path[1:]], budget)  # type: ignore[misc]
+        target.checked = True
+        if check.status == FEASIBLE:
+            return check
+        if check.status == SPURIOUS and arg.refinements_of.get(goal, 0) < self.max_refinements:
+            arg.refinements_of[goal] = arg.refinements_of.get(goal, 0) + 1
+            pivot = self.refine(program, arg, path, check)
+            if pivot is not None:
+                arg.refinements += 1
+                arg.remove_subtree(pivot)
+                return check
+        return None
 
     @staticmethod
     def _give_up(arg: ReachabilityARG, goal: str, open_goals: set[str]) -> None:
@@ -102,7 +135,8 @@ class CEGARAnalysis:
         open_goals.discard(goal)
 
     def _conclude(self, board: GoalBoard, goals: frozenset[str], arg: ReachabilityARG) -> None:
-        """A complete ARG proves every goal edge it never reached infeasible."""
+        """A complete ARG proves every goal edge it never reached infeasible (the
+        class docstring says why a condition or monitor does not change that)."""
         arg.complete = arg.root is not None and arg.frontier_size() == 0 and not arg.incomplete
         if not arg.complete:
             return

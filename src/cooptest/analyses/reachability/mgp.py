@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from cooptest.analyses.reachability.arg import ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.predicate import PredicateAnalysis
 from cooptest.analyses.reachability.value import ValueAnalysis
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
+from cooptest.core.automaton import Product
 from cooptest.core.board import GoalBoard
 
 BASES: dict[str, type[CEGARAnalysis]] = {"predicate": PredicateAnalysis, "value": ValueAnalysis}
@@ -32,6 +34,14 @@ class PartitionedARG(AnalysisState):
 
     def frontier_size(self) -> int:
         return sum(a.frontier_size() for a in self.args if a is not None)
+
+    def condition(self, board: GoalBoard | None = None) -> Any:
+        """The product of the partitions' conditions: every partition's ARG explores the
+        whole program (only its targets differ), so each one's condition is sound."""
+        return Product(tuple(a.condition(board) for a in self.args if a is not None))
+
+    def monitor(self) -> Any:
+        return Product(tuple(a.monitor() for a in self.args if a is not None))
 
 
 def partition(program: GoalBoard, goals: frozenset[str], partitioning: str, partitions: int,
@@ -77,7 +87,8 @@ class MultiGoalAnalysis:
             analysis = self.base()
             analysis.name = f"{self.name}/{analysis.name}"
             sub = analysis.run(board, Job(frozenset(part), share, state=state.args[k],
-                                          precision=job.precision, condition=job.condition))
+                                          precision=job.precision, condition=job.condition,
+                                          monitor=job.monitor))
             state.args[k] = sub.state  # type: ignore[assignment]
         state.complete = all(a is not None and a.complete for a in state.args)
         return finish(board, job, state)

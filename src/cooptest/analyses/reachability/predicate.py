@@ -18,61 +18,39 @@ in their own frame (:class:`FrameState`), so a predicate about a caller's variab
 survives an abstraction inside the callee.
 
 Refinement: z3 no longer exposes interpolation, so predicates come from weakest
-preconditions along the spurious path. Going backwards from the target, the conditions
-of the assumes in the unsat core of the path's constraints become atoms; every
-assignment to a register variable substitutes its right-hand side into the atoms
-(``x := e`` turns ``p(x)`` into ``p(e)``), parameter bindings and returned values
-likewise; an input or an uninitialised declaration drops the atoms about its variable.
-The atoms live at each abstraction state of the path are added to the predicates of its
-location. This yields the atoms of the path's WP of ``false`` over the core: sound by
-construction (any predicate set is sound, only progress depends on the choice), and the
-first abstraction state of the path computed without one of the new predicates is the
-refinement pivot.
+preconditions along the spurious path (``analyses/wp.py``, the backward transfer):
+going backwards from the target, the conditions of the assumes in the unsat core of the
+path's constraints are conjoined, every other edge transforms the formula as its WP
+(assignments substitute, stores split on aliasing, inputs drop what they overwrite).
+The literals of the WP cases at each abstraction state of the path are added to the
+predicates of its location. Any predicate set is sound; the WP of the core is what
+makes progress, and the first abstraction state of the path computed without one of the
+new predicates is the refinement pivot.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import z3
 
-from cooptest.analyses import semantics as sem
 from cooptest.analyses.reachability.arg import ARGState, CallStack, ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
-from cooptest.analyses.reachability.cpa import Successor, callee_name
-from cooptest.analyses.reachability.refinement import PathCheck, calls_of
-from cooptest.analyses.symbolic import Frame, SymbolicState, in_memory
+from cooptest.analyses.reachability.cpa import Successor, solve
+from cooptest.analyses.reachability.refinement import PathCheck
+from cooptest.analyses.symbolic import in_memory
+from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Literal, truth
+from cooptest.cfa.calls import NO_CALL, callee_name, path_contexts
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ctype import IntType
-from cooptest.cfa.ir import (LVALUES, AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, DeclEdge, Deref, Edge, Expr,
-                             Location, NondetEdge, Program, ReturnEdge, Var, Variable,
-                             variables_of)
+from cooptest.core.budget import Budget
+from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
+                             Location, NondetEdge, Program, Var, Variable, variables_of)
 
-ABSTRACTION_TIMEOUT_MS = 5000
+ABSTRACTION_CAP = 5.0  # seconds z3 may spend on one query of an abstraction
+MAX_CASES = 16  # WP cases a refinement follows (any subset yields sound predicates)
 
-
-class FrameState(SymbolicState):
-    """A symbolic state that reads a local in the innermost frame of its own function
-    (the plain state reads the top frame, which is the same for code in scope)."""
-
-    def _frame_of(self, v: Variable) -> Frame:
-        if v.is_global:
-            return self.globals
-        for k in range(len(self.frames) - 1, 0, -1):
-            if k - 1 < len(self.call_stack) and callee_name(self.call_stack[k - 1]) == v.function:
-                return self.frames[k]
-        if v.function == self.program.entry:
-            return self.frames[0]
-        return self.frames[-1]
-
-    def copy(self) -> FrameState:
-        s = super().copy()
-        s.__class__ = FrameState
-        return s  # type: ignore[return-value]
-
-
-Literal = tuple[Expr, bool]
 Predicate = tuple[Literal, ...]  # a conjunction of IR conditions (or their negations)
 
 
@@ -118,11 +96,6 @@ def _definition(pred: Predicate) -> tuple[Var, Expr] | None:
             and e.left.var not in variables_of(e.right) and e.left.type == e.right.type:
         return e.left, e.right
     return None
-
-
-def _truth(state: SymbolicState, pred: Predicate) -> z3.BoolRef:
-    terms = [sem.truth(state.eval(e), e.type) for e, _ in pred]
-    return z3.And(*[t if positive else z3.Not(t) for t, (_, positive) in zip(terms, pred)])
 
 
 def _uncast(e: Expr) -> Expr:
@@ -200,7 +173,8 @@ class PredicateCPA:
     def snapshot(self, precision: PredicatePrecision, location: Location) -> frozenset[str]:
         return precision.at(location)
 
-    def transfer(self, state: ARGState, succ: Successor, precision: PredicatePrecision) -> PredicateState | None:
+    def transfer(self, state: ARGState, succ: Successor, precision: PredicatePrecision,
+                 budget: Budget) -> PredicateState | None:
         data: PredicateState = state.data
         block = data.block.copy()
         block.step(succ.edge)
@@ -209,10 +183,10 @@ class PredicateCPA:
         return PredicateState(data.abstraction, block, False)
 
     def adjust(self, data: PredicateState, location: Location, call_stack: CallStack,
-               precision: PredicatePrecision, target: bool) -> PredicateState | None:
+               precision: PredicatePrecision, target: bool, budget: Budget) -> PredicateState | None:
         if location not in self.block_ends and not target:
             return data
-        literals = self._abstraction(data.block, precision.predicates.get(location, {}))
+        literals = self._abstraction(data.block, precision.predicates.get(location, {}), budget)
         if literals is None:
             return None
         block = FrameState.havoc_at(self.program, list(call_stack))
@@ -226,7 +200,7 @@ class PredicateCPA:
             if definition is not None:  # v == e holds: v's value is e's (keeps pointers exact)
                 block.write(definition[0], block.eval(definition[1]))
                 continue
-            term = _truth(block, preds[key])
+            term = truth(block, preds[key])
             block.path_condition.append(term if value else z3.Not(term))
         return PredicateState(frozenset(literals), block, True)
 
@@ -243,19 +217,21 @@ class PredicateCPA:
         return out
 
     @staticmethod
-    def _abstraction(block: FrameState, preds: dict[str, Predicate]) -> set[tuple[str, bool]] | None:
+    def _abstraction(block: FrameState, preds: dict[str, Predicate],
+                     budget: Budget) -> set[tuple[str, bool]] | None:
         """The cartesian abstraction of ``block`` over ``preds`` (None: infeasible).
 
         Every model z3 finds on the way rules out the entailment of the literals it
-        falsifies, which saves most of the two entailment checks per predicate."""
+        falsifies, which saves most of the two entailment checks per predicate. A query z3
+        gives up on leaves its literals out (coarser, sound); one the budget cut
+        interrupts the whole abstraction (``solve``)."""
         solver = z3.Solver()
-        solver.set("timeout", ABSTRACTION_TIMEOUT_MS)
         solver.add(*block.path_condition)
-        result = solver.check()
+        result = solve(solver, budget, ABSTRACTION_CAP)
         if result == z3.unsat:
             return None
         probe = block.copy()
-        terms = {key: _truth(probe, pred) for key, pred in preds.items()}
+        terms = {key: truth(probe, pred) for key, pred in preds.items()}
         models = [solver.model()] if result == z3.sat else []
         literals: set[tuple[str, bool]] = set()
         for key, term in terms.items():
@@ -263,7 +239,7 @@ class PredicateCPA:
                 literal = term if value else z3.Not(term)
                 if any(z3.is_false(m.eval(literal, model_completion=True)) for m in models):
                     continue
-                entailment = solver.check(z3.Not(literal))
+                entailment = solve(solver, budget, ABSTRACTION_CAP, z3.Not(literal))
                 if entailment == z3.unsat:
                     literals.add((key, value))
                     break
@@ -271,126 +247,22 @@ class PredicateCPA:
                     models.append(solver.model())
         return literals
 
-    def stop(self, data: PredicateState, reached: list[ARGState], precision: PredicatePrecision) -> ARGState | None:
-        if not data.is_abstraction:
-            return None
-        for other in reached:
-            if other.covered_by is None and other.data.is_abstraction and other.data.abstraction <= data.abstraction:
-                return other
-        return None
+    @staticmethod
+    def covers(other: PredicateState, data: PredicateState) -> bool:
+        """Abstraction states only (blocks are loop free): ``other`` knows less."""
+        return data.is_abstraction and other.is_abstraction and other.abstraction <= data.abstraction
 
 
-def substitute(e: Expr, values: dict[Variable, Expr]) -> Expr:
-    """``e`` with register variables replaced (and constants folded)."""
-    if isinstance(e, Var):
-        return values.get(e.var, e)
-    children = e.children()
-    if not children:
-        return e
-    new = [substitute(c, values) for c in children]
-    if all(n is c for n, c in zip(new, children)):
-        return e
-    names = [f for f in ("left", "right", "operand", "pointer", "base", "index") if hasattr(e, f)]
-    return _reassociate(fold(replace(e, **dict(zip(names, new)))))  # type: ignore[arg-type]
-
-
-def _reassociate(e: Expr) -> Expr:
-    """``(x + c1) + c2`` as ``x + (c1 + c2)`` (also with ``-``): equal in the wrap-around
-    arithmetic of the type, and it keeps WP atoms of unrolled loops short."""
-    if not (isinstance(e, Binary) and e.op in ("+", "-") and isinstance(e.type, IntType)
-            and isinstance(e.right, Const) and isinstance(e.left, Binary) and e.left.op in ("+", "-")
-            and e.left.type == e.type and isinstance(e.left.right, Const)):
-        return e
-    inner, outer = e.left.right.value, e.right.value
-    total = (inner if e.left.op == "+" else -inner) + (outer if e.op == "+" else -outer)
-    return Binary(e.type, "+", e.left.left, Const(e.type, e.type.wrap(total)))  # type: ignore[arg-type]
-
-
-def _address(program: Program, lvalue: Expr) -> Expr:
-    if isinstance(lvalue, Deref):
-        return lvalue.pointer
-    return AddrOf(program.types.pointer(lvalue.type), lvalue)
-
-
-class Atoms:
-    """The WP literals of the path suffix processed so far, keyed by their text: their
-    conjunction is the (weakened) weakest precondition of the suffix."""
-
-    def __init__(self) -> None:
-        self.literals: dict[str, Literal] = {}
-        self.aliases: dict[str, Expr] = {}  # conditions under which a store hits a read
-
-    def add(self, e: Expr, positive: bool) -> None:
-        if not isinstance(fold(e), Const):
-            self.literals[repr(e)] = (e, positive)
-
-    def map(self, values: dict[Variable, Expr]) -> None:
-        old, self.literals = self.literals, {}
-        for e, positive in old.values():
-            self.add(substitute(e, values), positive)
-        aliases, self.aliases = self.aliases, {}
-        for e in aliases.values():
-            e = substitute(e, values)
-            if not isinstance(fold(e), Const):
-                self.aliases[repr(e)] = e
-
-    def store(self, program: Program, lhs: Expr) -> None:
-        """A store to memory: the WP is a case split on whether it hits a read of an
-        atom (Morris' rule); the split's conditions ``&lhs == &read`` become predicates."""
-        target = _address(program, lhs)
-        for e, _ in list(self.literals.values()):
-            for read in e.walk():
-                if isinstance(read, LVALUES) and read.type == lhs.type and (
-                        not isinstance(read, Var) or in_memory(read.var)):
-                    alias = Binary(program.types.int, "==", target, _address(program, read))
-                    self.aliases[repr(alias)] = alias
-
-    def assign(self, v: Variable, value: Expr | None) -> None:
-        if in_memory(v):
-            return
-        if value is None:
-            self.drop({v})
-        else:
-            self.map({v: value})
-
-    def drop(self, variables: set[Variable]) -> None:
-        self.literals = {k: lit for k, lit in self.literals.items()
-                         if not variables_of(lit[0]) & variables}
-        self.aliases = {k: e for k, e in self.aliases.items() if not variables_of(e) & variables}
-
-    def predicates(self) -> dict[str, Predicate]:
-        """Each atom, and the whole conjunction (the precondition itself, which a
-        cartesian abstraction of the atoms alone may not be able to refute)."""
-        out: dict[str, Predicate] = {key: ((e, True),) for key, (e, _) in self.literals.items()}
-        out.update({key: ((e, True),) for key, e in self.aliases.items()})
-        if len(self.literals) > 1:
-            cube = tuple(self.literals[k] for k in sorted(self.literals))
-            out[" && ".join(("" if p else "!") + k for k, (_, p) in zip(sorted(self.literals), cube))] = cube
-        return out
-
-
-def wp_step(program: Program, atoms: Atoms, edge: Edge, call: CallEdge | None, in_core: bool) -> None:
-    """Take ``edge`` backwards: the atoms before it (see the module docstring)."""
-    if isinstance(edge, AssumeEdge) and in_core:
-        atoms.add(edge.cond, edge.positive)
-    elif isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var) and not in_memory(edge.lhs.var):
-        atoms.assign(edge.lhs.var, edge.rhs)
-    elif isinstance(edge, AssignEdge) and edge.lhs.type.is_scalar():
-        atoms.store(program, edge.lhs)
-    elif isinstance(edge, DeclEdge):
-        v = edge.var
-        atoms.assign(v, Const(v.type, 0) if v.is_global and v.type.is_scalar() else None)
-    elif isinstance(edge, NondetEdge) and isinstance(edge.lhs, Var):
-        atoms.assign(edge.lhs.var, None)
-    elif isinstance(edge, CallEdge) and call is not None:
-        callee = program.functions[callee_name(edge)]  # type: ignore[index]
-        atoms.map({param: arg for param, arg in callee.bind(edge.args) if arg is not None})
-        atoms.drop(set(callee.params) | set(callee.locals))
-    elif isinstance(edge, ReturnEdge) and call is not None and isinstance(call.lhs, Var):
-        value = edge.value
-        if value is not None and value.type != call.lhs.type:
-            value = Cast(call.lhs.type, value)
-        atoms.assign(call.lhs.var, value)
+def predicates_of(cases: list[Formula]) -> dict[str, Predicate]:
+    """The predicates a refinement learns from the WP cases at a location: each literal's
+    condition, and each case as a whole (the precondition itself, which a cartesian
+    abstraction of its atoms alone may not be able to refute)."""
+    out: dict[str, Predicate] = {}
+    for case in cases:
+        out.update({repr(e): ((e, True),) for e, _ in case})
+        if len(case) > 1:
+            out[repr(case)] = tuple(case.literals[k] for k in sorted(case.literals))
+    return out
 
 
 class PredicateAnalysis(CEGARAnalysis):
@@ -404,17 +276,24 @@ class PredicateAnalysis(CEGARAnalysis):
     def refine(self, program: Program, arg: ReachabilityARG, path: list[ARGState],
                check: PathCheck) -> ARGState | None:
         edges: list[Edge] = [s.edge for s in path[1:]]  # type: ignore[misc]
-        calls = calls_of(program, edges)
+        contexts = path_contexts(program, edges)
         precision: PredicatePrecision = arg.precision
         counters = loop_counters(program)
-        atoms = Atoms()
+        backward = BackwardTransfer(program)
+        cases = [TRUE]
         pivot: ARGState | None = None
         for i in range(len(edges) - 1, -1, -1):
             state = path[i + 1]
-            if i < len(edges) - 1 and state.data.is_abstraction and atoms.literals:
-                precision.explicit |= counters & set().union(*(variables_of(e) for e, _ in atoms.literals.values()))
-                precision.add(state.location, atoms.predicates())
+            if i < len(edges) - 1 and state.data.is_abstraction and any(cases):
+                mentioned = set().union(*(variables_of(e) for case in cases for e, _ in case))
+                precision.explicit |= counters & mentioned
+                precision.add(state.location, predicates_of(cases))
                 if not precision.at(state.location) <= state.precision:
                     pivot = state
-            wp_step(program, atoms, edges[i], calls.get(i), i in check.core)
+            edge = edges[i]
+            if isinstance(edge, AssumeEdge) and i not in check.core:
+                continue  # outside the unsat core: skipping its condition weakens the WP
+            ctx = contexts.get(i, NO_CALL)
+            pre = {c.key: c for case in cases for c in backward.pre(case, edge, ctx)}
+            cases = list(pre.values())[:MAX_CASES]
         return pivot

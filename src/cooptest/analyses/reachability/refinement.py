@@ -16,13 +16,15 @@ from dataclasses import dataclass, field
 import z3
 
 from cooptest.core.budget import Budget
-from cooptest.analyses.reachability.cpa import callee_name
+from cooptest.analyses.reachability.cpa import solve
+from cooptest.cfa.calls import path_contexts
 from cooptest.analyses.symbolic import Input, SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, CallEdge, Edge, Expr, Program, ReturnEdge,
                              Var, Variable, variables_of)
 
 FEASIBLE, SPURIOUS, UNKNOWN = "feasible", "spurious", "unknown"
+PATH_CHECK_CAP = 30.0  # seconds z3 may spend on one counterexample
 
 
 @dataclass
@@ -65,16 +67,17 @@ def replay(program: Program, edges: list[Edge]) -> tuple[SymbolicState, list[int
 
 
 def check_path(program: Program, edges: list[Edge], budget: Budget) -> PathCheck:
+    """The verdict on the path ``edges`` from main's entry; raises ``Interrupted`` when
+    the budget cut the check (the target is checked again by the next run)."""
     replayed = replay(program, edges)
     if replayed is None:
         return PathCheck(UNKNOWN, imprecise=True)
     state, owner = replayed
     solver = z3.Solver()
-    solver.set("timeout", budget.solver_timeout_ms(30.0))
     marks = [z3.Bool(f"c!{k}") for k in range(len(state.path_condition))]
     for mark, constraint in zip(marks, state.path_condition):
         solver.add(z3.Implies(mark, constraint))
-    result = solver.check(*marks)
+    result = solve(solver, budget, PATH_CHECK_CAP, *marks)
     if result == z3.sat:
         model = solver.model()
         return PathCheck(FEASIBLE, [input_literal(model, i) for i in state.inputs], state.imprecise)
@@ -82,20 +85,6 @@ def check_path(program: Program, edges: list[Edge], budget: Budget) -> PathCheck
         index = {str(m): k for k, m in enumerate(marks)}
         return PathCheck(SPURIOUS, core={owner[index[str(m)]] for m in solver.unsat_core()})
     return PathCheck(UNKNOWN, imprecise=state.imprecise)
-
-
-def calls_of(program: Program, edges: list[Edge]) -> dict[int, CallEdge]:
-    """For every call edge entering a body and every return edge of a path, the call
-    they belong to (a return pops the call its function was entered by)."""
-    out: dict[int, CallEdge] = {}
-    stack: list[CallEdge] = []
-    for i, edge in enumerate(edges):
-        if isinstance(edge, CallEdge) and callee_name(edge) in program.functions:
-            stack.append(edge)
-            out[i] = edge
-        elif isinstance(edge, ReturnEdge) and stack:
-            out[i] = stack.pop()
-    return out
 
 
 def edge_reads(edge: Edge) -> set[Variable]:
@@ -118,21 +107,21 @@ def _target_var(lhs: Expr) -> set[Variable]:
 def relevant_variables(program: Program, edges: list[Edge], core: set[int]) -> set[Variable]:
     """The variables read by the core's edges and, going backwards along the path, by
     the assignments (parameter bindings, returned values) that define them."""
-    calls = calls_of(program, edges)
+    contexts = path_contexts(program, edges)
     relevant: set[Variable] = set()
     for i in range(len(edges) - 1, -1, -1):
-        edge = edges[i]
+        edge, ctx = edges[i], contexts.get(i)
         if i in core:
             relevant |= edge_reads(edge)
         if isinstance(edge, AssignEdge) and variables_of(edge.lhs) & relevant:
             relevant |= variables_of(edge.rhs)
-        elif isinstance(edge, CallEdge) and i in calls:
-            callee = program.functions[callee_name(edge)]  # type: ignore[index]
+        elif isinstance(edge, CallEdge) and ctx is not None:
+            callee = program.functions[ctx.callee]  # type: ignore[index]
             for param, a in callee.bind(edge.args):
                 if a is not None and param in relevant:
                     relevant |= variables_of(a)
-        elif isinstance(edge, ReturnEdge) and i in calls:
-            lhs = calls[i].lhs
+        elif isinstance(edge, ReturnEdge) and ctx is not None:
+            lhs = ctx.call.lhs  # type: ignore[union-attr]
             if lhs is not None and edge.value is not None and variables_of(lhs) & relevant:
                 relevant |= variables_of(edge.value)
     return relevant

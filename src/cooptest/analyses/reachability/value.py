@@ -21,10 +21,12 @@ from typing import Any
 
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
-from cooptest.analyses.reachability.cpa import Successor, callee_name
-from cooptest.analyses.reachability.refinement import PathCheck, calls_of, relevant_variables
+from cooptest.analyses.reachability.cpa import Successor
+from cooptest.cfa.calls import CallContext, callee_name, path_contexts
+from cooptest.analyses.reachability.refinement import PathCheck, relevant_variables
 from cooptest.analyses.symbolic import in_memory
 from cooptest.cfa.ctype import IntType
+from cooptest.core.budget import Budget
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, DeclEdge,
                              Edge, Expr, Location, NondetEdge, Program, ReturnEdge, Unary, Var,
@@ -101,7 +103,8 @@ class ValueCPA:
     def snapshot(self, precision: ValuePrecision, location: Location) -> frozenset[Variable]:
         return precision.tracked
 
-    def transfer(self, state: ARGState, succ: Successor, precision: ValuePrecision) -> ValueState | None:
+    def transfer(self, state: ARGState, succ: Successor, precision: ValuePrecision,
+                 budget: Budget) -> ValueState | None:
         data: ValueState = state.data
         edge, tracked = succ.edge, precision.tracked
         if isinstance(edge, AssumeEdge):
@@ -144,27 +147,25 @@ class ValueCPA:
         return data
 
     def adjust(self, data: ValueState, location: Location, call_stack: Any,
-               precision: ValuePrecision, target: bool) -> ValueState:
+               precision: ValuePrecision, target: bool, budget: Budget) -> ValueState:
         return data
 
-    def stop(self, data: ValueState, reached: list[ARGState], precision: ValuePrecision) -> ARGState | None:
-        """Covered by a state that knows no more: each of its values is also ours."""
-        for other in reached:
-            if other.covered_by is None and all(o <= d for o, d in zip(other.data.frames, data.frames)):
-                return other
-        return None
+    @staticmethod
+    def covers(other: ValueState, data: ValueState) -> bool:
+        """``other`` knows no more: each of its values is also ours."""
+        return all(o <= d for o, d in zip(other.frames, data.frames))
 
 
-def _writes(program: Program, edge: Edge, call: CallEdge | None) -> set[Variable]:
+def _writes(program: Program, edge: Edge, ctx: CallContext | None) -> set[Variable]:
     """The variables an edge of a path gives a (possibly known) value."""
     if isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var):
         return {edge.lhs.var}
     if isinstance(edge, DeclEdge):
         return {edge.var}
-    if isinstance(edge, CallEdge) and call is not None:
-        return set(program.functions[callee_name(edge)].params)  # type: ignore[index]
-    if isinstance(edge, ReturnEdge) and call is not None and isinstance(call.lhs, Var):
-        return {call.lhs.var}
+    if isinstance(edge, CallEdge) and ctx is not None:
+        return set(program.functions[ctx.callee].params)  # type: ignore[index]
+    if isinstance(edge, ReturnEdge) and ctx is not None and isinstance(ctx.call.lhs, Var):  # type: ignore[union-attr]
+        return {ctx.call.lhs.var}  # type: ignore[union-attr]
     return set()
 
 
@@ -180,9 +181,9 @@ class ValueAnalysis(CEGARAnalysis):
                check: PathCheck) -> ARGState | None:
         edges: list[Edge] = [s.edge for s in path[1:]]  # type: ignore[misc]
         relevant = {v for v in relevant_variables(program, edges, check.core) if trackable(v)}
-        calls = calls_of(program, edges)
+        contexts = path_contexts(program, edges)
         for i, state in enumerate(path[1:]):
-            missing = (_writes(program, edges[i], calls.get(i)) & relevant) - state.precision
+            missing = (_writes(program, edges[i], contexts.get(i)) & relevant) - state.precision
             if missing:
                 arg.precision = ValuePrecision(arg.precision.tracked | relevant)
                 return state

@@ -1,0 +1,78 @@
+"""Resumable CEGAR: an analysis run in short slices, its state passed back each time,
+reaches exactly the verdicts of one long run (a verdict caused by a deadline is never
+final). The slices are far shorter than one exploration, so every kind of interruption
+happens: inside exploration, inside a predicate abstraction, inside a path check."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from cooptest.analyses.reachability import MultiGoalAnalysis, PredicateAnalysis, ValueAnalysis
+from cooptest.core.analysis import Job
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+
+PROGRAM = """extern int __VERIFIER_nondet_int(void);
+int twice(int v) { return v + v; }
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  int k = __VERIFIER_nondet_int();
+  int i = 0;
+  while (i < n) {
+    if (i < 0) return 2;            /* infeasible */
+    i++;
+  }
+  int d = twice(k);
+  if (d == 14 && n > 1) return 3;
+  if (k == 3 && d != 6) return 4;   /* infeasible */
+  return 0;
+}
+"""
+
+BOUNDED = """extern int __VERIFIER_nondet_int(void);
+int twice(int v) { return v + v; }
+int main(void) {
+  int k = __VERIFIER_nondet_int();
+  int s = 0;
+  for (int i = 0; i < 40; i++) {
+    if (i > 50) return 2;            /* infeasible */
+    s = s + 1;
+  }
+  int d = twice(k);
+  if (d == 14) return 3;
+  if (s != 40) return 4;            /* infeasible */
+  return 0;
+}
+"""
+
+ANALYSES = {"predicate": (PredicateAnalysis, PROGRAM), "value": (ValueAnalysis, BOUNDED),
+            "mgp": (lambda: MultiGoalAnalysis(partitions=2), PROGRAM)}
+
+
+def verdicts(board: GoalBoard) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(board.covered), frozenset(board.infeasible)
+
+
+@pytest.mark.parametrize("name", sorted(ANALYSES))
+@pytest.mark.parametrize("slice_seconds", [0.2, 0.02])
+def test_slices_reach_the_verdicts_of_one_run(program_of, name, slice_seconds):
+    make, source = ANALYSES[name]
+    whole = program_of(source)
+    started = time.monotonic()
+    once = make().run(whole, Job(whole.open(), Budget.seconds(120)))
+    took = time.monotonic() - started
+    assert once.stopped in ("done", "exhausted")
+
+    sliced = GoalBoard(whole.program, whole.executor)
+    analysis = make()
+    state, runs, stopped = None, 0, "budget"
+    while stopped == "budget":
+        runs += 1
+        assert runs < 20000, "the slices make no progress"
+        outcome = analysis.run(sliced, Job(sliced.open(), Budget.seconds(slice_seconds), state=state))
+        state, stopped = outcome.state, outcome.stopped
+    assert runs > 1 or took < 2 * slice_seconds  # the slices did cut the work
+    assert stopped == once.stopped
+    assert verdicts(sliced) == verdicts(whole)
+    assert whole.infeasible  # the program has goals to prove
