@@ -78,7 +78,7 @@ def test_board_tests_run_first_and_search_resumes_from_the_state(make_program) -
     analysis = ConcolicAnalysis()
     goals = frozenset(put.goals)
     first = analysis.run(put, Job(goals, Budget.seconds(0.0)))
-    assert first.state.pending[0] == seed and first.stopped == "budget"  # nothing run yet
+    assert first.state.pending[0].inputs == seed and first.stopped == "budget"  # nothing run yet
     first = analysis.run(put, Job(goals, Budget.seconds(0.3), state=first.state))
     assert put.tests[0].inputs == seed
     paths = first.state.tree.paths

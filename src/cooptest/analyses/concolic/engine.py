@@ -8,19 +8,22 @@ tree, solve its prefix with the decision negated and use the model as the next i
 Inputs. The k-th input read is the z3 symbol ``in<k>`` of its nondet type; a model is
 written back as C literal text per type (``inputs.py``); inputs the model leaves free
 keep the value they had on the path the decision came from. A run that asks for more
-inputs than it got exits natively at that read (the harness exits with code 1); the
-engine then runs it again with the inputs padded with zeros, doubling, until the run no
-longer starves (or reads ``MAX_INPUTS``); the padding is found by native runs alone, the
-replay only follows the last one. When the strategy has nothing left to propose the engine restarts from
+inputs than it got is run again with padded inputs (``padding.py``); the replay only
+follows the last run. When the strategy has nothing left to propose the engine restarts from
 random inputs (as CREST does), unless the execution tree is complete.
 
 Memory is handled by ``symbolic.py`` (registers and flat byte-addressed objects) with
 CUTE-style concretisation of addresses it cannot resolve, see ``replay.py``.
 
+Guidance. A job's ``monitor`` and ``condition`` (automata over CFA edges,
+``core.automaton``) wrap the searcher in ``searchers.Guided`` with their product: the
+decisions they exclude are cut, never negated.
+
 Completeness. An execution tree without open decisions proves every goal it did not
 reach infeasible only if each path's symbolic model was exact: no concretisation, no
 imprecision (havoc of unknown calls), no divergence, no solver timeout, no misprediction
-and no native crash or timeout. Only then is the ARG marked complete.
+and no native crash or timeout, and no native run left a guiding automaton (its cuts
+rest on its claims). Only then is the ARG marked complete.
 """
 from __future__ import annotations
 
@@ -28,25 +31,23 @@ import random
 from typing import Any
 
 from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UNSAT, ConcolicARG,
-                                                       ExecutionTree, Node, Path)
-from cooptest.analyses.concolic.inputs import PADDING, literal, small, to_z3
+                                                       ExecutionTree, Node, Path, Pending)
+from cooptest.analyses.concolic.inputs import literal, small, to_z3
+from cooptest.analyses.concolic.padding import FIRST, may_pad, padded, run_fed
 from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
-from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, SearchContext
+from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
 from cooptest.core.analysis import Job, Outcome, finish
+from cooptest.core.automaton import EdgeAutomaton, Product
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
 from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.errors import UserError
-from cooptest.harness.executor import Execution
 
 ORIGIN = "concolic"
-FIRST_PADDING = 8  # inputs given to a run that starved on no inputs at all
-MAX_INPUTS = 1 << 18  # padding stops here (programs reading inputs in an endless loop)
-STARVED = 1  # exit code of the harness when inputs run out
 
 
 class ConcolicAnalysis:
@@ -71,7 +72,7 @@ class ConcolicAnalysis:
                             StaticInfo(program.program))
         return ConcolicARG(self.name, tree=ExecutionTree(),
                            searcher=SEARCHERS[self.search](ctx, **self.search_options),
-                           pending=[list(t.inputs) for t in program.tests] + [[]],
+                           pending=[Pending(list(t.inputs)) for t in program.tests] + [Pending([])],
                            symbols=symbols, memo=TermMemo(),
                            solver=PathSolver(symbols, **self.solver_options))
 
@@ -79,12 +80,22 @@ class ConcolicAnalysis:
         arg = job.state if isinstance(job.state, ConcolicARG) else self.new_arg(program)
         budget, goals = job.budget, job.goals
         arg.searcher.ctx.covered = program.covered
+        arg.searcher.ctx.count = program.count
+        searcher = _guided(arg, job)
         while not budget.expired() and program.open(goals):
             negated: Node | None = None
             if arg.pending:
-                inputs = arg.pending.pop(0)
+                work = arg.pending.pop(0)
+                inputs, negated = work.inputs, work.node
+                if inputs is None:
+                    assert negated is not None
+                    if negated.closed is not None:
+                        continue
+                    inputs = self._solve(program, arg, negated, budget)
+                    if inputs is None:
+                        continue
             else:
-                negated = arg.searcher.select(arg.tree)
+                negated = searcher.select(arg.tree)
                 if negated is None:
                     if not arg.tree.frontier and arg.exact:
                         arg.complete = True
@@ -94,28 +105,39 @@ class ConcolicAnalysis:
                     program.count("restarts")
                     inputs = self._random_inputs(arg)
                 else:
-                    inputs = self._solve(program, arg, negated)
+                    inputs = self._solve(program, arg, negated, budget)
                     if inputs is None:
                         continue
-            path = self._execute(program, arg, inputs, budget)
+            path = self._execute(program, arg, searcher, inputs, negated, budget)
+            if path is None:
+                continue  # cut by the deadline: pending
             nodes = arg.tree.insert(path)
             if negated is not None and negated.closed is None:
                 arg.tree.close(negated, MISPREDICTED)
                 arg.exact = False
                 program.count("mispredictions")
-            arg.searcher.update(arg.tree, path, nodes, negated)
+            searcher.update(arg.tree, path, nodes, negated)
+            if path.left_automaton:
+                arg.exact = False
         if arg.complete:
+            cut = f", cut by {', '.join(sorted(arg.guides))}" if arg.guides else ""
             for g in sorted(program.open()):
                 program.prove_infeasible(g, "concolic: execution tree exhausted with an exact "
-                                            "symbolic model")
+                                            f"symbolic model{cut}")
         return finish(program, job, arg)
 
-    def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node) -> list[str] | None:
-        """Inputs for the path to ``node.parent`` followed by the other side of ``node``."""
+    def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node, budget: Budget) -> list[str] | None:
+        """Inputs for the path to ``node.parent`` followed by the other side of ``node``.
+        The solver's time limit is its own, cut to what the budget has left; an
+        "unknown" of a query cut that way leaves the node open, pending."""
         path = node.path
         assert path is not None
-        result = arg.solver.solve(*path.query(node.index), arg.small)
+        timeout_ms = budget.solver_timeout_ms(arg.solver.timeout_ms / 1000)
+        result = arg.solver.solve(*path.query(node.index), arg.small, timeout_ms=timeout_ms)
         program.count("solver_calls")
+        if result.status == solver.UNKNOWN and timeout_ms < arg.solver.timeout_ms:
+            arg.pending.insert(0, Pending(None, node))
+            return None
         if result.status != solver.SAT:
             arg.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
             program.count(f"solver_{result.status}")
@@ -129,38 +151,28 @@ class ConcolicAnalysis:
                 inputs[k] = literal(value, read.type)
         return inputs
 
-    def _execute(self, program: GoalBoard, arg: ConcolicARG, inputs: list[str],
-                 budget: Budget) -> Path:
+    def _execute(self, program: GoalBoard, arg: ConcolicARG, searcher: Searcher, inputs: list[str],
+                 negated: Node | None, budget: Budget) -> Path | None:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
-        the run symbolically."""
+        the run symbolically. None when the deadline cut the padding or the replay: the
+        inputs (as padded so far) are then pending, to be run again by the next job."""
         ctx = arg.searcher.ctx
         while True:
-            execution = self._run_padded(program, inputs, budget)
+            execution = run_fed(program, inputs, ORIGIN, budget)
             inputs = execution.inputs
+            if budget.expired():
+                break
             path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
-                          deadline=budget.deadline)
+                          budget=budget, observers=searcher.observers())
+            if (path.cut or path.starved) and budget.expired():
+                break
             path.new_goals = execution.new
-            if path.starved and not path.cut and not budget.expired() and len(inputs) < MAX_INPUTS:
-                inputs = _padded(inputs)
+            if path.starved and not path.cut and may_pad(inputs):  # the model reads more than the run
+                inputs = padded(inputs)
                 continue
             return self._account(program, arg, path)
-
-    @staticmethod
-    def _run_padded(program: GoalBoard, inputs: list[str], budget: Budget) -> Execution:
-        """Native runs only: while a run may have ended for lack of input (the harness
-        exits with code 1) and more input makes it go further, double the inputs. The
-        native run covers goals however long the path, while the replay of a path
-        through a loop reading 10^5 inputs would be cut."""
-        execution = program.submit(inputs, ORIGIN)
-        program.count("iterations")
-        while execution.exit_code == STARVED and not execution.error_reached \
-                and len(inputs) < MAX_INPUTS and not budget.expired():
-            longer = program.submit(_padded(inputs), ORIGIN)
-            program.count("iterations")
-            if longer.events == execution.events:
-                break  # the program exited with 1 by itself
-            inputs, execution = longer.inputs, longer
-        return execution
+        arg.pending.insert(0, Pending(inputs, negated))
+        return None
 
     def _account(self, program: GoalBoard, arg: ConcolicARG, path: Path) -> Path:
         for read in path.symbols:
@@ -185,12 +197,22 @@ class ConcolicAnalysis:
         rng = arg.searcher.ctx.rng
         last = arg.last
         if last is None or not last.symbols:
-            return [str(rng.randint(-100, 100)) for _ in range(FIRST_PADDING)]
+            return [str(rng.randint(-100, 100)) for _ in range(FIRST)]
         return [literal(to_z3(_random_value(rng, r.type), r.type), r.type) for r in last.symbols]
 
 
-def _padded(inputs: list[str]) -> list[str]:
-    return inputs + [PADDING] * (len(inputs) or FIRST_PADDING)
+def _guided(arg: ConcolicARG, job: Job) -> Searcher:
+    """The state's searcher, wrapped in ``Guided`` by the product of the job's monitor
+    and condition, if any (the wrapper, with the automaton states of the nodes, is kept
+    in the state while the jobs bring the same automaton)."""
+    parts: tuple[EdgeAutomaton, ...] = tuple(a for a in (job.monitor, job.condition) if a is not None)
+    if not parts:
+        return arg.searcher
+    automaton = parts[0] if len(parts) == 1 else Product(parts, name=" x ".join(a.name for a in parts))
+    if arg.guided is None or arg.guided.automaton != automaton:
+        arg.guided = Guided(arg.searcher, automaton)
+    arg.guides.add(automaton.name)
+    return arg.guided
 
 
 def _random_value(rng: random.Random, t: CType) -> int | float:

@@ -20,13 +20,14 @@ from typing import Any, Iterator
 import z3
 
 from cooptest.core.analysis import AnalysisState
-from cooptest.cfa.ir import branch_goal_id
+from cooptest.cfa.ir import AssumeEdge, CallEdge, Location, branch_goal_id
 
 # why a node stopped being open
 EXPLORED = "explored"  # a path took the other side
 UNSAT = "unsat"  # the other side is infeasible after this prefix
 UNKNOWN = "unknown"  # the solver gave up (timeout, unsupported theory)
 MISPREDICTED = "mispredicted"  # inputs were found but the native run went elsewhere
+CUT = "cut"  # the other side leaves the automaton guiding the search (searchers.Guided)
 
 
 @dataclass(eq=False)
@@ -35,13 +36,18 @@ class Decision:
 
     ``cond`` is the Boolean the taken outcome required; ``before`` is the length of the
     path condition before the decision, ``after`` its length after it (the difference
-    holds ``cond`` and guards such as divisors being nonzero)."""
+    holds ``cond`` and guards such as divisors being nonzero). ``edge`` is the CFA edge
+    the outcome took, ``call_stack`` the calls active there, ``position`` the decision's
+    index in ``Path.trace``."""
 
     branch: int
     outcome: bool
     cond: z3.BoolRef
     before: int
     after: int
+    edge: AssumeEdge
+    call_stack: tuple[CallEdge, ...]
+    position: int
 
 
 @dataclass(eq=False)
@@ -65,6 +71,7 @@ class Path:
     imprecise: bool = False
     crashed: bool = False  # natively: crashed, timed out or trace truncated
     cut: bool = False  # the replay stopped before the native run did
+    left_automaton: bool = False  # the run took an edge the guiding automaton excludes
 
     def query(self, i: int) -> tuple[list[z3.BoolRef], z3.BoolRef]:
         """The prefix constraints and the negated condition for flipping decision ``i``."""
@@ -85,6 +92,30 @@ class Node:
     index: int  # this decision's index in path.decisions
     children: dict[tuple[int, bool], Node] = field(default_factory=dict)
     closed: str | None = None  # None while open (see module docstring)
+
+    @property
+    def edge(self) -> AssumeEdge:
+        """The CFA edge of this node's outcome (on its first path)."""
+        assert self.path is not None, "the root has no edge"
+        return self.path.decisions[self.index].edge
+
+    @property
+    def location(self) -> Location:
+        """The branch's source location."""
+        return self.edge.src
+
+    @property
+    def call_stack(self) -> tuple[CallEdge, ...]:
+        """The calls active at the branch (outermost first)."""
+        assert self.path is not None, "the root has no call stack"
+        return self.path.decisions[self.index].call_stack
+
+    @property
+    def negation(self) -> AssumeEdge:
+        """The CFA edge of the other outcome: where negating this node leads."""
+        mine = self.edge
+        return next(e for e in mine.src.leaving if isinstance(e, AssumeEdge) and e is not mine
+                    and e.branch == self.branch)
 
     @property
     def target(self) -> str:
@@ -148,13 +179,27 @@ class ExecutionTree:
 
 
 @dataclass
+class Pending:
+    """Work the analysis owes itself: ``inputs`` to run (the board's tests, a run the
+    deadline cut), or, when None, ``node`` to negate (a query the deadline cut);
+    ``node`` is the node the inputs were solved for (None for seeds and restarts)."""
+
+    inputs: list[str] | None
+    node: Node | None = None
+
+
+@dataclass
 class ConcolicARG(AnalysisState):
-    """The resumable state of the concolic analysis: its execution tree, the searcher
-    and the solver with its cache."""
+    """Everything the concolic analysis knows: its execution tree, the searcher (with
+    its RNG), the solver with its cache, the work still pending. Running it again goes
+    on exactly where it stopped: work the deadline cut short is pending, never a
+    verdict (no node is closed and no path inserted because of the clock)."""
 
     tree: ExecutionTree = field(default_factory=ExecutionTree)
-    searcher: Any = None  # strategies.Searcher
-    pending: list[list[str]] = field(default_factory=list)  # inputs still to run
+    searcher: Any = None  # searchers.Searcher
+    guided: Any = None  # searchers.Guided: the searcher wrapped by the last job's automaton
+    guides: set[str] = field(default_factory=set)  # names of the automata that guided it
+    pending: list[Pending] = field(default_factory=list)  # done first, in order
     symbols: Any = None  # solver.Symbols
     memo: Any = None  # replay.TermMemo
     solver: Any = None  # solver.PathSolver

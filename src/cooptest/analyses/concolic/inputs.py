@@ -17,7 +17,6 @@ import z3
 from cooptest.analyses.semantics import sort_of
 from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
 
-PADDING = "0"  # the value of an input the search has not chosen yet
 SMALL = 255  # what the solver is first asked to keep integer inputs within (magnitude)
 
 

@@ -19,13 +19,15 @@ Every branch condition is also evaluated concretely, under the concrete inputs (
 unknowns, e.g. results of unmodelled library calls, read as 0). Where that disagrees
 with the native outcome the symbolic model has *diverged* from the program; the replay
 counts it and follows the native run.
+
+*Observers* follow the replay from outside: each is called with every CFA edge the
+replay follows, in order, and the symbolic state after it (``searchers.Guided`` steps
+its automaton on them).
 """
 from __future__ import annotations
 
-import math
-import time
 from collections import defaultdict, deque
-from typing import Callable
+from typing import Callable, Sequence
 
 import z3
 
@@ -36,12 +38,16 @@ from cooptest.analyses.symbolic import SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType, PointerType
 from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, Expr, Index, Member, NondetEdge,
                              Program, Unary)
+from cooptest.core.budget import Budget
 from cooptest.harness.executor import Execution
 
 _PURE = (Binary, Unary, Cast, Const)
 MEMO_LIMIT = 1_000_000
 TRUE = z3.BoolVal(True)
 ADDRESS, CONDITION = -1, -2  # key tags: the address of an lvalue, the condition of an edge
+
+Observer = Callable[[Edge, SymbolicState], None]
+"""Called with each CFA edge a replay follows and the symbolic state after it."""
 
 
 class TermMemo:
@@ -193,10 +199,12 @@ class ConcolicState(SymbolicState):
 
 
 def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
-           visited: set[Edge], max_steps: int = 20_000, deadline: float = math.inf) -> Path:
+           visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
+           observers: Sequence[Observer] = ()) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
-    edges it traverses to ``visited``. A replay longer than ``max_steps`` edges or past
-    ``deadline`` (``time.monotonic``) is cut there (``Path.cut``)."""
+    edges it traverses to ``visited`` and shows them to ``observers``. A replay longer
+    than ``max_steps`` edges, or still running when ``budget`` expires or is cancelled,
+    is cut there (``Path.cut``)."""
     inputs = execution.inputs
     model = z3.Model()
     state = ConcolicState(program, lambda t: model.eval(t, model_completion=True).as_long())
@@ -210,7 +218,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     pc = state.path_condition
     loc = program.main.entry
     for step in range(max_steps + 1):
-        if step & 1023 == 1023 and time.monotonic() > deadline or step == max_steps:
+        if step & 1023 == 1023 and budget is not None and budget.expired() or step == max_steps:
             path.cut = True
             break
         leaving = loc.leaving
@@ -236,9 +244,12 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             if not concrete:
                 path.divergences += 1
             if syms & input_ids:
-                path.decisions.append(Decision(edge.branch, outcome, cond, before, len(pc)))
+                path.decisions.append(Decision(edge.branch, outcome, cond, before, len(pc), edge,
+                                               tuple(state.call_stack), len(path.trace)))
             path.trace.append((edge.branch, outcome))
             visited.add(edge)
+            for observe in observers:
+                observe(edge, state)
             loc = edge.dst
             continue
         visited.add(first)
@@ -253,13 +264,14 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             if value is not None:
                 model.update_value(read.symbol, to_z3(value, read.type))
                 input_ids.add(read.symbol.get_id())
-            continue
-        if isinstance(first, AssumeEdge):  # __VERIFIER_assume: the native run aborts when false
+        elif isinstance(first, AssumeEdge):  # __VERIFIER_assume: the native run aborts when false
             loc = state.step(first)
             if _ref(model.eval(pc[-1], model_completion=True)) != _ref(TRUE):
                 break
-            continue
-        loc = state.step(first)
+        else:
+            loc = state.step(first)
+        for observe in observers:
+            observe(first, state)
         if loc is None:
             break
     path.concretized = state.concretized

@@ -17,7 +17,9 @@ Models are asked for small inputs first (``preferred`` bounds, dropped when they
 the query unsatisfiable): z3 answers ``x != 0`` with any value, and a value in the
 billions turns the next run into a recursion or a loop that never ends in time.
 
-Every query has a time limit; a timeout is "unknown", never a proof.
+Every query has a time limit (the solver's own, or less when the caller's budget has
+less left); a timeout is "unknown", never a proof, and one under a cut limit is not
+cached (with more time, the query may be decided).
 """
 from __future__ import annotations
 
@@ -123,14 +125,15 @@ class PathSolver:
         self.incremental = incremental
         self.stats = SolverStats()
         self._z3 = z3.Solver()
-        self._z3.set("timeout", self.timeout_ms)
         self._scopes: list[int] = []  # ids of the constraints asserted, one scope each
 
     def solve(self, prefix: list[z3.BoolRef], negated: z3.BoolRef,
-              preferred: Mapping[int, z3.BoolRef | None] | None = None) -> Result:
+              preferred: Mapping[int, z3.BoolRef | None] | None = None,
+              timeout_ms: int | None = None) -> Result:
         """Inputs satisfying ``prefix`` and ``negated`` (values of the symbols in the
         constraints solved; other symbols keep their old values). ``preferred`` maps
-        symbol ids to a constraint their values should meet if they can."""
+        symbol ids to a constraint their values should meet if they can; ``timeout_ms``
+        lowers the solver's time limit for this query."""
         st = self.stats
         st.queries += 1
         st.constraints_in += len(prefix) + 1
@@ -144,11 +147,12 @@ class PathSolver:
         # only symbols of the query: a bound on another would give it a new value
         solved = frozenset().union(self.symbols.of(negated), *map(self.symbols.of, query))
         bounds = [b for i in solved if (b := (preferred or {}).get(i)) is not None]
-        result = self._check(query, negated, bounds)
+        limit = self.timeout_ms if timeout_ms is None else min(timeout_ms, self.timeout_ms)
+        result = self._check(query, negated, bounds, limit)
         st.seconds += time.perf_counter() - t0
         st.z3_calls += 1
         setattr(st, result.status, getattr(st, result.status) + 1)
-        if self.cache is not None:
+        if self.cache is not None and (result.status != UNKNOWN or limit == self.timeout_ms):
             self.cache[key] = result
             self._alive.append(negated)  # its id is part of the key: keep it from reuse
         return result
@@ -181,9 +185,11 @@ class PathSolver:
             return []
         return [c for c, s in zip(prefix, syms) if s and find(next(iter(s))) in wanted]
 
-    def _check(self, query: list[z3.BoolRef], negated: z3.BoolRef, bounds: list[z3.BoolRef]) -> Result:
+    def _check(self, query: list[z3.BoolRef], negated: z3.BoolRef, bounds: list[z3.BoolRef],
+               timeout_ms: int) -> Result:
         s = self._z3
         if self.incremental:
+            s.set("timeout", timeout_ms)
             ids = [c.get_id() for c in query]
             common = 0
             for a, b in zip(self._scopes, ids):
@@ -204,7 +210,7 @@ class PathSolver:
             finally:
                 s.pop()
         s.reset()
-        s.set("timeout", self.timeout_ms)
+        s.set("timeout", timeout_ms)
         s.add(*query, negated)
         return self._result(s, bounds)
 

@@ -1,4 +1,5 @@
-"""Search strategies of concolic testing, by name (one small class per file)."""
+"""Search strategies of concolic testing, by name (one small class per file), and the
+wrappers that compose them (``Interleaved``, ``Guided``)."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
@@ -8,6 +9,8 @@ from cooptest.analyses.concolic.searchers.cfg import CfgDirected
 from cooptest.analyses.concolic.searchers.cgs import ContextGuided
 from cooptest.analyses.concolic.searchers.dfs import DepthFirst
 from cooptest.analyses.concolic.searchers.generational import Generational
+from cooptest.analyses.concolic.searchers.guided import Guided
+from cooptest.analyses.concolic.searchers.interleaved import Interleaved
 from cooptest.analyses.concolic.searchers.random_branch import RandomBranch
 from cooptest.analyses.concolic.searchers.uniform_random import UniformRandomPath
 
@@ -16,4 +19,4 @@ SEARCHERS: dict[str, type[Searcher]] = {s.name: s for s in (
     Generational, CarFast)}
 DEFAULT = ContextGuided.name
 
-__all__ = ["SEARCHERS", "DEFAULT", "SearchContext", "Searcher"]
+__all__ = ["SEARCHERS", "DEFAULT", "SearchContext", "Searcher", "Interleaved", "Guided"]

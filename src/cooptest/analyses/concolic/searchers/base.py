@@ -2,16 +2,19 @@
 
 A searcher sees the execution tree grow path by path (``update``) and chooses the next
 node to negate (``select``), or None when it has nothing left to propose. A node it
-returns must be open; the engine closes it whatever the outcome.
+returns must be open; the engine closes it whatever the outcome. Searchers compose by
+wrapping (``Interleaved``, ``Guided``); a searcher that needs to follow each path edge by
+edge hands the replay its ``observers``.
 """
 from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
+from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.static import StaticInfo
 from cooptest.cfa.ir import Edge, Program
 
@@ -19,13 +22,15 @@ from cooptest.cfa.ir import Edge, Program
 @dataclass
 class SearchContext:
     """What strategies may consult besides the tree: the CFA and its static facts, the
-    goals covered so far (live), the CFA edges replays traversed, a seeded RNG."""
+    goals covered so far (live), the CFA edges replays traversed, a seeded RNG; and
+    ``count``, the statistics of the board the analysis currently runs on."""
 
     program: Program
     covered: dict[str, str]
     rng: random.Random
     static: StaticInfo
     covered_edges: set[Edge] = field(default_factory=set)
+    count: Callable[[str], None] = lambda stat: None
 
 
 class Searcher(ABC):
@@ -42,3 +47,7 @@ class Searcher(ABC):
         """``path`` was run and inserted: ``nodes`` are its tree nodes in order (those
         with ``node.path is path`` are new); ``negated`` is the node whose negation
         produced it (None for seeds, restarts)."""
+
+    def observers(self) -> list[Observer]:
+        """What follows the next replay edge by edge (fresh for each replay)."""
+        return []

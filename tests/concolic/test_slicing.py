@@ -1,0 +1,130 @@
+"""Resumable state: concolic testing run in short slices, its state passed back each
+time, reaches the verdicts of one long run. Work cut by a slice's deadline is pending
+in the state, never a verdict (the exhaustion proof of ``EXACT`` needs every path
+replayed exactly)."""
+from __future__ import annotations
+
+import pytest
+
+import z3
+
+from cooptest.analyses.concolic import ConcolicAnalysis
+from cooptest.analyses.concolic.searchers.cgs import ContextGuided
+from cooptest.analyses.concolic.solver import SAT, UNKNOWN, PathSolver
+from cooptest.core.analysis import Job, Outcome
+from cooptest.core.budget import Budget
+
+from concolic_programs import EXACT, MANY_INPUTS, MEMORY, NESTED
+
+SLICE = 0.05
+
+# replays of ~500 CFA edges, with two infeasible goals for the exhaustion proof
+LOOPING = r"""
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int s = 0;
+  for (int i = 0; i < LOOPS; i++) s = s + (x & 1);
+  if (x > 5) {
+    if (x < 3) return 2;
+  }
+  if (s > LOOPS) return 3;
+  if (x == 7) s++;
+  if (x == 9) s++;
+  if (x == 11) s++;
+  return s;
+}
+"""
+
+
+def sliced(board, max_slices: int = 2000) -> tuple[Outcome, int]:
+    """Slices until the analysis stops for another reason than its budget; a fresh
+    analysis object each time, so that only the state carries over."""
+    state = None
+    for n in range(1, max_slices + 1):
+        outcome = ConcolicAnalysis().run(board, Job(frozenset(board.goals), Budget.seconds(SLICE), state=state))
+        state = outcome.state
+        if outcome.stopped != "budget":
+            return outcome, n
+    raise AssertionError(f"no verdict after {max_slices} slices")
+
+
+@pytest.mark.parametrize("source", [EXACT, NESTED, MANY_INPUTS, MEMORY, LOOPING.replace("LOOPS", "100")],
+                         ids=["exact", "nested", "many-inputs", "memory", "looping"])
+def test_slices_reach_the_verdicts_of_one_run(make_program, source: str) -> None:
+    whole = make_program(source, name="whole.c")
+    one = ConcolicAnalysis().run(whole, Job(frozenset(whole.goals), Budget.seconds(20.0)))
+    parts = make_program(source, name="parts.c")
+    outcome, slices = sliced(parts)
+    assert outcome.stopped == one.stopped
+    assert parts.covered.keys() == whole.covered.keys()
+    assert parts.infeasible.keys() == whole.infeasible.keys()
+    assert outcome.state.complete == one.state.complete
+    assert outcome.state.exact == one.state.exact
+
+
+def test_sliced_exhaustion_is_a_proof(make_program) -> None:
+    """``EXACT``'s tree is exhausted exactly across slices: the x < 3 inside x > 5 is
+    proven infeasible, however the slices cut the runs, replays and queries."""
+    board = make_program(EXACT)
+    outcome, slices = sliced(board)
+    assert outcome.state.complete and outcome.state.exact and not outcome.state.pending
+    (goal,) = board.infeasible
+    assert board.goals[goal].line == 6
+    assert "solver_unknown" not in board.stats
+
+
+def test_a_deadline_inside_a_run_leaves_it_pending(make_program) -> None:
+    """A job whose deadline passes during the native runs leaves those inputs pending
+    (with the node they were solved for), the tree unchanged and exact."""
+    board = make_program(MANY_INPUTS)
+    analysis = ConcolicAnalysis()
+    state = analysis.new_arg(board)
+    budget = Budget.seconds(3600)
+    submit = board.submit
+
+    def late(inputs, origin):  # the deadline passes during the first native run
+        ex = submit(inputs, origin)
+        budget.cancel()
+        return ex
+    board.submit = late
+    outcome = analysis.run(board, Job(frozenset(board.goals), budget, state=state))
+    board.submit = submit
+    assert outcome.stopped == "cancelled"
+    assert state.tree.paths == 0 and state.exact and state.pending[0].inputs == []
+    outcome = analysis.run(board, Job(frozenset(board.goals), Budget.seconds(20.0), state=state))
+    assert set(board.covered) == set(board.goals) and state.exact
+
+
+class CancelDuringReplay(ContextGuided):
+    """Cancels ``budget`` at the first CFA edge of the next replay."""
+
+    def __init__(self, ctx, budget: Budget) -> None:
+        super().__init__(ctx)
+        self.budget = budget
+
+    def observers(self):
+        return [lambda edge, state: self.budget.cancel()]
+
+
+def test_a_replay_cut_by_the_deadline_is_pending_not_inexact(make_program) -> None:
+    board = make_program(LOOPING.replace("LOOPS", "400"))  # > 1024 edges: the replay sees the deadline
+    analysis = ConcolicAnalysis()
+    state = analysis.new_arg(board)
+    budget = Budget.seconds(3600)
+    plain, state.searcher = state.searcher, CancelDuringReplay(state.searcher.ctx, budget)
+    outcome = analysis.run(board, Job(frozenset(board.goals), budget, state=state))
+    assert outcome.stopped == "cancelled" and board.executions >= 1  # run natively, replay cut
+    assert state.tree.paths == 0 and state.exact and state.pending[0].inputs is not None
+    state.searcher = plain
+    outcome = analysis.run(board, Job(frozenset(board.goals), Budget.seconds(30.0), state=state))
+    assert outcome.state.complete and len(board.infeasible) == 2
+
+
+def test_an_unknown_under_a_cut_time_limit_is_not_cached() -> None:
+    x, y = z3.BitVecs("in0 in1", 32)  # factoring: tens of milliseconds
+    hard = z3.And(x * y == 65521 * 65519, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, 1 << 16), z3.ULT(y, 1 << 16))
+    solver = PathSolver(timeout=30.0)
+    assert solver.solve([], hard, timeout_ms=1).status == UNKNOWN
+    assert not solver.cache
+    assert solver.solve([], hard).status == SAT
