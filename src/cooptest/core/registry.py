@@ -67,6 +67,7 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  _lazy("predicate", "cooptest.analyses.reachability", "predicate_from_settings"), proves=True),
     StrategySpec("mgp", "multi-goal partitioning: --partitions predicate-analysis runs",
                  _lazy("mgp", "cooptest.analyses.reachability", "mgp_from_settings"), proves=True),
+    StrategySpec("bite", "bidirectional: concolic S-states meet weakest-precondition R-states", _lazy("bite", "cooptest.cooperation.bite", "from_settings"), proves=True),
 )}
 
 

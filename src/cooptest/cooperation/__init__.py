@@ -1,0 +1,1 @@
+"""Cooperations of analyses: each module reads like its paper's pseudocode."""
