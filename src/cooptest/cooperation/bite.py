@@ -12,7 +12,8 @@ at its frontier::
         elif some R-state is unexplored:                                          (Sec. 4.2)
             symbolic reachability step: R backwards over every CFA edge into its
             location (WP, Morris' aliasing split); an unsatisfiable precondition is
-            removed, one implied by an earlier R-state at its location is subsumed
+            removed, one implied by an earlier R-state at its location is subsumed; the
+            condition of a loop about none of R's variables is skipped (a weaker WP)
         else: a slice of DSE (concolic search) adds S-states
         coarsen the model (Sec. 5): drop the R-states and frontier edges of decided goals
         a goal whose backward exploration is complete and removed every R-state is
@@ -73,12 +74,11 @@ from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
 from cooptest.analyses.wp import BackwardTransfer, FrameState, Formula, memory_reads, truth
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
 from cooptest.cfa.ctype import FloatType, PointerType
-from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Edge, Expr,
-                             FuncRef, Location, NondetEdge, Program, ReturnEdge, StringLit,
-                             TerminateEdge)
+from cooptest.cfa.ir import (AddrOf, AssumeEdge, Binary, CallEdge, Edge, Expr,
+                             FuncRef, Location, Program, ReturnEdge, StringLit,
+                             TerminateEdge, variables_of)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
-from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
 
 ORIGIN = "bite"
@@ -111,7 +111,8 @@ class RState:
     formula: Formula
     depth: int = 0
     edge: Edge | None = None
-    checked: bool = False  # its formula was found satisfiable (or z3 gave up on it)
+    checked: bool = False  # its formula was found satisfiable (or z3 gave up on it), or its
+    # parent's was and the step did not change it
     removed: bool = False
 
 
@@ -385,8 +386,10 @@ class GCFG:
             r.checked = True
         try:
             for edge, ctx, loc, stack in self.predecessors(r):
-                for formula in self.wp.pre(r.formula, edge, ctx):
-                    self.add_r_state(b, RState(r.goal, loc, stack, formula, r.depth + 1, edge))
+                cases = [r.formula] if self.irrelevant(r.formula, edge) else self.wp.pre(r.formula, edge, ctx)
+                for formula in cases:
+                    self.add_r_state(b, RState(r.goal, loc, stack, formula, r.depth + 1, edge,
+                                               checked=formula.key == r.formula.key))
         except Incomplete as cut:
             b.cut = str(cut)
         return True
@@ -439,6 +442,16 @@ class GCFG:
             else:
                 yield edge, NO_CALL, edge.src, stack + (call,)
 
+    @staticmethod
+    def irrelevant(formula: Formula, edge: Edge) -> bool:
+        """A loop's condition about none of the formula's variables is skipped (WP of
+        a skipped assume is weaker, hence sound): a loop the goal does not depend on
+        then adds no literal per iteration, and its R-states are subsumed after one."""
+        if not (isinstance(edge, AssumeEdge) and edge.src.is_loop_head and len(formula)):
+            return False
+        mentioned = set().union(*(variables_of(e) for e, _ in formula))
+        return not variables_of(edge.cond) & mentioned
+
     def contradiction(self, r: RState) -> bool | None:
         """Whether ``r``'s formula is unsatisfiable (True only on z3's unsat), from its
         literals over registers alone (a subset: unsat of it is unsat of all); None
@@ -453,7 +466,7 @@ class GCFG:
             return False
         if probe.imprecise:
             return False
-        solver = z3.Solver()
+        solver = z3.SolverFor("QF_BV")
         timeout = self.job.budget.solver_timeout_ms(self.bite.solver_cap)
         solver.set("timeout", timeout)
         solver.add(*probe.path_condition, term)
