@@ -75,6 +75,8 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
     StrategySpec("coveritest", "CoVeriTest: analyses interleaved with time limits and reuse",
                  _lazy("coveritest", "cooptest.cooperation.coveritest", "from_settings"),
                  proves=True),
+    StrategySpec("bite", "BiTe: concolic S-states meet weakest-precondition R-states at a frontier",
+                 _lazy("bite", "cooptest.cooperation.bite", "from_settings"), proves=True),
 )}
 
 

@@ -1,0 +1,566 @@
+"""BiTe: bidirectional symbolic analysis for branch testing (Baluda, Denaro, Pezzè).
+
+Forward dynamic symbolic execution (concolic testing) and backward symbolic
+reachability (weakest preconditions) grow one model of the program, the GCFG, and meet
+at its frontier::
+
+    GCFG := S-states of the runs of the seed suite; R-states of every open goal   (Sec. 3)
+    while budget and open goals:
+        if the frontier has an edge <S, R>:                                       (Sec. 4.1)
+            symbolic execution step: if S /\\ R is satisfiable, run its model natively
+            (a test); its run adds S-states
+        elif some R-state is unexplored:                                          (Sec. 4.2)
+            symbolic reachability step: R backwards over every CFA edge into its
+            location (WP, Morris' aliasing split); an unsatisfiable precondition is
+            removed, one implied by an earlier R-state at its location is subsumed; the
+            condition of a loop about none of R's variables is skipped (a weaker WP)
+        else: a slice of DSE (concolic search) adds S-states
+        coarsen the model (Sec. 5): drop the R-states and frontier edges of decided goals
+        a goal whose backward exploration is complete and removed every R-state is
+        proven infeasible
+
+The states (Sec. 3). An *S-state* is the symbolic state of an executed path just
+before one of its branch decisions: a CFA location, the call stack, and the path
+condition up to there (snapshots of the concolic replay, taken by an observer). An
+*R-state* is a location, a call string and a formula (``analyses.wp.Formula``) that every
+state there must satisfy to reach the goal it is for. A *frontier edge* ``<S, R>``
+joins an S-state and an R-state at one location with compatible call stacks (the
+R-state's call string is the innermost part of the S-state's stack) that were not yet
+tried together; the R-state got there along a CFA edge of the backward exploration.
+
+Invariants (Inv1-Inv5 of the paper, as kept here):
+
+1. every execution that reaches a goal passes, at each location of its path, through a
+   state that satisfies one of the live or subsumed R-states of that location
+   (``BackwardTransfer.pre`` over-approximates pre-images, a removed formula is
+   unsatisfiable, a subsumed one implies a live one);
+2. S-states are real: each is a prefix of a native run, replayed;
+3. a frontier edge joins an S-state and an R-state of the same location whose call
+   stacks agree;
+4. a goal is covered only by a native run (``GoalBoard.submit``);
+5. a goal is proven infeasible only when its backward exploration is *complete*: no
+   R-state of it is left to extend, none reached the start of the program, and no
+   step was cut (call strings longer than ``max_stack``, more than ``max_r_states``,
+   callers not known statically: a function whose address is taken; a call through a
+   pointer or of a library function that may write memory). A satisfiability check
+   cut by the clock is done again by the next step, never read as "unsatisfiable".
+
+Interprocedural (Sec. 6): the call string of an R-state is the stack of calls the
+backward walk returned through (innermost last). At a function's entry, a non-empty
+call string continues at its innermost call; an empty one continues at every call of
+the function in the program (the start of the program, for ``main``).
+
+Frontier order: ``found`` (the order the edges were found, the paper's) or ``nearest``
+(the R-state fewest backward steps from its goal first: its formula is the weakest,
+so it is the likeliest to meet an executed path; ties in the order found).
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import z3
+
+from cooptest.analyses.concolic import ConcolicAnalysis, ConcolicARG
+from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path, Pending
+from cooptest.analyses.concolic.inputs import literal
+from cooptest.analyses.concolic.replay import Observer
+from cooptest.analyses.concolic.searchers.base import Searcher
+from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
+from cooptest.analyses.wp import BackwardTransfer, FrameState, Formula, memory_reads, truth
+from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
+from cooptest.cfa.ctype import FloatType, PointerType
+from cooptest.cfa.ir import (AddrOf, AssumeEdge, Binary, CallEdge, Edge, Expr,
+                             FuncRef, Location, Program, ReturnEdge, StringLit,
+                             TerminateEdge, variables_of)
+from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
+from cooptest.core.board import GoalBoard
+from cooptest.core.registry import Settings
+
+ORIGIN = "bite"
+ORDERS = ("found", "nearest")
+Stack = tuple[CallEdge, ...]
+
+
+# ---------------------------------------------------------------------------- the GCFG
+
+
+@dataclass(eq=False)
+class SState:
+    """A symbolic state of an executed path before a branch decision."""
+
+    location: Location
+    stack: Stack
+    state: SymbolicState
+
+
+@dataclass(eq=False)
+class RState:
+    """A reachability condition: from ``location`` under call string ``stack``, the
+    goal is reachable only from states satisfying ``formula``. ``edge`` is the CFA edge
+    it was extended backwards along (None: the goal's own condition), ``depth`` the
+    number of backward steps from the goal."""
+
+    goal: str
+    location: Location
+    stack: Stack
+    formula: Formula
+    depth: int = 0
+    edge: Edge | None = None
+    checked: bool = False  # its formula was found satisfiable (or z3 gave up on it), or its
+    # parent's was and the step did not change it
+    removed: bool = False
+
+
+@dataclass
+class Backward:
+    """The backward exploration of one goal: R-states left to extend, those kept per
+    location and call string (for subsumption), and why it can prove nothing."""
+
+    goal: str
+    pending: deque[RState] = field(default_factory=deque)
+    reached: dict[tuple[int, Stack], list[frozenset[tuple[str, bool]]]] = field(default_factory=dict)
+    live: list[RState] = field(default_factory=list)
+    r_states: int = 0
+    removed: int = 0
+    subsumed: int = 0
+    cut: str | None = None  # why the exploration is incomplete (never proves then)
+    at_start: bool = False  # an R-state reached the start of the program
+
+    def complete(self) -> bool:
+        return not self.pending and self.cut is None and not self.at_start
+
+
+@dataclass
+class BiTeState(AnalysisState):
+    """The GCFG (S-states, R-states, frontier) and the concolic state producing S-states."""
+
+    concolic: ConcolicARG | None = None
+    backward: dict[str, Backward] = field(default_factory=dict)
+    s_states: dict[int, list[SState]] = field(default_factory=dict)  # by location id
+    s_count: dict[tuple[int, Stack], int] = field(default_factory=dict)  # per location and stack
+    r_states: dict[int, list[RState]] = field(default_factory=dict)  # live, by location id
+    frontier: list[tuple[int, int, SState, RState]] = field(default_factory=list)  # a heap
+    found: itertools.count = field(default_factory=itertools.count)
+    turn: int = 0  # round robin over the goals of reachability steps
+    iterations: int = 0
+    dse_exhausted: bool = False
+    dse_time: float = 0.0
+    step_time: float = 0.0
+
+    def frontier_size(self) -> int:
+        return len(self.frontier) + sum(len(b.pending) for b in self.backward.values())
+
+
+# ---------------------------------------------------------------------------- S-states
+
+
+class SStates(Searcher):
+    """Wraps the concolic searcher: its replays also leave S-states in the GCFG (at
+    most ``per_location`` per location and call stack, one per replay)."""
+
+    name = "bite-s-states"
+
+    def __init__(self, inner: Searcher, gcfg: BiTeState, on_new: list[SState], per_location: int = 3) -> None:
+        super().__init__(inner.ctx)
+        self.inner, self.gcfg, self.on_new, self.per_location = inner, gcfg, on_new, per_location
+
+    def select(self, tree: ExecutionTree) -> Node | None:
+        return self.inner.select(tree)
+
+    def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
+        self.inner.update(tree, path, nodes, negated)
+
+    def observers(self) -> list[Observer]:
+        seen: set[tuple[int, Stack]] = set()
+        before = [0]  # path-condition length before the edge being observed
+
+        def observe(edge: Edge, state: SymbolicState) -> None:
+            if isinstance(edge, AssumeEdge) and edge.branch is not None:
+                key = (edge.src.id, tuple(state.call_stack))
+                count = self.gcfg.s_count.get(key, 0)
+                if key not in seen and count < self.per_location:
+                    seen.add(key)
+                    self.gcfg.s_count[key] = count + 1
+                    snapshot = FrameState.of(state)
+                    del snapshot.path_condition[before[0]:]
+                    s = SState(edge.src, key[1], snapshot)
+                    self.gcfg.s_states.setdefault(edge.src.id, []).append(s)
+                    self.on_new.append(s)
+            before[0] = len(state.path_condition)
+        return [observe, *self.inner.observers()]
+
+
+# ---------------------------------------------------------------------------- the analysis
+
+
+class BiTe:
+    """Bidirectional symbolic analysis; see the module docstring."""
+
+    name = ORIGIN
+
+    def __init__(self, search: str = "cgs", rng_seed: int = 0, order: str = "nearest",
+                 dse_slice: float = 1.0, max_r_states: int = 4000, max_stack: int = 6,
+                 solver_cap: float = 2.0) -> None:
+        if order not in ORDERS:
+            raise ValueError(f"unknown frontier order {order!r}")
+        self.dse = ConcolicAnalysis(search=search, rng_seed=rng_seed)
+        self.order, self.dse_slice = order, dse_slice
+        self.max_r_states, self.max_stack, self.solver_cap = max_r_states, max_stack, solver_cap
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        state = job.state if isinstance(job.state, BiTeState) else BiTeState(ORIGIN)
+        model = GCFG(self, board, job, state)
+        model.loop()
+        return finish(board, job, state)
+
+
+def from_settings(settings: Settings) -> BiTe:
+    return BiTe(search=settings.search, rng_seed=settings.seed,
+                order=settings.extra.get("bite_order", "nearest"))
+
+
+class GCFG:
+    """One run of BiTe's loop over the state: the steps of Sections 4-6."""
+
+    def __init__(self, bite: BiTe, board: GoalBoard, job: Job, state: BiTeState) -> None:
+        self.bite, self.board, self.job, self.state = bite, board, job, state
+        self.program: Program = board.program
+        self.wp = BackwardTransfer(self.program)
+        self.new_s: list[SState] = []
+        self.address_taken = _address_taken(self.program)
+        self.callers = _callers(self.program)
+        if state.concolic is None:
+            state.concolic = bite.dse.new_arg(board)  # the board's tests (the seed suite) run first
+        if not isinstance(state.concolic.searcher, SStates):
+            state.concolic.searcher = SStates(state.concolic.searcher, state, self.new_s)
+        state.concolic.searcher.on_new = self.new_s
+        for goal in sorted(board.open(job.goals)):
+            if goal not in state.backward:
+                self.seed_r_state(goal)
+
+    # -------------------------------------------------------------- the loop
+
+    def loop(self) -> None:
+        budget, state = self.job.budget, self.state
+        while not budget.expired() and self.board.open(self.job.goals):
+            before = (len(self.board.covered), len(self.board.infeasible))
+            state.iterations += 1
+            started = time.monotonic()
+            if not state.dse_exhausted and (state.iterations == 1 or state.step_time > state.dse_time):
+                self.dse_step()  # forward: new S-states (the seed suite first)
+                state.dse_time += time.monotonic() - started
+            elif state.frontier:
+                self.symbolic_execution_step()
+                state.step_time += time.monotonic() - started
+            elif self.reachability_step():
+                state.step_time += time.monotonic() - started
+            elif not state.dse_exhausted:
+                self.dse_step()
+                state.dse_time += time.monotonic() - started
+            else:
+                break  # nothing left to do in either direction
+            self.coarsen()
+            self.prove()
+            self.account(before)
+
+    def account(self, before: tuple[int, int]) -> None:
+        """it_b: the iteration that reached the final covered count; it_f: the one that
+        reached the final covered and infeasible counts."""
+        covered, infeasible = len(self.board.covered), len(self.board.infeasible)
+        if covered > before[0]:
+            self.board.stats["it_b"] = self.state.iterations
+        if (covered, infeasible) != before:
+            self.board.stats["it_f"] = self.state.iterations
+        self.board.stats["bite_iterations"] = self.state.iterations
+
+    # -------------------------------------------------------------- forward
+
+    def dse_step(self) -> None:
+        """A slice of concolic search; its replays leave S-states (``SStates``)."""
+        slice_ = self.job.budget.child(self.bite.dse_slice)
+        outcome = self.bite.dse.run(self.board, Job(self.job.goals, slice_, state=self.state.concolic))
+        if outcome.stopped in ("exhausted", "done"):
+            self.state.dse_exhausted = True
+        self.board.count("bite_dse_slices")
+        self.absorb_s_states()
+
+    def absorb_s_states(self) -> None:
+        for s in self.new_s:
+            for r in self.state.r_states.get(s.location.id, []):
+                self.add_frontier(s, r)
+        self.new_s.clear()
+
+    def add_frontier(self, s: SState, r: RState) -> None:
+        if r.removed or not _compatible(s.stack, r.stack):
+            return
+        rank = r.depth if self.bite.order == "nearest" else 0
+        heapq.heappush(self.state.frontier, (rank, next(self.state.found), s, r))
+
+    def symbolic_execution_step(self) -> None:
+        """Sec. 4.1: the frontier edge <S, R>: if S /\\ R is satisfiable, its model is a
+        test (run natively through the concolic engine, whose replay adds S-states)."""
+        _, _, s, r = heapq.heappop(self.state.frontier)
+        if r.removed or r.goal not in self.board.open():
+            return
+        self.board.count("bite_execution_steps")
+        inputs = self.meet(s, r)
+        if inputs is None:
+            return
+        concolic = self.state.concolic
+        assert concolic is not None
+        concolic.pending.insert(0, Pending(inputs))
+        slice_ = self.job.budget.child(max(0.2, self.bite.dse_slice / 4))
+        self.bite.dse.run(self.board, Job(self.job.goals, slice_, state=concolic))
+        self.board.count("bite_tests")
+        self.absorb_s_states()
+
+    def meet(self, s: SState, r: RState) -> list[str] | None:
+        """Inputs of a model of S /\\ R (None: unsatisfiable, or no model in time)."""
+        probe = FrameState.of(s.state)
+        try:
+            term = truth(probe, r.formula)
+        except (TypeError, z3.Z3Exception):
+            return None  # the symbolic state cannot evaluate the formula: no test
+        solver = z3.Solver()
+        solver.set("timeout", self.job.budget.solver_timeout_ms(self.bite.solver_cap))
+        solver.add(*probe.path_condition, term)
+        if solver.check() != z3.sat:
+            return None
+        model = solver.model()
+        return [literal(model.eval(read.symbol, model_completion=True), read.type)
+                for read in probe.inputs]
+
+    # -------------------------------------------------------------- backward
+
+    def seed_r_state(self, goal: str) -> None:
+        """The R-states of a goal: the weakest precondition of its own edge."""
+        b = self.state.backward[goal] = Backward(goal)
+        edge = self.board.goals[goal].edge
+        for formula in self.wp.pre(Formula(), edge):
+            self.add_r_state(b, RState(goal, edge.src, (), formula, 0, edge))
+
+    def add_r_state(self, b: Backward, r: RState) -> None:
+        """Add ``r`` unless an R-state of its location and call string with a subset
+        of its literals (a weaker formula) is there already: that one stands for it."""
+        key = (r.location.id, r.stack)
+        literals = r.formula.key
+        kept = b.reached.setdefault(key, [])
+        if any(k <= literals for k in kept):
+            b.subsumed += 1
+            return
+        if b.r_states >= self.bite.max_r_states:
+            b.cut = b.cut or f"more than {self.bite.max_r_states} R-states"
+            return
+        kept.append(literals)
+        b.r_states += 1
+        b.pending.append(r)
+        b.live.append(r)
+        self.state.r_states.setdefault(r.location.id, []).append(r)
+        for s in self.state.s_states.get(r.location.id, []):
+            self.add_frontier(s, r)
+
+    def reachability_step(self) -> bool:
+        """Sec. 4.2: one R-state of some goal (round robin) extended backwards over
+        every CFA edge into its location; False when no goal has one left."""
+        open_ = self.board.open(self.job.goals)
+        goals = [g for g, b in self.state.backward.items() if b.pending and b.cut is None and g in open_]
+        if not goals:
+            return False
+        self.state.turn = (self.state.turn + 1) % len(goals)
+        b = self.state.backward[goals[self.state.turn]]
+        r = b.pending.popleft()
+        self.board.count("bite_reachability_steps")
+        if not r.checked:
+            verdict = self.contradiction(r)
+            if verdict is None:
+                b.pending.appendleft(r)  # the clock cut the check: redo it
+                return True
+            if verdict:
+                self.remove(b, r)
+                return True
+            r.checked = True
+        try:
+            for edge, ctx, loc, stack in self.predecessors(r):
+                cases = [r.formula] if self.irrelevant(r.formula, edge) else self.wp.pre(r.formula, edge, ctx)
+                for formula in cases:
+                    self.add_r_state(b, RState(r.goal, loc, stack, formula, r.depth + 1, edge,
+                                               checked=formula.key == r.formula.key))
+        except Incomplete as cut:
+            b.cut = str(cut)
+        return True
+
+    def predecessors(self, r: RState) -> Iterator[tuple[Edge, CallContext, Location, Stack]]:
+        """Sec. 6: the CFA edges into ``r``'s location with the context of each
+        backward step and where it leads: into a callee's exit through a call it
+        returned from, out of a function's entry into its (known) callers."""
+        loc, stack = r.location, r.stack
+        cfa = self.program.functions[loc.function]
+        if loc is cfa.entry:
+            if stack:
+                call = stack[-1]
+                yield call, CallContext(call, loc.function), call.src, stack[:-1]
+            elif loc.function == self.program.entry:
+                self.state.backward[r.goal].at_start = True
+            elif loc.function in self.address_taken:
+                raise Incomplete(f"the address of {loc.function} is taken: its callers are unknown")
+            else:
+                for call in self.callers.get(loc.function, []):
+                    yield call, CallContext(call, loc.function), call.src, ()
+        for edge in loc.entering:
+            if isinstance(edge, CallEdge):
+                yield from self._through_call(edge, stack)
+            elif isinstance(edge, ReturnEdge):
+                yield edge, CallContext(stack[-1]) if stack else NO_CALL, edge.src, stack
+            elif not isinstance(edge, TerminateEdge):
+                yield edge, NO_CALL, edge.src, stack
+
+    def _through_call(self, call: CallEdge, stack: Stack) -> Iterator[tuple[Edge, CallContext, Location, Stack]]:
+        name = callee_name(call)
+        if name is None:
+            raise Incomplete(f"line {call.line}: a call through a pointer")
+        body = self.program.functions.get(name)
+        if body is None:
+            writes = name not in PURE_EXTERNALS and any(isinstance(a.type, PointerType) for a in call.args)
+            if writes:
+                raise Incomplete(f"line {call.line}: {name} may write memory")
+            yield call, NO_CALL, call.src, stack
+            return
+        if len(stack) >= self.bite.max_stack:
+            raise Incomplete(f"call strings longer than {self.bite.max_stack}")
+        # back into the callee: the same formula at its exit, the call pushed
+        exit_ = body.exit
+        for edge in exit_.entering:
+            if isinstance(edge, ReturnEdge):
+                yield edge, CallContext(call), edge.src, stack + (call,)
+            elif call.lhs is not None:
+                raise Incomplete(f"{name} may end without returning a value")
+            else:
+                yield edge, NO_CALL, edge.src, stack + (call,)
+
+    @staticmethod
+    def irrelevant(formula: Formula, edge: Edge) -> bool:
+        """A loop's condition about none of the formula's variables is skipped (WP of
+        a skipped assume is weaker, hence sound): a loop the goal does not depend on
+        then adds no literal per iteration, and its R-states are subsumed after one."""
+        if not (isinstance(edge, AssumeEdge) and edge.src.is_loop_head and len(formula)):
+            return False
+        mentioned = set().union(*(variables_of(e) for e, _ in formula))
+        return not variables_of(edge.cond) & mentioned
+
+    def contradiction(self, r: RState) -> bool | None:
+        """Whether ``r``'s formula is unsatisfiable (True only on z3's unsat), from its
+        literals over registers alone (a subset: unsat of it is unsat of all); None
+        when the clock cut the check."""
+        literals = [(e, p) for e, p in r.formula if _checkable(e)]
+        if not literals:
+            return False
+        probe = FrameState.of(SymbolicState.havoc_at(self.program, list(r.stack)))
+        try:
+            term = truth(probe, literals)
+        except (TypeError, z3.Z3Exception):
+            return False
+        if probe.imprecise:
+            return False
+        solver = z3.SolverFor("QF_BV")
+        timeout = self.job.budget.solver_timeout_ms(self.bite.solver_cap)
+        solver.set("timeout", timeout)
+        solver.add(*probe.path_condition, term)
+        result = solver.check()
+        if result == z3.unsat:
+            return True
+        if result == z3.unknown and timeout < self.bite.solver_cap * 1000:
+            return None
+        return False
+
+    def remove(self, b: Backward, r: RState) -> None:
+        r.removed = True
+        b.removed += 1
+
+    # -------------------------------------------------------------- coarsening, proofs
+
+    def coarsen(self) -> None:
+        """Sec. 5: the R-states (and with them their frontier edges, lazily) of goals
+        decided since are dropped, and removed R-states leave the location index."""
+        decided = [g for g in self.state.backward if g not in self.board.open()]
+        for g in decided:
+            for r in self.state.backward.pop(g).live:
+                r.removed = True
+        if decided or self.state.iterations % 64 == 0:
+            self.state.r_states = {k: [r for r in rs if not r.removed]
+                                   for k, rs in self.state.r_states.items()}
+
+    def prove(self) -> None:
+        """Inv5: a goal whose backward exploration is complete is infeasible."""
+        open_ = self.board.open()
+        for g, b in list(self.state.backward.items()):
+            if b.complete() and g in open_:
+                self.board.prove_infeasible(
+                    g, f"bite: backward reachability: every weakest precondition towards {g} is "
+                       f"unsatisfiable ({b.r_states} R-states, {b.removed} removed, "
+                       f"{b.subsumed} subsumed)")
+
+
+class Incomplete(Exception):
+    """The backward exploration of a goal cannot consider every path: it proves nothing."""
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _compatible(s_stack: Stack, r_stack: Stack) -> bool:
+    """The R-state's call string is the innermost part of the S-state's call stack."""
+    return len(r_stack) <= len(s_stack) and all(
+        a is b for a, b in zip(reversed(r_stack), reversed(s_stack)))
+
+
+def _checkable(e: Expr) -> bool:
+    """A literal whose encoding over fresh registers is exact: no memory, no address
+    or function value, no floating point, no division (whose guard is a side
+    condition of its own)."""
+    if any(True for _ in memory_reads(e)):
+        return False
+    for sub in e.walk():
+        if isinstance(sub, (AddrOf, FuncRef, StringLit)) or isinstance(sub.type, (FloatType, PointerType)):
+            return False
+        if isinstance(sub, Binary) and sub.op in ("/", "%"):
+            return False
+    return True
+
+
+def _expressions(edge: Edge) -> Iterator[Expr]:
+    for name in ("cond", "lhs", "rhs", "value", "code"):
+        e = getattr(edge, name, None)
+        if isinstance(e, Expr):
+            yield e
+    if isinstance(edge, CallEdge):
+        yield from edge.args
+        if not isinstance(edge.callee, str) and callee_name(edge) is None:
+            yield edge.callee
+
+
+def _address_taken(program: Program) -> set[str]:
+    """Functions named anywhere but as the callee of a direct call: whoever holds their
+    address may call them (a pointer call, a library function)."""
+    out: set[str] = set()
+    for edge in program.edges():
+        for e in _expressions(edge):
+            out |= {sub.name for sub in e.walk() if isinstance(sub, FuncRef)}
+    return out
+
+
+def _callers(program: Program) -> dict[str, list[CallEdge]]:
+    out: dict[str, list[CallEdge]] = {}
+    for edge in program.edges():
+        if isinstance(edge, CallEdge):
+            name = callee_name(edge)
+            if name is not None:
+                out.setdefault(name, []).append(edge)
+    return out
+
+
+__all__ = ["BiTe", "BiTeState", "ORDERS", "from_settings"]
