@@ -11,7 +11,7 @@ from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 
 from concolic_programs import MEMORY, NESTED
-from test_slicing import LOOPING
+from test_concolic_slicing import LOOPING
 
 # rand() is unknown to the model (read as 0): the prefix of every path diverges
 DIVERGING = r"""
