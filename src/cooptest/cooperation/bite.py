@@ -175,15 +175,17 @@ class SStates(Searcher):
     def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
         self.inner.update(tree, path, nodes, negated)
 
-    def observers(self) -> list[Observer]:
+    def observers(self, resumed: Node | None = None) -> list[Observer]:
         seen: set[tuple[int, Stack]] = set()
-        before = [0]  # path-condition length before the edge being observed
+        # path-condition length before the edge being observed; unknown for the first edge
+        # of a replay resumed after ``resumed`` (its state is not taken as an S-state)
+        before: list[int | None] = [0 if resumed is None else None]
 
         def observe(edge: Edge, state: SymbolicState) -> None:
             if isinstance(edge, AssumeEdge) and edge.branch is not None:
                 key = (edge.src.id, tuple(state.call_stack))
                 count = self.gcfg.s_count.get(key, 0)
-                if key not in seen and count < self.per_location:
+                if key not in seen and count < self.per_location and before[0] is not None:
                     seen.add(key)
                     self.gcfg.s_count[key] = count + 1
                     snapshot = FrameState.of(state)
@@ -192,7 +194,7 @@ class SStates(Searcher):
                     self.gcfg.s_states.setdefault(edge.src.id, []).append(s)
                     self.on_new.append(s)
             before[0] = len(state.path_condition)
-        return [observe, *self.inner.observers()]
+        return [observe, *self.inner.observers(resumed)]
 
 
 # ---------------------------------------------------------------------------- the analysis
