@@ -25,6 +25,7 @@ from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
+from cooptest.core.lifetime import die_with_parent
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
@@ -179,7 +180,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
         shutil.rmtree(work, ignore_errors=True)
     if doc is not None:
         print(summary_line(task.name, doc["summary"]), file=sys.stderr)
-        write_html_report(opts.out)
+        write_html_report(opts.out, deadline.remaining())
     return doc, exit_code
 
 
@@ -204,7 +205,9 @@ class SideMeter:
 
     def __init__(self, task: Task, preprocessed: str, work_dir: str) -> None:
         self.task, self.preprocessed, self.work_dir = task, preprocessed, work_dir
-        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
+                                        initializer=die_with_parent,
+                                        initargs=(signal.SIGKILL, os.getpid()))
         self.built = self.pool.submit(CoverageMeter.build_in, task, preprocessed, work_dir)
 
     def measure(self, tests: list[TestCase], deadline: Budget) -> float | None:

@@ -16,6 +16,7 @@ from clitools import cooptest
 from report_programs import PAGE_C
 
 from cooptest.harness.testsuite import read_suite
+from cooptest.report.html import render
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -81,6 +82,20 @@ def test_every_goal_is_marked_on_its_line_with_its_status(run: str, request: pyt
     assert page.rows == list(range(1, PAGE_C.count("\n") + 1))  # one row per source line
     assert "over two lines" in page.line_text(5)  # a comment spanning lines stays on its lines
     assert "<with markup>" in page.line_text(4)  # source text is escaped, not markup
+
+
+def test_a_run_short_of_time_writes_the_page_unhighlighted(predicate_out: Path) -> None:
+    """No time left for Pygments: the same lines, marks and escaping, plain text, and a
+    note saying how to get the highlighted page."""
+    doc = json.loads((predicate_out / "report.json").read_text())
+    tests = read_suite(str(predicate_out / "test-suite.zip"))
+    plain, full = render(doc, tests, seconds=0.0), render(doc, tests)
+    page = Page(plain)
+    assert page.marks == {g["id"]: (g["status"], g["line"]) for g in doc["goals"]}
+    assert page.rows == list(range(1, PAGE_C.count("\n") + 1))
+    assert "<with markup>" in page.line_text(4)
+    assert "without syntax highlighting" in plain and "without syntax highlighting" not in full
+    assert 'class="k"' in full and 'class="k"' not in plain  # Pygments' keyword spans
 
 
 def test_links_lead_to_tests_with_their_inputs_and_to_proofs(random_out: Path,

@@ -71,20 +71,41 @@ def test_hostile_test_leaves_nothing_running_and_its_coverage_intact(tmp_path, n
     assert running(put.executor.binary.path) == []
 
 
-def test_a_sigkilled_cooptest_leaves_no_test_running(tmp_path):
+def helpers_of(marker: str) -> list[int]:
+    """Live processes whose command line names ``marker`` (cooptest and its forks)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                named = marker.encode() in f.read()
+            with open(f"/proc/{pid}/stat") as f:
+                if named and f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("strategy", ["random", "auto"])
+def test_a_sigkilled_cooptest_leaves_no_test_and_no_helper_running(tmp_path, strategy):
+    """Neither the tests nor cooptest's own helpers (lane workers of the portfolio, the
+    builder of the coverage meter) outlive a SIGKILLed run."""
     path = tmp_path / "sleepy.c"
     path.write_text(HEAD + BRANCHES % (FORK % "setsid();" + " sleep(2);"))
     tmp = tmp_path / "tmp"
     tmp.mkdir()
+    out = str(tmp_path / "out")
     proc = subprocess.Popen([sys.executable, "-m", "cooptest.cli", "generate", str(path),
-                             "--budget", "20", "--out", str(tmp_path / "out"), "--quiet",
-                             "--strategy", "random"], env={**os.environ, "TMPDIR": str(tmp)},
+                             "--budget", "20", "--out", out, "--quiet",
+                             "--strategy", strategy], env={**os.environ, "TMPDIR": str(tmp)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while not running(str(tmp)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert running(str(tmp)), "a test was started"
+    assert len(helpers_of(out)) > 1, "cooptest forked its helpers"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     time.sleep(0.5)
     assert running(str(tmp)) == []
+    assert helpers_of(out) == []

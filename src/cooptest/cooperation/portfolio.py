@@ -53,29 +53,6 @@ def lanes_for(jobs: int, settings: Settings) -> list[Lane]:
     return lanes + [Lane([(make("random", 3 + k), None)], f"random-{k}") for k in range(jobs - 2)]
 
 
-class PortfolioState(AnalysisState):
-    stopped: list[list[str]] | None = None  # how each lane's analyses stopped
-
-
-def lanes_for(jobs: int, settings: Settings) -> list[Lane]:
-    """The lanes of ``jobs`` cores (see the module docstring)."""
-    def make(name: str, **extra: object) -> object:
-        return make_analysis(name, replace(settings, extra={**settings.extra, **extra}))
-
-    fallback = (make_analysis("random", replace(settings, seed=settings.seed + 1)), None)
-    testing = Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None), fallback],
-                   "testing")
-    proving = Lane([(make("coveritest", time_pair="20/80", reuse="reuse-arg"), None),
-                    (make("concolic", **{}) if settings.search != "cfg" else make("concolic"), None),
-                    fallback], "proving")
-    if jobs <= 1:
-        return [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), 0.5),
-                      (make("coveritest", time_pair="20/80", reuse="reuse-arg"), None), fallback],
-                     "all")]
-    return [testing, proving] + [Lane([(make("random", ), None)], f"random-{k}")
-                                 for k in range(jobs - 2)]
-
-
 class Portfolio:
     name = "auto"
 

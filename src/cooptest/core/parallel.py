@@ -27,6 +27,7 @@ from typing import Any, Callable
 from cooptest.core.analysis import Analysis, Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
+from cooptest.core.lifetime import die_with_parent
 from cooptest.harness.executor import Execution
 
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
@@ -86,7 +87,8 @@ class Lane:
     stopped: list[str] = field(default_factory=list)
 
 
-def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float) -> None:
+def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int) -> None:
+    die_with_parent(signal.SIGKILL, parent)  # a killed cooptest leaves no worker behind
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a worker ends
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     budget = Budget(deadline)
@@ -115,7 +117,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
     workers = []
     for k, lane in enumerate(lanes):
         wb = WorkerBoard(board, k, outbox, inboxes[k])
-        p = ctx.Process(target=_work, args=(lane, wb, goals, budget.deadline), daemon=True)
+        p = ctx.Process(target=_work, args=(lane, wb, goals, budget.deadline, os.getpid()), daemon=True)
         p.start()
         workers.append(p)
     alive = set(range(len(lanes)))

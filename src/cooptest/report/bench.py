@@ -12,7 +12,6 @@ not run again (a table of another configuration is refused rather than mixed in)
 from __future__ import annotations
 
 import argparse
-import ctypes
 import csv
 import glob
 import json
@@ -29,6 +28,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from cooptest.arguments import budget_seconds, folder, positive_count
+from cooptest.core.lifetime import die_with_parent
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
 
@@ -39,8 +39,6 @@ CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov")  # what makes 
 # What a generate process on a Ray worker needs of the driver's environment to be the
 # same cooptest with the same caches and referee.
 FORWARDED_ENV = ("PYTHONPATH", "COOPTEST_CACHE", "COOPTEST_TESTCOV_MEASURE", "XDG_CACHE_HOME")
-PR_SET_PDEATHSIG = 1
-_PRCTL = ctypes.CDLL(None, use_errno=True).prctl  # looked up here, not in a forked child
 
 
 def testcov_measure() -> Path:
@@ -165,7 +163,7 @@ def _die_with_parent() -> None:
     killed bench or Ray worker), so that no orphan keeps writing into a folder that a
     resumed benchmark runs the task in again; SIGTERM makes generate write its outputs
     and stop."""
-    _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
+    die_with_parent(signal.SIGTERM)
 
 
 def configuration(args: argparse.Namespace) -> dict[str, object]:

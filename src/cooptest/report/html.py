@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from html import escape
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,9 @@ BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "ori
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
 CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
+# Pygments' C lexer takes about 10 µs per byte of source (5 s for a 20k-line program);
+# a run that has less time left than twice that writes its page unhighlighted.
+HIGHLIGHT_SECONDS_PER_BYTE = 2e-5
 
 # The templates of every file cooptest writes for people (this page, ``cooptest export``'s
 # C files and Makefile); HTML escaping for HTML templates only.
@@ -68,8 +72,10 @@ class SourceLine:
         return next((s for s in ("unknown", "infeasible", "covered") if s in found), "")
 
 
-def write_html_report(out_dir: str) -> str:
-    """Render ``out_dir/report.html`` from the run's outputs there; returns its path."""
+def write_html_report(out_dir: str, seconds: float | None = None) -> str:
+    """Render ``out_dir/report.html`` from the run's outputs there; returns its path.
+    With ``seconds`` (what a run has left of its budget), the source is highlighted only
+    if that fits: ``cooptest report OUT`` renders the highlighted page later."""
     from cooptest.generate import REPORT, SUITE  # generate calls us: import it lazily
     report_path = os.path.join(out_dir, REPORT)
     try:
@@ -84,13 +90,14 @@ def write_html_report(out_dir: str) -> str:
     path = os.path.join(out_dir, HTML)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        f.write(render(doc, tests))
+        f.write(render(doc, tests, seconds))
     os.replace(tmp, path)  # a reader never sees half a page
     return path
 
 
-def render(doc: dict[str, Any], tests: list[TestCase]) -> str:
-    """The page for the report document ``doc`` and the suite's ``tests``."""
+def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = None) -> str:
+    """The page for the report document ``doc`` and the suite's ``tests``; the source
+    is highlighted unless ``seconds`` are too few for it."""
     program = doc["program"]
     try:
         with open(program, encoding="utf-8", errors="replace") as f:
@@ -99,9 +106,10 @@ def render(doc: dict[str, Any], tests: list[TestCase]) -> str:
         raise UserError("the program of this report is not readable", program) from None
     goals = doc["goals"]
     summary = doc["summary"]
+    highlighted = seconds is None or seconds > HIGHLIGHT_SECONDS_PER_BYTE * len(source)
     return TEMPLATES.get_template("report.html.j2").render(
         title=os.path.basename(program), program=program, doc=doc, summary=summary,
-        settings=_settings(doc), lines=source_lines(source, goals),
+        settings=_settings(doc), lines=source_lines(source, goals, highlighted), highlighted=highlighted,
         functions=function_rows(goals), tests=_tests(tests, goals),
         noted={g["id"]: g for g in goals if g["status"] == "infeasible" or _notes(g)},
         extra_keys=sorted({k for g in goals for k in _notes(g)}),
@@ -115,14 +123,17 @@ def _notes(goal: dict[str, Any]) -> list[str]:
     return [k for k, v in goal.items() if k not in BASE_FIELDS and v is not None]
 
 
-def source_lines(source: str, goals: list[dict[str, Any]]) -> list[SourceLine]:
-    """Every source line, highlighted, with the goals on it.
+def source_lines(source: str, goals: list[dict[str, Any]], highlighted: bool = True) -> list[SourceLine]:
+    """Every source line, highlighted (or only escaped), with the goals on it.
 
     Pygments' HTML formatter closes and reopens its spans at every line end (it has to,
     for its own line numbers), so its output splits into lines of balanced markup."""
-    lexer = CLexer(stripnl=False, ensurenl=True)
-    lexer.add_filter(_PlainWhitespace())
-    html = highlight(source, lexer, HtmlFormatter(nowrap=True))
+    if highlighted:
+        lexer = CLexer(stripnl=False, ensurenl=True)
+        lexer.add_filter(_PlainWhitespace())
+        html = highlight(source, lexer, HtmlFormatter(nowrap=True))
+    else:
+        html = escape(source if source.endswith("\n") else source + "\n", quote=False)
     by_line: dict[int, list[dict[str, Any]]] = {}
     for g in goals:
         by_line.setdefault(g["line"], []).append(g)
