@@ -67,6 +67,7 @@ def build_parser() -> Parser:
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     from cooptest.cooperation.coveritest import REUSE_TYPES, TIME_PAIRS
+    from cooptest.core.memory import DEFAULT_LIMIT_MB
     g = sub.add_parser("generate", help="generate a test suite")
     g.add_argument("target", metavar="PROG.c|TASK.yml")
     g.add_argument("--budget", type=budget_seconds, required=True, metavar="SECONDS")
@@ -93,6 +94,9 @@ def build_parser() -> Parser:
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
     g.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
+    g.add_argument("--memory", type=positive_count, default=DEFAULT_LIMIT_MB, metavar="MB",
+                   help="memory of cooptest's own processes together (default %(default)s MB; "
+                        "each test has its own limit)")
     g.add_argument("--quiet", action="store_true", help="no live progress display")
 
     c = sub.add_parser("cfa", help="build the control-flow automaton and count it")
@@ -180,7 +184,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         extra["testing_share"] = args.testing_share
     settings = Settings(args.search, args.partitions, args.seed, extra)
     opts = Options(args.target, args.budget, args.out, args.strategy, settings, args.seed_suite,
-                   args.data_model, args.quiet, started=STARTED)
+                   args.data_model, args.quiet, args.memory, started=STARTED)
     _, code = generate(load_target(args.target, args.data_model), opts)
     return code
 

@@ -26,6 +26,7 @@ from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent
+from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
@@ -54,6 +55,7 @@ class Options:
     seed_suite: str | None = None
     data_model: DataModel | None = None
     quiet: bool = False
+    memory_mb: int = DEFAULT_LIMIT_MB  # cooptest's own processes together (core.memory)
     started: float = field(default_factory=time.monotonic)  # when the budget began
 
 
@@ -156,11 +158,14 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 board = GoalBoard(frontend.program, executor, suite)
                 board.listeners.append(report)
                 report.write(board)
-                with Progress(board, task.name, report.strategy, opts.budget, opts.quiet):
+                memory = MemoryWatch(opts.memory_mb, budget,
+                                     lambda pid: board.count("workers_killed_for_memory"))
+                with Progress(board, task.name, report.strategy, opts.budget, opts.quiet), memory:
                     for inputs in seed_tests:
                         board.submit(inputs, "seed-suite")
                     outcome = analysis.run(board, Job(board.open(), budget))
-                report.extra["stopped"] = outcome.stopped
+                report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
+                report.extra["memory_peak_mb"] = memory.peak_mb
                 board.reduce()
                 measured = meter.measure(board.tests, deadline)
                 if measured is not None:

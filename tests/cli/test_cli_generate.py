@@ -157,6 +157,26 @@ def test_default_strategy_is_the_portfolio(tmp_path: Path, triangle: Path) -> No
     assert doc["summary"]["stopped"] == "done"  # ends early: every goal decided
 
 
+@pytest.mark.parametrize("strategy", ["random", "auto"])
+def test_memory_limit_stops_the_analysis_with_valid_outputs(tmp_path: Path, triangle: Path,
+                                                            strategy: str) -> None:
+    """Over --memory, helpers are killed and the parent's analysis is stopped: the run ends
+    long before its budget, says why, reports its peak and keeps a valid suite."""
+    started = time.monotonic()
+    proc = cooptest("generate", triangle, "--budget", "30", "--out", tmp_path, "--quiet",
+                    "--strategy", strategy, "--memory", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - started < 15
+    summary = check_report(tmp_path)["summary"]
+    assert summary["stopped"] == "memory" and summary["memory_peak_mb"] > 1
+    assert len(read_suite(str(tmp_path / "test-suite.zip"))) == summary["tests"]
+    if strategy == "auto":
+        assert summary["workers_killed_for_memory"] >= 1
+    roomy = cooptest("generate", triangle, "--budget", "10", "--out", tmp_path / "roomy", "--quiet",
+                     "--strategy", strategy)
+    assert check_report(tmp_path / "roomy")["summary"]["stopped"] != "memory"
+
+
 DEAD_INSIDE = """extern int __VERIFIER_nondet_int(void);
 int main(void) {
   int x = __VERIFIER_nondet_int();
