@@ -97,6 +97,8 @@ def build_parser() -> Parser:
     g.add_argument("--memory", type=positive_count, default=DEFAULT_LIMIT_MB, metavar="MB",
                    help="memory of cooptest's own processes together (default %(default)s MB; "
                         "each test has its own limit)")
+    g.add_argument("--no-reduce", dest="reduce", action="store_false",
+                   help="keep every test found (default: a minimal set covering every covered goal)")
     g.add_argument("--quiet", action="store_true", help="no live progress display")
 
     c = sub.add_parser("cfa", help="build the control-flow automaton and count it")
@@ -184,7 +186,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         extra["testing_share"] = args.testing_share
     settings = Settings(args.search, args.partitions, args.seed, extra)
     opts = Options(args.target, args.budget, args.out, args.strategy, settings, args.seed_suite,
-                   args.data_model, args.quiet, args.memory, started=STARTED)
+                   args.data_model, args.quiet, args.memory, args.reduce,
+                   started=STARTED)
     _, code = generate(load_target(args.target, args.data_model), opts)
     return code
 

@@ -16,7 +16,6 @@ import multiprocessing
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
@@ -56,6 +55,7 @@ class Options:
     data_model: DataModel | None = None
     quiet: bool = False
     memory_mb: int = DEFAULT_LIMIT_MB  # cooptest's own processes together (core.memory)
+    reduce: bool = True  # the suite reduced to a minimal cover of the covered goals
     started: float = field(default_factory=time.monotonic)  # when the budget began
 
 
@@ -141,6 +141,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     safe = SafePoints(deadline, deadline)
     work = tempfile.mkdtemp(prefix="cooptest-")
     board: GoalBoard | None = None
+    meter: SideMeter | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
                     opts.strategy,
                     opts.settings.search if STRATEGIES[opts.strategy].uses_search else None,
@@ -166,7 +167,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     outcome = analysis.run(board, Job(board.open(), budget))
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 report.extra["memory_peak_mb"] = memory.peak_mb
-                board.reduce()
+                if opts.reduce:
+                    board.reduce()
                 measured = meter.measure(board.tests, deadline)
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured
@@ -176,6 +178,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
                     signal.signal(s, signal.SIG_IGN)  # let the last report land
+                if meter is not None:
+                    meter.close()
                 if board is not None:
                     doc = report.write(board)
                 elif safe.stopped is not None:
@@ -206,22 +210,45 @@ class SideMeter:
     built by a child process while the analysis runs (on the other core, without
     taking the analysis's interpreter lock): at the end only the final suite's native
     runs and one gcov are left. None when the program is not built by the deadline, or
-    the suite does not fit in the time left."""
+    the suite does not fit in the time left. The child is a daemon that dies with the
+    run: neither a signal nor a kill leaves it behind or waits for it."""
 
     def __init__(self, task: Task, preprocessed: str, work_dir: str) -> None:
         self.task, self.preprocessed, self.work_dir = task, preprocessed, work_dir
-        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
-                                        initializer=die_with_parent,
-                                        initargs=(signal.SIGKILL, os.getpid()))
-        self.built = self.pool.submit(CoverageMeter.build_in, task, preprocessed, work_dir)
+        ctx = multiprocessing.get_context("fork")
+        self.result, sender = ctx.Pipe(duplex=False)
+        self.builder = ctx.Process(target=_build_labelled, daemon=True,
+                                   args=(sender, task, preprocessed, work_dir, os.getpid()))
+        self.builder.start()
+        sender.close()
 
     def measure(self, tests: list[TestCase], deadline: Budget) -> float | None:
         try:
-            built = self.built.result(timeout=max(0.0, deadline.remaining() - GCOV_TIME))
-            meter = CoverageMeter(self.task, self.preprocessed, self.work_dir, built)
-        except Exception:  # noqa: BLE001 - late or failed: no count is better than a failed run
+            if not self.result.poll(max(0.0, deadline.remaining() - GCOV_TIME)):
+                return None
+            built = self.result.recv()
+        except (EOFError, OSError):  # the builder died
             return None
         finally:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.close()
+        if built is None:
+            return None
+        meter = CoverageMeter(self.task, self.preprocessed, self.work_dir, built)
         result = meter.measure(tests, deadline.deadline - GCOV_TIME)
         return None if result is None else round(result.percent, 2)
+
+    def close(self) -> None:
+        if self.builder.is_alive():
+            self.builder.kill()
+        self.builder.join()
+        self.result.close()
+
+
+def _build_labelled(result: Any, task: Task, preprocessed: str, work_dir: str, parent: int) -> None:
+    """The builder's body: the labelled program's folder, or None if it did not build."""
+    die_with_parent(signal.SIGKILL, parent)
+    try:
+        built: str | None = CoverageMeter.build_in(task, preprocessed, work_dir)
+    except Exception:  # noqa: BLE001 - no count is better than a failed run
+        built = None
+    result.send(built)

@@ -89,13 +89,16 @@ def test_a_run_short_of_time_writes_the_page_unhighlighted(predicate_out: Path) 
     note saying how to get the highlighted page."""
     doc = json.loads((predicate_out / "report.json").read_text())
     tests = read_suite(str(predicate_out / "test-suite.zip"))
-    plain, full = render(doc, tests, seconds=0.0), render(doc, tests)
+    plain, full = render(doc, tests, seconds=1e-9), render(doc, tests)
     page = Page(plain)
     assert page.marks == {g["id"]: (g["status"], g["line"]) for g in doc["goals"]}
     assert page.rows == list(range(1, PAGE_C.count("\n") + 1))
     assert "<with markup>" in page.line_text(4)
-    assert "without syntax highlighting" in plain and "without syntax highlighting" not in full
+    assert "Shown without syntax highlighting" in plain and "no time left" not in full
     assert 'class="k"' in full and 'class="k"' not in plain  # Pygments' keyword spans
+    late = render(doc, tests, seconds=0.0)  # past the budget: no source, the rest stays
+    assert Page(late).rows == [] and "The source is not shown" in late
+    assert f'data-key="covered">{doc["summary"]["covered"]}<' in late
 
 
 def test_links_lead_to_tests_with_their_inputs_and_to_proofs(random_out: Path,

@@ -107,6 +107,8 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
     goals = doc["goals"]
     summary = doc["summary"]
     highlighted = seconds is None or seconds > HIGHLIGHT_SECONDS_PER_BYTE * len(source)
+    if seconds is not None and seconds <= 0:
+        source = ""  # past the budget already: the summary and tables only
     return TEMPLATES.get_template("report.html.j2").render(
         title=os.path.basename(program), program=program, doc=doc, summary=summary,
         settings=_settings(doc), lines=source_lines(source, goals, highlighted), highlighted=highlighted,
@@ -133,7 +135,7 @@ def source_lines(source: str, goals: list[dict[str, Any]], highlighted: bool = T
         lexer.add_filter(_PlainWhitespace())
         html = highlight(source, lexer, HtmlFormatter(nowrap=True))
     else:
-        html = escape(source if source.endswith("\n") else source + "\n", quote=False)
+        html = escape(source if source.endswith("\n") or not source else source + "\n", quote=False)
     by_line: dict[int, list[dict[str, Any]]] = {}
     for g in goals:
         by_line.setdefault(g["line"], []).append(g)
