@@ -20,6 +20,7 @@ import multiprocessing as mp
 import os
 import queue
 import signal
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -31,6 +32,7 @@ from cooptest.core.lifetime import die_with_parent
 from cooptest.harness.executor import Execution
 
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
+EXECUTIONS_EVERY = 0.5  # seconds between a worker's reports of its native runs
 
 
 class WorkerBoard(GoalBoard):
@@ -42,6 +44,8 @@ class WorkerBoard(GoalBoard):
         self.covered, self.infeasible = dict(parent.covered), dict(parent.infeasible)
         self.worker, self.outbox, self.inbox = worker, outbox, inbox
         self.records = list(parent.records)  # the tests so far: concolic and random seed from them
+        self._reported = 0  # native runs the parent has been told of
+        self._reported_at = time.monotonic()
 
     def sync(self) -> None:
         while True:
@@ -60,7 +64,15 @@ class WorkerBoard(GoalBoard):
         ex = super().submit(inputs, origin)
         if ex.new:
             self.outbox.put(("test", self.worker, (list(inputs), self._tagged(origin), ex)))
+        if time.monotonic() - self._reported_at > EXECUTIONS_EVERY:
+            self.report_executions()
         return ex
+
+    def report_executions(self) -> None:
+        """Native runs since the last report, counted by the parent in batches."""
+        if self.executions > self._reported:
+            self.outbox.put(("executions", self.worker, self.executions - self._reported))
+            self._reported, self._reported_at = self.executions, time.monotonic()
 
     def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
         self.sync()
@@ -103,6 +115,7 @@ def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float
     except Exception:  # noqa: BLE001 - reported by the parent, which goes on without us
         board.outbox.put(("error", board.worker, traceback.format_exc(limit=8)))
     finally:
+        board.report_executions()
         board.outbox.put(("exit", board.worker, None))
         board.executor.close()
 
@@ -141,6 +154,8 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 board.refused.setdefault(*value)
             elif kind == "count":
                 board.count(*value)
+            elif kind == "executions":
+                board.executions += value
             elif kind == "analysis":
                 board.notify("analysis", worker=k, analysis=value)
             elif kind == "stopped":
