@@ -1,6 +1,6 @@
 """``cooptest``: the command line.
 
-    cooptest generate PROG.c|TASK.yml --budget S --out DIR [--strategy ...]
+    cooptest generate PROG.c|TASK.yml [--budget S] [--out DIR] [--strategy ...]
     cooptest cfa PROG.c|TASK.yml [--json] [--dot FILE]
     cooptest coverage PROG.c|TASK.yml SUITE.zip [--json]
     cooptest bench TASKS... --strategy S --budget B [--jobs J] --out DIR [--testcov] [--ray ADDRESS]
@@ -32,6 +32,7 @@ from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, S
 from cooptest.errors import UserError
 from cooptest.task import Task, load_task
 
+DEFAULT_BUDGET, DEFAULT_OUT = 60.0, "cooptest-out"
 STARTED = time.monotonic()  # a budget counts from here: imports are part of the run
 EXIT_USER, EXIT_INTERNAL = 2, 3
 SOURCE_SUFFIXES = (".c", ".i", ".yml", ".yaml")
@@ -70,8 +71,11 @@ def build_parser() -> Parser:
     from cooptest.core.memory import DEFAULT_LIMIT_MB
     g = sub.add_parser("generate", help="generate a test suite")
     g.add_argument("target", metavar="PROG.c|TASK.yml")
-    g.add_argument("--budget", type=budget_seconds, required=True, metavar="SECONDS")
-    g.add_argument("--out", type=folder, required=True, metavar="DIR")
+    g.add_argument("--budget", type=budget_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
+                   help="wall time of the whole run, parsing and reporting included "
+                        "(default %(default)g; the run ends earlier once every goal is decided)")
+    g.add_argument("--out", type=folder, default=DEFAULT_OUT, metavar="DIR",
+                   help="where the suite and the reports go (default ./%(default)s)")
     g.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY)
     g.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH,
                    help="search strategy of concolic testing")

@@ -10,10 +10,10 @@ SHARED = REPO.parent / "shared"
 EXAMPLES = REPO / "examples"
 
 
-def cooptest(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
+def cooptest(*args: object, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "cooptest.cli", *map(str, args)],
                           capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def cooptest_process(*args: object) -> subprocess.Popen:

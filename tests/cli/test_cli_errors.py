@@ -52,7 +52,7 @@ def test_unsupported_construct(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args", [
     ["generate", "X.c", "--budget", "1", "--out", "o", "--bogus"],
-    ["generate", "X.c", "--out", "o"],  # no --budget
+    ["generate", "X.c", "--budget", "nan", "--out", "o"],
     ["generate", "X.c", "--budget", "-3", "--out", "o"],
     ["generate", "X.c", "--budget", "1", "--out", "o", "--strategy", "magic"],
     ["frobnicate"],

@@ -148,10 +148,14 @@ def test_referee_agrees_with_coverage_command(random_run: Path, triangle: Path,
     assert result["coverage"] == pytest.approx(ours["coverage"], abs=1.0)
 
 
-def test_default_strategy_is_the_portfolio(tmp_path: Path, triangle: Path) -> None:
-    proc = cooptest("generate", triangle, "--budget", "10", "--out", tmp_path, "--quiet")
+def test_defaults_portfolio_budget_and_output_folder(tmp_path: Path, triangle: Path) -> None:
+    """``cooptest generate prog.c`` alone: the portfolio, 60 s at most (it ends as soon as
+    every goal is decided), outputs in ./cooptest-out."""
+    started = time.monotonic()
+    proc = cooptest("generate", triangle, "--quiet", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    doc = check_report(tmp_path)
+    assert time.monotonic() - started < 30
+    doc = check_report(tmp_path / "cooptest-out")
     assert doc["strategy"] == "auto"
     assert doc["summary"]["covered"] == doc["summary"]["goals"]  # every triangle goal is feasible
     assert doc["summary"]["stopped"] == "done"  # ends early: every goal decided
