@@ -29,6 +29,7 @@ from pathlib import Path
 
 from cooptest.arguments import budget_seconds, folder, positive_count
 from cooptest.core.lifetime import die_with_parent
+from cooptest.core.memory import DEFAULT_LIMIT_MB
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
 
@@ -89,8 +90,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ray", metavar="ADDRESS",
                    help="run the tasks on the Ray cluster at ADDRESS (host:port of its head, "
                         "or auto); task files and --out must be on a file system every node sees")
-    p.add_argument("--memory", type=int, default=2048, metavar="MB",
-                   help="with --ray: memory each task reserves on the cluster (default 2048)")
+    p.add_argument("--memory", type=positive_count, default=DEFAULT_LIMIT_MB, metavar="MB",
+                   help="memory of each generate run (its --memory), and with --ray what each "
+                        "task reserves on the cluster (default %(default)s)")
 
 
 def expand(tasks: list[str]) -> list[str]:
@@ -119,7 +121,7 @@ def run_task(task: str, args: argparse.Namespace) -> Row:
     out = os.path.join(args.out, run_name(task))
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", task, "--budget", str(args.budget),
            "--out", out, "--strategy", args.strategy, "--search", args.search,
-           "--seed", str(args.seed), "--quiet"]
+           "--seed", str(args.seed), "--memory", str(args.memory), "--quiet"]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
