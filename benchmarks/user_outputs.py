@@ -71,6 +71,9 @@ def html(out: Path) -> None:
         if gen.returncode != 0:
             print(f"| {target.name} | generate failed: {gen.stderr.strip()[-200:]} |")
             continue
+        # the full page, as `cooptest report` renders it (a run short of time at its end
+        # writes it unhighlighted)
+        cooptest("report", run)
         doc = json.loads((run / "report.json").read_text())
         page = run / "report.html"
         probe = run / "probe.html"

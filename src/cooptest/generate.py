@@ -32,13 +32,14 @@ from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.coverage import CoverageMeter
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
-from cooptest.report.html import write_html_report
+from cooptest.report.html import page_seconds, write_html_report
 from cooptest.report.progress import Progress, summary_line
 from cooptest.report.report import Report
 from cooptest.task import Task
 
 FINAL_RESERVE = 0.1  # of the budget, at most FINAL_RESERVE_MAX s: the final suite's coverage
-FINAL_RESERVE_MAX = 3.0  # count, the report and its HTML page
+FINAL_RESERVE_MAX = 3.0  # count and report.json; report.html's time comes on top of it
+RESERVE_SHARE_MAX = 0.25  # of the budget: what the end of a run may take at most
 GCOV_TIME = 0.3  # seconds kept for gcov itself
 OVERTIME = 0.1  # seconds past the budget when the run is stopped wherever it is
 SUITE, REPORT = "test-suite.zip", "report.json"
@@ -131,8 +132,11 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
     # The whole run stays within the budget: the TestCov-style coverage count is built on
     # the side while the analysis runs, which leaves only a small reserve at the end for
-    # running the final suite on it.
-    analysis_time = opts.budget - min(FINAL_RESERVE_MAX, FINAL_RESERVE * opts.budget)
+    # running the final suite on it, and the time to write report.html, which grows with
+    # the program (past the reserve, the page is written unhighlighted).
+    page = page_seconds(os.path.getsize(task.program))
+    reserve = min(FINAL_RESERVE_MAX, FINAL_RESERVE * opts.budget) + page
+    analysis_time = opts.budget - min(reserve, RESERVE_SHARE_MAX * opts.budget)
     settings = replace(opts.settings, extra={"budget": analysis_time, **opts.settings.extra})
     analysis = make_analysis(opts.strategy, settings)
     output_folder(opts.out)
@@ -169,7 +173,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra["memory_peak_mb"] = memory.peak_mb
                 if opts.reduce:
                     board.reduce()
-                measured = meter.measure(board.tests, deadline)
+                measured = meter.measure(board.tests, deadline.child(deadline.remaining() - page))
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:

@@ -32,9 +32,15 @@ BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "ori
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
 CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
-# Pygments' C lexer takes about 10 µs per byte of source (5 s for a 20k-line program);
-# a run that has less time left than twice that writes its page unhighlighted.
-HIGHLIGHT_SECONDS_PER_BYTE = 2e-5
+# Highlighting and laying out the page take about 10 µs per byte of source (Pygments'
+# C lexer most of it: 5 s for a 20k-line program); a little more is what a run keeps
+# for its page (``page_seconds``), and a run with less time left writes it unhighlighted.
+PAGE_SECONDS_PER_BYTE = 1.2e-5
+
+
+def page_seconds(source_bytes: int) -> float:
+    """The time to keep for writing the highlighted page of a source of this size."""
+    return 0.05 + PAGE_SECONDS_PER_BYTE * source_bytes
 
 # The templates of every file cooptest writes for people (this page, ``cooptest export``'s
 # C files and Makefile); HTML escaping for HTML templates only.
@@ -106,7 +112,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         raise UserError("the program of this report is not readable", program) from None
     goals = doc["goals"]
     summary = doc["summary"]
-    highlighted = seconds is None or seconds > HIGHLIGHT_SECONDS_PER_BYTE * len(source)
+    highlighted = seconds is None or seconds > page_seconds(len(source))
     if seconds is not None and seconds <= 0:
         source = ""  # past the budget already: the summary and tables only
     return TEMPLATES.get_template("report.html.j2").render(
