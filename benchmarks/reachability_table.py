@@ -30,9 +30,9 @@ ANALYSES = ("value", "predicate", "mgp")
 CROSS = ("random", "concolic")  # further strategies whose suites the soundness check replays
 
 
-def generate(task: Path, strategy: str, budget: float, out: Path) -> dict:
+def generate(task: Path, strategy: str, budget: float, out: Path, options: tuple[str, ...] = ()) -> dict:
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", str(task), "--budget", str(budget),
-           "--out", str(out), "--quiet", "--strategy", strategy]
+           "--out", str(out), "--quiet", "--strategy", strategy, *options]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget * 3 + 120)
     summary: dict = {"rc": proc.returncode, "out": str(out)}
     report = out / "report.json"

@@ -91,6 +91,9 @@ def build_parser() -> Parser:
                    help="crabs: the share of each round given to concolic testing (default 0.8)")
     g.add_argument("--no-monitor", action="store_true",
                    help="crabs: alternate without steering concolic search by monitors")
+    g.add_argument("--frontier-order", choices=("nearest", "found"),
+                   help="bite: which frontier edge first: the R-state fewest backward steps from "
+                        "its goal (default), or the order edges were found (the paper's)")
     g.add_argument("--jobs", type=positive_count, metavar="N",
                    help="auto: cores to use (default: all)")
     g.add_argument("--parallel", action="store_true",
@@ -185,7 +188,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from cooptest.core.registry import Settings
     extra = {k: v for k, v in (("sequence", args.sequence), ("time_pair", args.time_pair),
                                ("reuse", args.reuse), ("parallel", args.parallel),
-                               ("jobs", args.jobs), ("no_monitor", args.no_monitor)) if v}
+                               ("jobs", args.jobs), ("no_monitor", args.no_monitor),
+                               ("bite_order", args.frontier_order)) if v}
     if args.testing_share is not None:
         extra["testing_share"] = args.testing_share
     settings = Settings(args.search, args.partitions, args.seed, extra)

@@ -276,3 +276,13 @@ def test_missing_strategy_module_is_one_line(monkeypatch: pytest.MonkeyPatch, tr
     assert code == 2
     assert err.splitlines() == ["cooptest: strategy 'predicate' is not available in this "
                                 "installation (cooptest.analyses.reachability is missing)"]
+
+
+@pytest.mark.parametrize("order", ["nearest", "found"])
+def test_bite_decides_every_goal_of_guarded_in_either_frontier_order(tmp_path: Path, order: str) -> None:
+    guarded = Path(__file__).resolve().parents[2] / "examples" / "guarded.c"
+    proc = cooptest("generate", guarded, "--strategy", "bite", "--frontier-order", order,
+                    "--budget", "20", "--out", tmp_path, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    summary = check_report(tmp_path)["summary"]
+    assert summary["unknown"] == 0 and summary["infeasible"] == 2  # the error call's branch
