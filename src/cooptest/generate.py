@@ -24,7 +24,7 @@ from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.core.lifetime import die_with_parent
+from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals
 from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
@@ -152,7 +152,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     configuration=getattr(analysis, "configuration", None))
     exit_code, doc = 0, None
     try:
-        with safe.installed():
+        with _tmpdir(work), safe.installed():  # tests' folders, gcc's files: all in work
             try:
                 suite = SuiteWriter(os.path.join(opts.out, SUITE), task)  # valid from the start
                 if os.path.exists(report.path):
@@ -197,6 +197,23 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     return doc, exit_code
 
 
+@contextmanager
+def _tmpdir(folder: str) -> Iterator[None]:
+    """Every temporary file of this process and its children goes under ``folder``:
+    tests' working folders, a killed compiler's files, helpers' scratch; so that removing
+    ``folder`` leaves nothing behind, whatever ended the run."""
+    before, before_env = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir, os.environ["TMPDIR"] = folder, folder
+    try:
+        yield
+    finally:
+        tempfile.tempdir = before
+        if before_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before_env
+
+
 def output_folder(path: str) -> None:
     """The folder the suite and report go to, created; a UserError if it cannot be."""
     if os.path.exists(path) and not os.path.isdir(path):
@@ -223,7 +240,7 @@ class SideMeter:
         self.result, sender = ctx.Pipe(duplex=False)
         self.builder = ctx.Process(target=_build_labelled, daemon=True,
                                    args=(sender, task, preprocessed, work_dir, os.getpid()))
-        self.builder.start()
+        start_forked(self.builder)
         sender.close()
 
     def measure(self, tests: list[TestCase], deadline: Budget) -> float | None:
@@ -243,7 +260,10 @@ class SideMeter:
 
     def close(self) -> None:
         if self.builder.is_alive():
-            self.builder.kill()
+            try:  # the builder and its compiler: a process group of their own
+                os.killpg(self.builder.pid, signal.SIGKILL)
+            except OSError:
+                pass
         self.builder.join()
         self.result.close()
 
@@ -251,6 +271,8 @@ class SideMeter:
 def _build_labelled(result: Any, task: Task, preprocessed: str, work_dir: str, parent: int) -> None:
     """The builder's body: the labelled program's folder, or None if it did not build."""
     die_with_parent(signal.SIGKILL, parent)
+    take_own_signals()
+    os.setpgrp()
     try:
         built: str | None = CoverageMeter.build_in(task, preprocessed, work_dir)
     except Exception:  # noqa: BLE001 - no count is better than a failed run

@@ -119,3 +119,16 @@ def test_sigterm_while_parsing_leaves_a_report_and_no_temp_files(tmp_path):
     doc = json.loads((out / "report.json").read_text())
     assert "SIGTERM" in doc["summary"].get("stopped", "SIGTERM")
     assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("budget", ["1", "4"])
+def test_a_run_leaves_no_temporary_files(tmp_path, budget):
+    """Tests' working folders, the workers' and the coverage builder's (a compiler killed
+    at the deadline included): all under the run's own folder, removed with it."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    r = subprocess.run([sys.executable, "-m", "cooptest.cli", "generate", GUARDED, "--budget",
+                        budget, "--out", tmp_path / "o", "--quiet", "--strategy", "auto"],
+                       capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert list(tmp.iterdir()) == []

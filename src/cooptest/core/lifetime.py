@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 _PRCTL = ctypes.CDLL(None, use_errno=True).prctl  # looked up here, not in a forked child
@@ -21,3 +22,25 @@ def die_with_parent(sig: int = signal.SIGKILL, parent: int | None = None) -> Non
     _PRCTL(PR_SET_PDEATHSIG, sig)
     if parent is not None and os.getppid() != parent:
         os.kill(os.getpid(), sig)
+
+
+STOPPING = {signal.SIGTERM, signal.SIGINT}
+
+
+def start_forked(process: Any) -> None:
+    """Start a forked ``multiprocessing`` process with SIGTERM and SIGINT blocked: a
+    signal between the fork and the child's own handlers (``take_own_signals``) would
+    otherwise run the parent's handler in the child."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    try:
+        process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+
+
+def take_own_signals() -> None:
+    """In a child started by ``start_forked``: SIGTERM ends it, SIGINT (a Ctrl-C meant
+    for the parent, which decides when its helpers end) is ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from cooptest.core.analysis import Analysis, Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.core.lifetime import die_with_parent
+from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals
 from cooptest.harness.executor import Execution
 
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
@@ -101,8 +101,7 @@ class Lane:
 
 def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int) -> None:
     die_with_parent(signal.SIGKILL, parent)  # a killed cooptest leaves no worker behind
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a worker ends
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    take_own_signals()
     budget = Budget(deadline)
     try:
         for analysis, share in lane.analyses:
@@ -131,7 +130,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
     for k, lane in enumerate(lanes):
         wb = WorkerBoard(board, k, outbox, inboxes[k])
         p = ctx.Process(target=_work, args=(lane, wb, goals, budget.deadline, os.getpid()), daemon=True)
-        p.start()
+        start_forked(p)
         workers.append(p)
     alive = set(range(len(lanes)))
     stopped: list[list[str]] = [[] for _ in lanes]
