@@ -3,6 +3,7 @@ in one line, why it cannot (argparse turns that into a UserError, exit 2)."""
 from __future__ import annotations
 
 import argparse
+from typing import Any, Callable
 
 from cooptest.cfa.ctype import DataModel
 
@@ -17,37 +18,32 @@ def data_model(text: str) -> DataModel:
 MAX_BUDGET = 7 * 24 * 3600.0  # a week: beyond, a budget is a typo, not a plan
 
 
+def _number(text: str, kind: type, within: Callable[[float], bool], expected: str) -> Any:
+    """``text`` as a ``kind`` (float or int) for which ``within`` holds."""
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a {'number' if kind is float else 'whole number'}: {text!r}") from None
+    if not within(value):  # also false for nan
+        raise argparse.ArgumentTypeError(f"must be {expected}: {text!r}")
+    return value
+
+
 def budget_seconds(text: str) -> float:
     """A budget in seconds: finite, positive and at most MAX_BUDGET."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value <= MAX_BUDGET:  # also false for nan
-        raise argparse.ArgumentTypeError(
-            f"must be a number of seconds above 0 and at most {MAX_BUDGET:.0f}: {text!r}")
-    return value
+    return _number(text, float, lambda v: 0 < v <= MAX_BUDGET,
+                   f"a number of seconds above 0 and at most {MAX_BUDGET:.0f}")
 
 
 def share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1: {text!r}")
-    return value
+    """A share of time, 0 to 1."""
+    return _number(text, float, lambda v: 0 <= v <= 1, "between 0 and 1")
 
 
 def positive_count(text: str) -> int:
-    """A positive whole number (partitions, jobs)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
+    """A positive whole number (partitions, jobs, megabytes)."""
+    return _number(text, int, lambda v: v >= 1, "at least 1")
 
 
 def folder(text: str) -> str:
