@@ -232,7 +232,8 @@ class SideMeter:
     taking the analysis's interpreter lock): at the end only the final suite's native
     runs and one gcov are left. None when the program is not built by the deadline, or
     the suite does not fit in the time left. The child is a daemon that dies with the
-    run: neither a signal nor a kill leaves it behind or waits for it."""
+    run: neither a signal nor a kill leaves it behind or waits for it; the run closes
+    the meter once, at its end, whatever ended it."""
 
     def __init__(self, task: Task, preprocessed: str, work_dir: str) -> None:
         self.task, self.preprocessed, self.work_dir = task, preprocessed, work_dir
@@ -250,8 +251,6 @@ class SideMeter:
             built = self.result.recv()
         except (EOFError, OSError):  # the builder died
             return None
-        finally:
-            self.close()
         if built is None:
             return None
         meter = CoverageMeter(self.task, self.preprocessed, self.work_dir, built)

@@ -82,7 +82,6 @@ class MemoryWatch:
         self.on_kill = on_kill
         self.peak = 0
         self.exceeded = False  # the parent's analysis was stopped for memory
-        self.killed: list[int] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="memory-watch", daemon=True)
 
@@ -112,7 +111,6 @@ class MemoryWatch:
                 os.kill(largest, signal.SIGKILL)
             except OSError:
                 return
-            self.killed.append(largest)
             if self.on_kill is not None:
                 self.on_kill(largest)
         elif not self.exceeded:
