@@ -174,8 +174,8 @@ def test_memory_limit_stops_the_analysis_with_valid_outputs(tmp_path: Path, tria
     summary = check_report(tmp_path)["summary"]
     assert summary["stopped"] == "memory" and summary["memory_peak_mb"] > 1
     assert len(read_suite(str(tmp_path / "test-suite.zip"))) == summary["tests"]
-    if strategy == "auto":
-        assert summary["workers_killed_for_memory"] >= 1
+    # whether a worker is killed first or the parent stops before it has forked its
+    # workers depends on timing: each response is tested in tests/core/test_memory.py
     roomy = cooptest("generate", triangle, "--budget", "10", "--out", tmp_path / "roomy", "--quiet",
                      "--strategy", strategy)
     assert check_report(tmp_path / "roomy")["summary"]["stopped"] != "memory"
