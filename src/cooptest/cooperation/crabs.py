@@ -59,7 +59,7 @@ class Crabs:
             alone = self.concolic if self.share >= 1 else self.predicate
             outcome = alone.run(board, replace(job, state=None))
             state.complete = outcome.state.complete
-            return finish(board, job, state)
+            return finish(board, job, state, interrupted=outcome.cut)
         length = max(MIN_ROUND, job.budget.remaining() / self.rounds)
         while board.open(job.goals) and not job.budget.expired():
             state.round += 1

@@ -78,6 +78,11 @@ class Outcome:
     state: AnalysisState
     stopped: Stopped
 
+    @property
+    def cut(self) -> bool:
+        """A budget stopped the run: its state has more to do."""
+        return self.stopped in ("budget", "cancelled")
+
 
 class Analysis(Protocol):
     name: str
@@ -85,12 +90,15 @@ class Analysis(Protocol):
     def run(self, board: GoalBoard, job: Job) -> Outcome: ...
 
 
-def finish(board: GoalBoard, job: Job, state: AnalysisState) -> Outcome:
+def finish(board: GoalBoard, job: Job, state: AnalysisState, interrupted: bool = False) -> Outcome:
     """The outcome of a run that left its loop: ``done`` if the job's goals are
     decided, ``budget``/``cancelled`` if its budget stopped it, else the analysis stopped
-    by itself: ``exhausted``."""
+    by itself: ``exhausted``. ``interrupted``: a deadline cut some of the work short, which
+    the clock may not show (z3's timer fires up to a millisecond before the deadline it
+    was given; a sub-budget ran out before its parent's); such a run stopped for its
+    budget, never by itself."""
     if not board.open(job.goals):
         return Outcome(state, "done")
-    if job.budget.expired():
+    if interrupted or job.budget.expired():
         return Outcome(state, job.budget.stop_reason())
     return Outcome(state, "exhausted")

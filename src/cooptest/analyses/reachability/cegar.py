@@ -87,19 +87,21 @@ class CEGARAnalysis:
             return edges.get(edge) in open_goals
 
         pending = [s for s in arg.states() if s.edge is not None and is_target(s.edge) and not s.checked]
+        interrupted = False
         while open_goals and not budget.expired():
-            target = pending.pop() if pending else explore(cpa, arg, budget, is_target)
-            if target is None:
-                break
-            if target.removed or target.checked:
-                continue
-            goal = edges[target.edge]  # type: ignore[index]
-            if goal not in open_goals:
-                continue
             try:
+                target = pending.pop() if pending else explore(cpa, arg, budget, is_target)
+                if target is None:
+                    break
+                if target.removed or target.checked:
+                    continue
+                goal = edges[target.edge]  # type: ignore[index]
+                if goal not in open_goals:
+                    continue
                 verdict = self._cegar(board.program, arg, target, goal, budget)
             except Interrupted:
-                break  # the clock, not the path, stopped the check: the next run redoes it
+                interrupted = True  # the clock, not the program, stopped a step: the next run redoes it
+                break
             if verdict is None:
                 self._give_up(arg, goal, open_goals)
             elif verdict.status == FEASIBLE:
@@ -108,7 +110,7 @@ class CEGARAnalysis:
                 if goal not in ex.covered:
                     self._give_up(arg, goal, open_goals)
         self._conclude(board, job.goals, arg)
-        return finish(board, job, arg)
+        return finish(board, job, arg, interrupted)
 
     def _cegar(self, program: Program, arg: ReachabilityARG, target: ARGState, goal: str,
                budget: Budget) -> PathCheck | None:

@@ -210,7 +210,9 @@ class CompositeCPA:
 def explore(cpa: CompositeCPA, arg: ReachabilityARG, budget: Budget,
             is_target: Callable[[Edge], bool]) -> ARGState | None:
     """Expand the frontier until a target state appears (returned, left in the ARG and
-    the frontier) or the frontier is empty or the budget is spent (None)."""
+    the frontier) or the frontier is empty or the budget is spent (None). Raises
+    :class:`Interrupted` when the deadline cut an expansion short (the state stays at
+    the head of the frontier)."""
     if arg.root is None:
         root = arg.add(cpa.root(arg))
         arg.frontier.append(root)
@@ -221,10 +223,7 @@ def explore(cpa: CompositeCPA, arg: ReachabilityARG, budget: Budget,
         if state.removed or state.covered_by is not None:
             arg.frontier.popleft()
             continue
-        try:
-            target = _expand_one(cpa, arg, state, is_target, budget)
-        except Interrupted:
-            return None
+        target = _expand_one(cpa, arg, state, is_target, budget)
         if target is not None:
             return target
         arg.frontier.popleft()

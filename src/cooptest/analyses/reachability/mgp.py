@@ -80,6 +80,7 @@ class MultiGoalAnalysis:
             parts = partition(board, board.open(job.goals), self.partitioning, self.partitions,
                               self.size, self.seed)
             state = PartitionedARG(self.name, partitions=parts, args=[None] * len(parts))
+        cut = False  # a partition's share ran out: running the state again goes on with it
         for k, part in enumerate(state.partitions):
             if not board.open(part) or job.budget.expired():
                 continue
@@ -90,5 +91,6 @@ class MultiGoalAnalysis:
                                           precision=job.precision, condition=job.condition,
                                           monitor=job.monitor))
             state.args[k] = sub.state  # type: ignore[assignment]
+            cut |= sub.cut
         state.complete = all(a is not None and a.complete for a in state.args)
-        return finish(board, job, state)
+        return finish(board, job, state, interrupted=cut)
