@@ -73,9 +73,19 @@ def test_the_condition_of_a_complete_arg_with_every_goal_decided_leaves_nothing(
     assert all(arg.condition().step(q, e) is not None for e in q.location.leaving)
 
 
-def partial_arg(board: GoalBoard, cut: str):
+def partial_arg(board: GoalBoard, cut: str, guide: str):
+    """An ARG the clock cut (in slices, until it has something to guide with: an edge
+    proven infeasible for a monitor, a part with every goal decided for a condition; how
+    far one slice gets depends on the machine's load), or one of a job for one goal."""
     if cut == "clock":
-        return PredicateAnalysis().run(board, Job(board.open(), Budget.seconds(0.15))).state
+        analysis, state = PredicateAnalysis(), None
+        while True:
+            outcome = analysis.run(board, Job(board.open(), Budget.seconds(0.05), state=state))
+            state = outcome.state
+            assert outcome.stopped == "budget", "the analysis finished before the clock cut it"
+            if guide == "monitor" and any(s.pruned for s in state.states() if s.expanded) \
+                    or guide == "condition" and state.condition(board).done:
+                return state
     late = goal_at(board, line_of(PROGRAM, "late"), False)
     return PredicateAnalysis().run(board, Job(frozenset({late}), Budget.seconds(60))).state
 
@@ -90,7 +100,7 @@ def test_no_reachable_goal_is_proven_infeasible_under_a_guide(program_of, guide,
         board = GoalBoard(board.program, board.executor)
         automaton = first.monitor() if guide == "monitor" else first.condition()
     else:
-        first = partial_arg(board, cut)
+        first = partial_arg(board, cut, guide)
         automaton = first.monitor() if guide == "monitor" else first.condition(board)
     seconds = 20 if analysis is PredicateAnalysis else 4  # predicate must finish; value need not
     outcome = analysis().run(board, Job(board.open(), Budget.seconds(seconds), **{guide: automaton}))
