@@ -118,5 +118,8 @@ class MemoryWatch:
             self.budget.cancel()
 
     def _watch(self) -> None:
+        """Readings from the start: a run that ends within one interval has a peak
+        too, and a limit exceeded from the start stops it at once."""
+        self.check()
         while not self._stop.wait(INTERVAL):
             self.check()
