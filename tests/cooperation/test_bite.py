@@ -52,6 +52,28 @@ int main(void) {
   if (inc(x) == 3) { return 1; } /* GOAL */
   return 0;
 }""",
+    # widening at loop heads (a formula that comes back to a loop head is weakened) must
+    # not lose what makes these reachable: a wrap-around, a maximum of loop counts
+    "wrap-around": """
+int main(void) {
+  unsigned char c = 0;
+  int n = __VERIFIER_nondet_int();
+  for (int k = 0; k < n && k < 4; k++) c += 64;
+  if (c == 0 && n > 3) { return 1; } /* GOAL */
+  return 0;
+}""",
+    "maximum-of-loop-counts": """
+int h(void) {
+  int c = 0;
+  for (int j = 0; j < 3; j++) if (__VERIFIER_nondet_int() == c) c++;
+  return c;
+}
+int main(void) {
+  int r = 0;
+  for (int i = 2; i > 0; i--) { int t = h(); if (t > r) r = t; }
+  if (r == 3) { return 1; } /* GOAL */
+  return 0;
+}""",
     "global-set-elsewhere": """
 int flag;
 void set(void) { flag = 1; }
@@ -117,6 +139,18 @@ int main(void) {
   for (int i = 0; i < size; i++) s += get(i);
   return s;
 }""",
+    "bounded-by-loops": """
+int h(void) {
+  int c = 0;
+  for (int j = 0; j < 30; j++) if (__VERIFIER_nondet_int() == c) c++;
+  return c;
+}
+int main(void) {
+""" + SPIN + """  int r = 0;
+  for (int i = 5; i > 0; i--) { int t = h(); if (t > r) r = t; }
+  if (r < 0) { return 1; } /* GOAL */
+  return 0;
+}""",
     "never-called": """
 int unused(int x) {
   if (x > 0) { return 1; } /* GOAL */
@@ -179,3 +213,15 @@ def test_check_valves_alarm_covered_and_error_branch_proven(make_program, seed_e
     assert any(board.goals[g].line == alarm for g in board.covered)
     guard = next(k + 1 for k, t in enumerate(source.splitlines()) if "i >= size" in t)
     assert {g for g in board.infeasible if board.goals[g].line == guard}
+
+
+def test_unreach_i_below_zero_proven_by_widening(make_program, seed_examples) -> None:
+    """The issue's figure: ``i < 0`` in ``call`` is dead because ``r`` is a maximum of
+    loop counts; only a widened backward exploration completes."""
+    source = (seed_examples / "unreach.c").read_text()
+    board = make_program(source)
+    run(board, 20.0)
+    guard = next(k + 1 for k, t in enumerate(source.splitlines()) if "i < 0" in t)
+    dead = {g for g in board.goals if board.goals[g].line == guard and g.endswith("T")}
+    assert dead and dead <= board.infeasible.keys()
+    assert all(board.infeasible[g].startswith("bite: backward reachability") for g in dead)

@@ -13,7 +13,8 @@ at its frontier::
             symbolic reachability step: R backwards over every CFA edge into its
             location (WP, Morris' aliasing split); an unsatisfiable precondition is
             removed, one implied by an earlier R-state at its location is subsumed; the
-            condition of a loop about none of R's variables is skipped (a weaker WP)
+            condition of a loop about none of R's variables is skipped (a weaker WP); an
+            R-state back at a loop head it came from is widened (below)
         else: a slice of DSE (concolic search) adds S-states
         coarsen the model (Sec. 5): drop the R-states and frontier edges of decided goals
         a goal whose backward exploration is complete and removed every R-state is
@@ -49,6 +50,16 @@ Interprocedural (Sec. 6): the call string of an R-state is the stack of calls th
 backward walk returned through (innermost last). At a function's entry, a non-empty
 call string continues at its innermost call; an empty one continues at every call of
 the function in the program (the start of the program, for ``main``).
+
+Widening at loop heads: exact weakest preconditions around a loop never repeat (``c+1 <
+0``, ``c+2 < 0``, ... and, bit-precisely, none implies the last), so a goal behind a
+loop would never be proven. An R-state that comes back to a loop head its backward path
+already went through (same call string) is replaced by the conjunction of those
+literals of the R-states kept there that it implies (each checked by z3; a check z3
+cannot decide drops its literal). That formula is weaker, so Inv1 holds (the exact
+R-state implies a live one), and it is made of finitely many literals, so the R-states
+of the loop head are subsumed after a few rounds and the exploration can complete. A
+too-weak formula only reaches the start of the program: no proof, never a wrong one.
 
 Frontier order: ``found`` (the order the edges were found, the paper's) or ``nearest``
 (the R-state fewest backward steps from its goal first: its formula is the weakest,
@@ -114,6 +125,8 @@ class RState:
     checked: bool = False  # its formula was found satisfiable (or z3 gave up on it), or its
     # parent's was and the step did not change it
     removed: bool = False
+    heads: frozenset[tuple[int, Stack]] = frozenset()  # loop heads (and call strings) on
+    # the backward path from the goal to here: coming back to one widens
 
 
 @dataclass
@@ -123,7 +136,7 @@ class Backward:
 
     goal: str
     pending: deque[RState] = field(default_factory=deque)
-    reached: dict[tuple[int, Stack], list[frozenset[tuple[str, bool]]]] = field(default_factory=dict)
+    reached: dict[tuple[int, Stack], list[Formula]] = field(default_factory=dict)
     live: list[RState] = field(default_factory=list)
     r_states: int = 0
     removed: int = 0
@@ -352,13 +365,13 @@ class GCFG:
         key = (r.location.id, r.stack)
         literals = r.formula.key
         kept = b.reached.setdefault(key, [])
-        if any(k <= literals for k in kept):
+        if any(k.key <= literals for k in kept):
             b.subsumed += 1
             return
         if b.r_states >= self.bite.max_r_states:
             b.cut = b.cut or f"more than {self.bite.max_r_states} R-states"
             return
-        kept.append(literals)
+        kept.append(r.formula)
         b.r_states += 1
         b.pending.append(r)
         b.live.append(r)
@@ -387,14 +400,49 @@ class GCFG:
                 return True
             r.checked = True
         try:
-            for edge, ctx, loc, stack in self.predecessors(r):
-                cases = [r.formula] if self.irrelevant(r.formula, edge) else self.wp.pre(r.formula, edge, ctx)
-                for formula in cases:
-                    self.add_r_state(b, RState(r.goal, loc, stack, formula, r.depth + 1, edge,
-                                               checked=formula.key == r.formula.key))
+            extended = self.extend(b, r)
         except Incomplete as cut:
             b.cut = str(cut)
+            return True
+        if extended is None:
+            b.pending.appendleft(r)  # the clock cut a widening: redo the step
+            return True
+        for new in extended:
+            self.add_r_state(b, new)
         return True
+
+    def extend(self, b: Backward, r: RState) -> list[RState] | None:
+        """The R-states one backward step from ``r`` leads to, widened where they come
+        back to a loop head; None when the clock cut a widening."""
+        out = []
+        for edge, ctx, loc, stack in self.predecessors(r):
+            cases = [r.formula] if self.irrelevant(r.formula, edge) else self.wp.pre(r.formula, edge, ctx)
+            head = (loc.id, stack)
+            heads = r.heads | {head} if loc.is_loop_head else r.heads
+            for formula in cases:
+                if head in r.heads:
+                    widened = self.widen(formula, stack, b.reached.get(head, []))
+                    if widened is None:
+                        return None
+                    formula = widened
+                out.append(RState(r.goal, loc, stack, formula, r.depth + 1, edge,
+                                  checked=formula.key == r.formula.key, heads=heads))
+        return out
+
+    def widen(self, formula: Formula, stack: Stack, kept: list[Formula]) -> Formula | None:
+        """The literals of the ``kept`` formulas that ``formula`` implies (module
+        docstring); None when the clock cut a check."""
+        own = [(e, p) for e, p in formula if _checkable(e)]
+        wanted = set()
+        for k, (e, p) in {k: lit for f in kept for k, lit in f.literals.items()}.items():
+            if not _checkable(e):
+                continue
+            implied = self.unsatisfiable(stack, own + [(e, not p)])
+            if implied is None:
+                return None
+            if implied:
+                wanted.add(k)
+        return Formula({k: lit for f in kept for k, lit in f.literals.items() if k in wanted})
 
     def predecessors(self, r: RState) -> Iterator[tuple[Edge, CallContext, Location, Stack]]:
         """Sec. 6: the CFA edges into ``r``'s location with the context of each
@@ -458,10 +506,15 @@ class GCFG:
         """Whether ``r``'s formula is unsatisfiable (True only on z3's unsat), from its
         literals over registers alone (a subset: unsat of it is unsat of all); None
         when the clock cut the check."""
-        literals = [(e, p) for e, p in r.formula if _checkable(e)]
+        return self.unsatisfiable(r.stack, [(e, p) for e, p in r.formula if _checkable(e)])
+
+    def unsatisfiable(self, stack: Stack, literals: list[tuple[Expr, bool]]) -> bool | None:
+        """Whether no state under call string ``stack`` satisfies the conjunction of
+        ``literals`` (checkable ones; True only on z3's unsat); None when the clock cut
+        the check."""
         if not literals:
             return False
-        probe = FrameState.of(SymbolicState.havoc_at(self.program, list(r.stack)))
+        probe = FrameState.of(SymbolicState.havoc_at(self.program, list(stack)))
         try:
             term = truth(probe, literals)
         except (TypeError, z3.Z3Exception):
