@@ -163,7 +163,8 @@ class BiTeState(AnalysisState):
     iterations: int = 0
     dse_exhausted: bool = False
     dse_time: float = 0.0
-    step_time: float = 0.0
+    execution_time: float = 0.0  # symbolic execution steps (their tests' runs included)
+    reachability_time: float = 0.0
 
     def frontier_size(self) -> int:
         return len(self.frontier) + sum(len(b.pending) for b in self.backward.values())
@@ -266,14 +267,16 @@ class GCFG:
             before = (len(self.board.covered), len(self.board.infeasible))
             state.iterations += 1
             started = time.monotonic()
-            if not state.dse_exhausted and (state.iterations == 1 or state.step_time > state.dse_time):
+            steps = state.execution_time + state.reachability_time
+            if not state.dse_exhausted and (state.iterations == 1 or steps > state.dse_time):
                 self.dse_step()  # forward: new S-states (the seed suite first)
                 state.dse_time += time.monotonic() - started
-            elif state.frontier:
+            elif state.frontier and (state.execution_time <= state.reachability_time
+                                     or not self.has_reachability_step()):
                 self.symbolic_execution_step()
-                state.step_time += time.monotonic() - started
+                state.execution_time += time.monotonic() - started
             elif self.reachability_step():
-                state.step_time += time.monotonic() - started
+                state.reachability_time += time.monotonic() - started
             elif not state.dse_exhausted:
                 self.dse_step()
                 state.dse_time += time.monotonic() - started
@@ -379,11 +382,18 @@ class GCFG:
         for s in self.state.s_states.get(r.location.id, []):
             self.add_frontier(s, r)
 
+    def extensible(self) -> list[str]:
+        """The open goals with an R-state left to extend."""
+        open_ = self.board.open(self.job.goals)
+        return [g for g, b in self.state.backward.items() if b.pending and b.cut is None and g in open_]
+
+    def has_reachability_step(self) -> bool:
+        return bool(self.extensible())
+
     def reachability_step(self) -> bool:
         """Sec. 4.2: one R-state of some goal (round robin) extended backwards over
         every CFA edge into its location; False when no goal has one left."""
-        open_ = self.board.open(self.job.goals)
-        goals = [g for g, b in self.state.backward.items() if b.pending and b.cut is None and g in open_]
+        goals = self.extensible()
         if not goals:
             return False
         self.state.turn = (self.state.turn + 1) % len(goals)
