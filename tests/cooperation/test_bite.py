@@ -91,6 +91,29 @@ int main(void) {
   int (*f)(int) = hit;
   return f(__VERIFIER_nondet_int());
 }""",
+    # a call through a pointer may call any function whose address is taken
+    "set-through-a-pointer-table": """
+int flag;
+void none(void) {}
+void set(void) { flag = 1; }
+void (*table[2])(void) = { none, set };
+int main(void) {
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 1) return 0;
+  table[k]();
+  if (flag) { return 1; } /* GOAL */
+  return 0;
+}""",
+    "argument-through-a-pointer": """
+int twice(int x) { return 2 * x; }
+int check(int x) {
+  if (x == 7) { return 1; } /* GOAL */
+  return 0;
+}
+int main(void) {
+  int (*f)(int) = __VERIFIER_nondet_int() ? twice : check;
+  return f(__VERIFIER_nondet_int());
+}""",
     "store-through-parameter": """
 void put(int *q, int v) { *q = v; }
 int main(void) {
@@ -151,6 +174,16 @@ int main(void) {
   if (r < 0) { return 1; } /* GOAL */
   return 0;
 }""",
+    "dead-behind-a-pointer": """
+int clamp(int a) { if (a > 10) return 10; return a; }
+int use(int y) {
+  if (y > 10) { return 1; } /* GOAL */
+  return 0;
+}
+int main(void) {
+""" + SPIN + """  int (*f)(int) = use;
+  return f(clamp(__VERIFIER_nondet_int()));
+}""",
     "never-called": """
 int unused(int x) {
   if (x > 0) { return 1; } /* GOAL */
@@ -182,6 +215,18 @@ def test_a_cut_exploration_proves_nothing(make_program) -> None:
     state = run(board, 3.0, max_r_states=2)
     assert not goals & board.infeasible.keys()
     assert any(b.cut for b in state.backward.values())
+
+
+def test_a_function_pointer_made_from_an_integer_proves_nothing(make_program) -> None:
+    """The pointer may then hold any function: the callers of a function whose address
+    is taken are unknown, the exploration is cut, the dead goal stays unknown."""
+    source = DEAD["dead-behind-a-pointer"].replace(
+        "int (*f)(int) = use;", "long a = (long) &use;\n  int (*f)(int) = (int (*)(int)) a;")
+    board = make_program(HEADER + source)
+    goals = goals_on(board, source)
+    state = run(board, 3.0)
+    assert not goals & board.infeasible.keys()
+    assert any("made from an integer" in (b.cut or "") for b in state.backward.values())
 
 
 def test_slices_resume_the_gcfg(make_program) -> None:

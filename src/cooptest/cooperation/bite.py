@@ -42,14 +42,18 @@ Invariants (Inv1-Inv5 of the paper, as kept here):
 5. a goal is proven infeasible only when its backward exploration is *complete*: no
    R-state of it is left to extend, none reached the start of the program, and no
    step was cut (call strings longer than ``max_stack``, more than ``max_r_states``,
-   callers not known statically: a function whose address is taken; a call through a
-   pointer or of a library function that may write memory). A satisfiability check
+   a call of a library function that may write memory, a function pointer made from an
+   integer). A satisfiability check
    cut by the clock is done again by the next step, never read as "unsatisfiable".
 
 Interprocedural (Sec. 6): the call string of an R-state is the stack of calls the
 backward walk returned through (innermost last). At a function's entry, a non-empty
 call string continues at its innermost call; an empty one continues at every call of
-the function in the program (the start of the program, for ``main``).
+the function in the program (the start of the program, for ``main``). A call through a
+pointer may call any function whose address the program takes (names anywhere but as
+a direct callee; library callbacks are refused by ``cfa.unmodelled``), so it is one of
+their callers and the backward walk enters each of them from it; only a pointer made
+from an integer could hold another, and a program that makes one is never complete.
 
 Widening at loop heads: exact weakest preconditions around a loop never repeat (``c+1 <
 0``, ``c+2 < 0``, ... and, bit-precisely, none implies the last), so a goal behind a
@@ -84,8 +88,9 @@ from cooptest.analyses.concolic.searchers.base import Searcher
 from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
 from cooptest.analyses.wp import BackwardTransfer, FrameState, Formula, memory_reads, truth
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
-from cooptest.cfa.ctype import FloatType, PointerType
-from cooptest.cfa.ir import (AddrOf, AssumeEdge, Binary, CallEdge, Edge, Expr,
+from cooptest.cfa.ctype import FloatType, FunctionType, PointerType
+from cooptest.cfa.fold import fold
+from cooptest.cfa.ir import (AddrOf, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
                              FuncRef, Location, Program, ReturnEdge, StringLit,
                              TerminateEdge, variables_of)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
@@ -249,7 +254,8 @@ class GCFG:
         self.wp = BackwardTransfer(self.program)
         self.new_s: list[SState] = []
         self.address_taken = _address_taken(self.program)
-        self.callers = _callers(self.program)
+        self.callers = _callers(self.program, self.address_taken)
+        self.forged = _forged_function_pointer(self.program)
         if state.concolic is None:
             state.concolic = bite.dse.new_arg(board)  # the board's tests (the seed suite) run first
         if not isinstance(state.concolic.searcher, SStates):
@@ -466,9 +472,9 @@ class GCFG:
                 yield call, CallContext(call, loc.function), call.src, stack[:-1]
             elif loc.function == self.program.entry:
                 self.state.backward[r.goal].at_start = True
-            elif loc.function in self.address_taken:
-                raise Incomplete(f"the address of {loc.function} is taken: its callers are unknown")
             else:
+                if loc.function in self.address_taken and self.forged is not None:
+                    raise Incomplete(self.forged)
                 for call in self.callers.get(loc.function, []):
                     yield call, CallContext(call, loc.function), call.src, ()
         for edge in loc.entering:
@@ -481,8 +487,17 @@ class GCFG:
 
     def _through_call(self, call: CallEdge, stack: Stack) -> Iterator[tuple[Edge, CallContext, Location, Stack]]:
         name = callee_name(call)
-        if name is None:
-            raise Incomplete(f"line {call.line}: a call through a pointer")
+        if name is not None:
+            yield from self._into(call, name, stack)
+            return
+        if self.forged is not None:
+            raise Incomplete(self.forged)
+        for target in sorted(self.address_taken):  # whichever the pointer holds
+            yield from self._into(call, target, stack)
+
+    def _into(self, call: CallEdge, name: str, stack: Stack) -> Iterator[tuple[Edge, CallContext, Location, Stack]]:
+        """Backwards through ``call`` of ``name``: into its body's exit, or over a
+        library function's call."""
         body = self.program.functions.get(name)
         if body is None:
             writes = name not in PURE_EXTERNALS and any(isinstance(a.type, PointerType) for a in call.args)
@@ -618,14 +633,36 @@ def _address_taken(program: Program) -> set[str]:
     return out
 
 
-def _callers(program: Program) -> dict[str, list[CallEdge]]:
+def _callers(program: Program, address_taken: set[str]) -> dict[str, list[CallEdge]]:
+    """The calls that may enter each function: its direct calls and, for a function
+    whose address is taken, every call through a pointer."""
     out: dict[str, list[CallEdge]] = {}
+    through_pointers: list[CallEdge] = []
     for edge in program.edges():
         if isinstance(edge, CallEdge):
             name = callee_name(edge)
             if name is not None:
                 out.setdefault(name, []).append(edge)
+            else:
+                through_pointers.append(edge)
+    for name in address_taken:
+        out.setdefault(name, []).extend(through_pointers)
     return out
+
+
+def _forged_function_pointer(program: Program) -> str | None:
+    """Why a function pointer may hold a function whose address is not taken: it is
+    made from an integer other than the null pointer constant (None: no such
+    conversion; calling a null pointer calls nothing)."""
+    for edge in program.edges():
+        for e in _expressions(edge):
+            for sub in e.walk():
+                if isinstance(sub, Cast) and isinstance(sub.type, PointerType) \
+                        and isinstance(sub.type.target, FunctionType) \
+                        and not isinstance(sub.operand.type, PointerType) \
+                        and not (isinstance(f := fold(sub.operand), Const) and f.value == 0):
+                    return f"line {edge.line}: a function pointer made from an integer"
+    return None
 
 
 __all__ = ["BiTe", "BiTeState", "ORDERS", "from_settings"]
