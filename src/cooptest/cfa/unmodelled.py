@@ -30,7 +30,8 @@ NON_LOCAL_JUMPS = frozenset({
 # Library functions that never call a function of the program, whatever they are given.
 NO_CALLBACK = frozenset({
     "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf",
-    "vsnprintf", "puts", "fputs", "putchar", "fputc", "putc", "fflush", "fopen", "fclose",
+    "vsnprintf", "swprintf", "wprintf", "fwprintf", "vswprintf", "vwprintf", "vfwprintf",
+    "wcslen", "wcscpy", "wcsncpy", "wcscmp", "wcsncmp", "wcscat", "puts", "fputs", "putchar", "fputc", "putc", "fflush", "fopen", "fclose",
     "fread", "fwrite", "fgets", "fgetc", "getc", "getchar", "scanf", "sscanf", "fscanf",
     "malloc", "calloc", "realloc", "free", "alloca", "memcpy", "memmove", "memset",
     "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp", "strcpy", "strncpy",
