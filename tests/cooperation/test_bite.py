@@ -229,6 +229,19 @@ def test_a_function_pointer_made_from_an_integer_proves_nothing(make_program) ->
     assert any("made from an integer" in (b.cut or "") for b in state.backward.values())
 
 
+def test_a_pointer_made_from_an_integer_but_only_read_back_as_one_is_harmless(make_program) -> None:
+    """CIL's drivers do ``compFptr = compRegistered; pended = compFptr;``: the pointer
+    is never called, the pointer call of the program still has known callees."""
+    source = DEAD["dead-behind-a-pointer"].replace(
+        "int (*f)(int) = use;", "int (*f)(int) = use;\n  int (*saved)(int) = (int (*)(int)) w;\n"
+        "  w = (int) saved;")
+    board = make_program(HEADER + source)
+    goals = goals_on(board, source)
+    run(board)
+    dead = goals - board.covered.keys()
+    assert dead and dead <= board.infeasible.keys()
+
+
 def test_slices_resume_the_gcfg(make_program) -> None:
     """The state carries the GCFG: several short jobs reach the verdict of one."""
     source = DEAD["dead-after-call"]

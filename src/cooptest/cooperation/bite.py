@@ -85,14 +85,14 @@ from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path,
 from cooptest.analyses.concolic.inputs import literal
 from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.searchers.base import Searcher
-from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
+from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState, in_memory
 from cooptest.analyses.wp import BackwardTransfer, FrameState, Formula, memory_reads, truth
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
-from cooptest.cfa.ctype import FloatType, FunctionType, PointerType
+from cooptest.cfa.ctype import FloatType, FunctionType, IntType, PointerType
 from cooptest.cfa.fold import fold
-from cooptest.cfa.ir import (AddrOf, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
-                             FuncRef, Location, Program, ReturnEdge, StringLit,
-                             TerminateEdge, variables_of)
+from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
+                             Edge, Expr, FuncRef, Location, Program, ReturnEdge, StringLit,
+                             TerminateEdge, Var, Variable, variables_of)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
@@ -651,18 +651,40 @@ def _callers(program: Program, address_taken: set[str]) -> dict[str, list[CallEd
 
 
 def _forged_function_pointer(program: Program) -> str | None:
-    """Why a function pointer may hold a function whose address is not taken: it is
-    made from an integer other than the null pointer constant (None: no such
-    conversion; calling a null pointer calls nothing)."""
+    """Why a called function pointer may hold a function whose address is not taken:
+    it is made from an integer other than the null pointer constant (None: no such
+    conversion; calling a null pointer calls nothing). A conversion whose pointer is
+    only stored into a register that is only ever read back as an integer (CIL's
+    ``compFptr = compRegistered; pended = compFptr;``) makes no pointer that is called."""
+    as_integer = _read_only_as_integers(program)
     for edge in program.edges():
         for e in _expressions(edge):
             for sub in e.walk():
                 if isinstance(sub, Cast) and isinstance(sub.type, PointerType) \
                         and isinstance(sub.type.target, FunctionType) \
                         and not isinstance(sub.operand.type, PointerType) \
-                        and not (isinstance(f := fold(sub.operand), Const) and f.value == 0):
+                        and not (isinstance(f := fold(sub.operand), Const) and f.value == 0) \
+                        and not (isinstance(edge, AssignEdge) and e is edge.rhs
+                                 and isinstance(edge.lhs, Var) and edge.lhs.var in as_integer):
                     return f"line {edge.line}: a function pointer made from an integer"
     return None
+
+
+def _read_only_as_integers(program: Program) -> set[Variable]:
+    """Register variables of function-pointer type every read of which converts the
+    value to an integer."""
+    candidates = {sub.var for edge in program.edges() for e in _expressions(edge) for sub in e.walk()
+                  if isinstance(sub, Var) and isinstance(sub.var.type, PointerType)
+                  and isinstance(sub.var.type.target, FunctionType) and not in_memory(sub.var)}
+    for edge in program.edges():
+        for e in _expressions(edge):
+            if isinstance(edge, AssignEdge) and e is edge.lhs and isinstance(e, Var):
+                continue  # written, not read
+            converted = {id(sub.operand) for sub in e.walk()
+                         if isinstance(sub, Cast) and isinstance(sub.type, IntType)}
+            candidates -= {sub.var for sub in e.walk()
+                           if isinstance(sub, Var) and id(sub) not in converted}
+    return candidates
 
 
 __all__ = ["BiTe", "BiTeState", "ORDERS", "from_settings"]
