@@ -48,7 +48,9 @@ from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.errors import UserError
 
 ORIGIN = "concolic"
-SNAPSHOTS = 256  # replay states kept for resuming (the oldest go first)
+SNAPSHOTS = 2048  # replay states kept for resuming (the oldest go first); with 256, 40% of the
+# nodes cgs negated on openssl had lost their parent's and were replayed from the start; 2048
+# cost 35 MB there
 
 
 class ConcolicAnalysis:
@@ -174,7 +176,7 @@ class ConcolicAnalysis:
             program.count("resumed_replays" if at is not None else "full_replays")
             path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
                           budget=budget, observers=searcher.observers(at), start=start,
-                          keep=NewNodes(at or arg.tree.root))
+                          keep=Resumable(at or arg.tree.root, arg.snapshots))
             if (path.cut or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
@@ -212,17 +214,23 @@ class ConcolicAnalysis:
         return [literal(to_z3(_random_value(rng, r.type), r.type), r.type) for r in last.symbols]
 
 
-class NewNodes:
-    """Which decisions of a replay are new to the tree, walking it from ``node``: the
-    replay keeps its state after those (the parents of the nodes it adds)."""
+class Resumable:
+    """Which decisions of a replay it keeps its state after, walking the tree from
+    ``node``: those new to the tree, and those whose node has an open child but no
+    snapshot kept (a search that negates shallow decisions first, as cgs does, then
+    resumes there instead of replaying from the start)."""
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Node, snapshots: dict[Node, Any]) -> None:
         self.node: Node | None = node
+        self.snapshots = snapshots
 
     def __call__(self, d: Decision) -> bool:
         if self.node is not None:
             self.node = self.node.children.get((d.branch, d.outcome))
-        return self.node is None
+        if self.node is None:
+            return True
+        return self.node not in self.snapshots and any(
+            c.closed is None for c in self.node.children.values())
 
 
 def _keep_snapshots(arg: ConcolicARG, path: Path, nodes: list[Node]) -> None:
