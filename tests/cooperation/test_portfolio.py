@@ -56,3 +56,16 @@ def test_the_portfolio_decides_what_neither_testing_nor_proving_alone_decides(pr
     outcome = make_analysis("auto", Settings(extra={"jobs": 2})).run(
         board, Job(board.open(), Budget.seconds(60)))
     assert outcome.stopped == "done" and len(board.infeasible) == 1
+
+
+def test_on_a_large_program_the_second_core_starts_with_concolic_search() -> None:
+    """Measured (benchmarks/RESULTS.md): on pals_lcr's 13k goals CoVeriTest covers little
+    in a minute; the proving lane then gives its core to directed concolic search first."""
+    from cooptest.cooperation.portfolio import LARGE, lanes_for
+
+    def first_of_proving(goals: int) -> str:
+        proving = next(lane for lane in lanes_for(2, Settings(), goals) if lane.name == "proving")
+        return proving.analyses[0][0].name
+
+    assert first_of_proving(LARGE) == "coveritest"
+    assert first_of_proving(LARGE + 1) == "concolic"
