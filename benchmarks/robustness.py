@@ -3,7 +3,7 @@
 runs them (one process per task), counting what must never happen.
 
     python benchmarks/robustness.py cfa      TASK_DIR --out DIR
-    python benchmarks/robustness.py generate TASK_DIR --out DIR [--sample N] [--budget 5]
+    python benchmarks/robustness.py generate TASK_DIR --out DIR [--sample N] [--budget 5] [--strategy S]
 
 For every task: the exit code, whether stderr holds a traceback, the wall time (an
 overrun is a ``generate`` taking longer than budget + 1 s), the processes still running
@@ -67,7 +67,7 @@ def run_one(task: Path, args: argparse.Namespace) -> dict:
     out = os.path.join(args.out, "runs", f"{task.parent.name}__{task.stem}")
     cmd = [sys.executable, "-m", "cooptest.cli", args.command, str(task)]
     cmd += ["--json"] if args.command == "cfa" else [
-        "--budget", str(args.budget), "--out", out, "--quiet"]
+        "--budget", str(args.budget), "--out", out, "--quiet", "--strategy", args.strategy]
     env = {**os.environ, "TMPDIR": tmp}
     started = time.monotonic()
     try:
@@ -127,6 +127,7 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--sample", type=int, help="stratified sample of this many tasks")
     ap.add_argument("--budget", type=float, default=5.0)
+    ap.add_argument("--strategy", default="auto", help="generate's --strategy")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300, help="per task, a safety net")
     args = ap.parse_args()
