@@ -32,7 +32,7 @@ from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signa
 from cooptest.harness.executor import Execution
 
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
-EXECUTIONS_EVERY = 0.5  # seconds between a worker's reports of its native runs
+REPORT_EVERY = 0.5  # seconds between a worker's reports of its native runs and counts
 
 
 class WorkerBoard(GoalBoard):
@@ -45,15 +45,18 @@ class WorkerBoard(GoalBoard):
         self.worker, self.outbox, self.inbox = worker, outbox, inbox
         self.records = list(parent.records)  # the tests so far: concolic and random seed from them
         self._reported = 0  # native runs the parent has been told of
+        self._counts: dict[str, int] = {}  # counts the parent has not been told of
         self._reported_at = time.monotonic()
 
     def sync(self) -> None:
         while True:
             try:
-                kind, goal, value = self.inbox.get_nowait()
+                kind, goals, value = self.inbox.get_nowait()
             except queue.Empty:
                 return
-            (self.covered if kind == "covered" else self.infeasible).setdefault(goal, value)
+            decided = self.covered if kind == "covered" else self.infeasible
+            for g in goals:
+                decided.setdefault(g, value)
 
     def open(self, among: Any = None) -> frozenset[str]:
         self.sync()
@@ -64,15 +67,22 @@ class WorkerBoard(GoalBoard):
         ex = super().submit(inputs, origin)
         if ex.new:
             self.outbox.put(("test", self.worker, (list(inputs), self._tagged(origin), ex)))
-        if time.monotonic() - self._reported_at > EXECUTIONS_EVERY:
-            self.report_executions()
+        self._report_if_due()
         return ex
 
-    def report_executions(self) -> None:
-        """Native runs since the last report, counted by the parent in batches."""
+    def _report_if_due(self) -> None:
+        if time.monotonic() - self._reported_at > REPORT_EVERY:
+            self.report()
+
+    def report(self) -> None:
+        """Native runs and counts since the last report, sent in one batch: a message
+        per count or per covered goal kept the parent busy on a program with 13k goals
+        (a test of pals_lcr covers thousands)."""
         if self.executions > self._reported:
             self.outbox.put(("executions", self.worker, self.executions - self._reported))
-            self._reported, self._reported_at = self.executions, time.monotonic()
+        if self._counts:
+            self.outbox.put(("counts", self.worker, self._counts))
+        self._reported, self._counts, self._reported_at = self.executions, {}, time.monotonic()
 
     def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
         self.sync()
@@ -86,7 +96,8 @@ class WorkerBoard(GoalBoard):
 
     def count(self, stat: str, n: int = 1) -> None:
         super().count(stat, n)
-        self.outbox.put(("count", self.worker, (stat, n)))
+        self._counts[stat] = self._counts.get(stat, 0) + n
+        self._report_if_due()
 
 
 @dataclass
@@ -114,7 +125,7 @@ def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float
     except Exception:  # noqa: BLE001 - reported by the parent, which goes on without us
         board.outbox.put(("error", board.worker, traceback.format_exc(limit=8)))
     finally:
-        board.report_executions()
+        board.report()
         board.outbox.put(("exit", board.worker, None))
         board.executor.close()
 
@@ -134,8 +145,9 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         workers.append(p)
     alive = set(range(len(lanes)))
     stopped: list[list[str]] = [[] for _ in lanes]
+    undecided = bool(board.open(goals))
     try:
-        while alive and not budget.expired() and board.open(goals):
+        while alive and not budget.expired() and undecided:
             try:
                 kind, k, value = outbox.get(timeout=POLL)
             except queue.Empty:
@@ -143,16 +155,20 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 continue
             if kind == "test":
                 inputs, origin, ex = value
-                for g in board.accept(inputs, origin, ex):
-                    _broadcast(inboxes, k, ("covered", g, board.covered[g]))
+                new = board.accept(inputs, origin, ex)
+                if new:
+                    _broadcast(inboxes, k, ("covered", new, board.covered[next(iter(new))]))
+                    undecided = bool(board.open(goals))
             elif kind == "proof":
                 goal, proof, origin = value
-                board.prove_infeasible(goal, proof, origin)
-                _broadcast(inboxes, k, ("infeasible", goal, proof))
+                if board.prove_infeasible(goal, proof, origin):
+                    _broadcast(inboxes, k, ("infeasible", (goal,), proof))
+                    undecided = bool(board.open(goals))
             elif kind == "refused":
                 board.refused.setdefault(*value)
-            elif kind == "count":
-                board.count(*value)
+            elif kind == "counts":
+                for stat, n in value.items():
+                    board.count(stat, n)
             elif kind == "executions":
                 board.executions += value
             elif kind == "analysis":
@@ -178,7 +194,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
     return stopped
 
 
-def _broadcast(inboxes: list[Any], sender: int, message: tuple[str, str, str]) -> None:
+def _broadcast(inboxes: list[Any], sender: int, message: tuple[str, Any, str]) -> None:
     for j, inbox in enumerate(inboxes):
         if j != sender:
             inbox.put(message)
