@@ -69,3 +69,26 @@ def test_on_a_large_program_the_second_core_starts_with_concolic_search() -> Non
 
     assert first_of_proving(LARGE) == "coveritest"
     assert first_of_proving(LARGE + 1) == "concolic"
+
+
+def test_workers_report_in_batches(program_of) -> None:
+    """A message per covered goal or per count flooded the parent on pals_lcr (13k goals,
+    tests covering thousands): a worker sends one message per test it keeps and its
+    native runs and counts every REPORT_EVERY seconds."""
+    from cooptest.core.parallel import REPORT_EVERY
+    source = ("extern int __VERIFIER_nondet_int(void);\nint main(void) {\n"
+              "  int x = __VERIFIER_nondet_int(), s = 0;\n"
+              + "".join(f"  if (x > {k}) s++;\n" for k in range(0, 400, 4))
+              + "  if (x == 123456789) s = 0;  /* random testing runs its whole budget */\n"
+              + "  return s;\n}\n")
+    board = program_of(source)
+    messages: dict[str, int] = {}
+    lanes = [Lane([(make_analysis("random", Settings(seed=k)), None)], f"random-{k}") for k in (1, 2)]
+    seconds = 3.0
+    run_lanes(board, lanes, board.open(), Budget.seconds(seconds),
+              on_event=lambda kind, k, value: messages.__setitem__(kind, messages.get(kind, 0) + 1))
+    assert board.executions > 100 and len(board.covered) > 150
+    batches = len(lanes) * (seconds / REPORT_EVERY + 2)
+    assert messages.get("executions", 0) <= batches and messages.get("counts", 0) <= batches
+    assert messages["test"] >= len(board.tests)  # a test both workers found counts once
+    assert sum(messages.values()) <= messages["test"] + 2 * batches + 4 * len(lanes)
