@@ -49,6 +49,33 @@ int main(void) {
 }
 """
 
+# a recursion writing a caller's object (through a pointer), its own address-taken
+# local and a global: copies of the state share frames and objects until written
+RECURSIVE = r"""
+extern int __VERIFIER_nondet_int(void);
+int g;
+int down(int x, int *acc) {
+  int local = x;
+  int *p = &local;
+  if (x <= 0) return *acc;
+  *acc += 1;
+  g += x;
+  *p = *p - 1;
+  int r = down(local, acc);
+  if (r > 3 && g == 15) return r + 100;
+  return r;
+}
+int main(void) {
+  int acc = 0;
+  int n = __VERIFIER_nondet_int();
+  if (n > 6) n = 6;
+  int r = down(n, &acc);
+  if (r == 105) return 1;
+  if (acc == 2 && __VERIFIER_nondet_int() == g) return 2;
+  return 0;
+}
+"""
+
 
 def summary(path):
     return ([(d.branch, d.outcome, d.before, d.after, d.position) for d in path.decisions], path.trace,
@@ -56,8 +83,9 @@ def summary(path):
             path.divergences, path.concretized, path.imprecise, path.starved, path.cut)
 
 
-@pytest.mark.parametrize("source", [NESTED, MEMORY, DIVERGING, POINTERS, LOOPING.replace("LOOPS", "20")],
-                         ids=["nested", "memory", "diverging", "pointers", "looping"])
+@pytest.mark.parametrize("source", [NESTED, MEMORY, DIVERGING, POINTERS, LOOPING.replace("LOOPS", "20"),
+                                    RECURSIVE],
+                         ids=["nested", "memory", "diverging", "pointers", "looping", "recursive"])
 def test_resumed_replays_equal_full_replays(make_program, monkeypatch, source: str) -> None:
     compared = []
 
@@ -87,3 +115,30 @@ def test_a_run_giving_a_concretised_term_another_value_does_not_resume(make_prog
     snapshot = path.snapshots[0]
     assert resume(snapshot, board.submit(["2"] + ["1"] * 8, "test")) is not None  # cells[0] again
     assert resume(snapshot, board.submit(["1"] + ["1"] * 8, "test")) is None  # cells[1]
+
+
+def test_a_counter_decremented_along_a_deep_recursion_stays_one_term_deep(make_program) -> None:
+    """``f(x - 1)`` 3,000 calls deep: each condition is ``x - k == 0``, not ``x - 1 - 1 ...``
+    (3,000 operations deep, which made evaluating the path's conditions quadratic: one
+    replay of 15 s, past the budget, on Test-Comp's id_b2_o3)."""
+    from cooptest.analyses.concolic.replay import TermMemo
+    from cooptest.analyses.concolic.solver import Symbols
+    board = make_program(r"""
+extern unsigned int __VERIFIER_nondet_uint(void);
+unsigned int id(unsigned int x) {
+  if (x == 0) return 0;
+  unsigned int ret = id(x - 1) + 1;
+  if (ret > 2) return 2;
+  return ret;
+}
+int main(void) { return id(__VERIFIER_nondet_uint()) == 3; }
+""")
+    path = replay(board.program, board.submit(["3000"], "test"), Symbols(), TermMemo(), set(),
+                  max_steps=100_000, keep=lambda d: True)
+    assert not path.cut and len(path.decisions) == 3001
+
+    def depth(term) -> int:
+        return 1 + max((depth(c) for c in term.children()), default=0)
+    assert max(depth(d.cond) for d in path.decisions) <= 8  # without folding: 3,000
+    first = path.snapshots[0]  # a kept state sees the path only up to its decision
+    assert len(first.state.thaw().path_condition) == path.decisions[first.index].after < len(path.constraints)

@@ -17,6 +17,11 @@ int main(void) {
   short s = __VERIFIER_nondet_short();
   struct S st; int *p = &g[1]; int i;
   if (x < u) x++;                 /* usual arithmetic conversion to unsigned */
+  if ((((unsigned)x - 1u) - 2147483647u) - 3u == 7u) u = 21;  /* folded offsets wrap around */
+  if (((x - 1) - 2) + 3 == 0) u = 25;
+  if ((u + 4294967295u) + 2u < 3u) u = 22;
+  if (((uc - 1) - 255) + 256 == 254) uc = 23;  /* promoted to int: no wrap at 8 bits */
+  if ((((short)(s + 1)) - 1) == -32768) s = 24;
   if (c + 1 > 100) c--;           /* char promotion */
   if ((unsigned char)(uc + 200) < 50) uc = 1;
   if (l * 3 < x) l = 0;

@@ -125,10 +125,8 @@ def binary(op: str, a: z3.ExprRef, b: z3.ExprRef, t: CType, right_type: CType,
             ">=": lambda: a >= b if signed else z3.UGE(a, b),
         }[op]()
         return from_bool(cmp, result)
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
+    if op in ("+", "-"):
+        return _sum(a, b, op)
     if op == "*":
         return a * b
     if op == "/":
@@ -147,6 +145,39 @@ def binary(op: str, a: z3.ExprRef, b: z3.ExprRef, t: CType, right_type: CType,
             return a << amount
         return a >> amount if signed else z3.LShR(a, amount)
     raise ValueError(op)
+
+
+def _sum(a: z3.ExprRef, b: z3.ExprRef, op: str) -> z3.ExprRef:
+    """``a + b`` or ``a - b``, with constant offsets folded: ``(x - 1) - 1`` is ``x - 2``.
+    A counter decremented from an input (a loop, a recursion ``f(x - 1)``) then stays one
+    term deep instead of growing by one operation per step, which made evaluating and
+    solving its conditions quadratic in the path's length (KLEE's expression builder
+    folds the same way)."""
+    if z3.is_bv_value(a) and op == "+":
+        a, b = b, a
+    if not z3.is_bv_value(b):
+        return a + b if op == "+" else a - b
+    base, offset = _offset(a)
+    if base is a:  # no offset to fold into
+        return a + b if op == "+" else a - b
+    width = a.size()
+    k = (offset + b.as_long() if op == "+" else offset - b.as_long()) % (1 << width)
+    if k == 0:
+        return base
+    if k >= 1 << (width - 1):  # a negative offset reads as a subtraction
+        return base - z3.BitVecVal((1 << width) - k, width)
+    return base + z3.BitVecVal(k, width)
+
+
+def _offset(term: z3.ExprRef) -> tuple[z3.ExprRef, int]:
+    """``term`` as ``base + offset`` when it is a sum or difference with a constant."""
+    if z3.is_app(term) and term.num_args() == 2:
+        kind = term.decl().kind()
+        if kind == z3.Z3_OP_BADD or kind == z3.Z3_OP_BSUB:
+            c = term.arg(1)
+            if z3.is_bv_value(c):
+                return term.arg(0), c.as_long() if kind == z3.Z3_OP_BADD else -c.as_long()
+    return term, 0
 
 
 def _float_binary(op: str, a: z3.ExprRef, b: z3.ExprRef, result: CType) -> z3.ExprRef:

@@ -21,6 +21,12 @@ is read as its native value instead, a fresh base per object, known only to lie 
 space, plus the exact offset (``_native``). Addresses within one object stay exact, and
 distinct objects stay unequal, except one past the end of an object and the start of
 another, which may be the same address natively.
+
+Copies share. Concolic testing keeps the state after many decisions of a path so that the
+next path resumes there; on a deep recursion a full copy of every frame and object per
+snapshot is quadratic in the path's length, in time and in memory. So a copy shares the
+frames and memory objects of its original, and each state copies one before its first
+write to it (``owner``: the state's ``_token``, renewed on both sides by ``copy``).
 """
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BlankEdge, 
                              StringLit, TerminateEdge, Unary, Var, Variable)
 
 _names = itertools.count()
+_tokens = itertools.count(1)  # owners of frames and memory objects (see "Copies share")
 GAP = 1 << 16  # bytes between objects: offsets within an object never reach the next
 MAX_BYTE_LOOP = 4096  # larger block copies/fills havoc the object instead
 FUNCTION_BASE = 0x7F000000
@@ -77,9 +84,11 @@ class MemoryObject:
     default: z3.ArrayRef
     cells: dict[int, tuple[z3.ExprRef, int, int]] = field(default_factory=dict)  # addr -> (term, byte k of it, its bytes)
     array: z3.ArrayRef | None = None
+    owner: int = 0  # the state that may write it in place
 
-    def copy(self) -> MemoryObject:
-        return MemoryObject(self.base, self.size, self.name, self.default, dict(self.cells), self.array)
+    def copy(self, owner: int) -> MemoryObject:
+        return MemoryObject(self.base, self.size, self.name, self.default, dict(self.cells), self.array,
+                            owner)
 
 
 @dataclass
@@ -88,9 +97,25 @@ class Frame:
 
     values: dict[Variable, z3.ExprRef] = field(default_factory=dict)
     objects: dict[Variable, int] = field(default_factory=dict)  # variable -> object base
+    owner: int = 0  # the state that may write it in place
 
-    def copy(self) -> Frame:
-        return Frame(dict(self.values), dict(self.objects))
+    def copy(self, owner: int) -> Frame:
+        return Frame(dict(self.values), dict(self.objects), owner)
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """A state kept to continue from (:meth:`SymbolicState.frozen`)."""
+
+    state: SymbolicState
+    lengths: tuple[int, ...]  # of the state's append-only lists when it was kept
+
+    def thaw(self) -> SymbolicState:
+        """A state to continue from: the kept one, its lists cut to their lengths."""
+        s = self.state._share()
+        for name, n in zip(s.APPEND_ONLY, self.lengths):
+            setattr(s, name, getattr(self.state, name)[:n])
+        return s
 
 
 def in_memory(v: Variable) -> bool:
@@ -114,8 +139,9 @@ class SymbolicState:
         self.imprecise = False
         self.concretized = 0
         self.call_stack: list[CallEdge] = []
-        self.frames: list[Frame] = [Frame()]
-        self.globals = Frame()
+        self._token = next(_tokens)
+        self.frames: list[Frame] = [Frame(owner=self._token)]
+        self.globals = Frame(owner=self._token)
         self.objects: dict[int, MemoryObject] = {}
         self._bases: list[int] = []
         self._next_base = 0x10000
@@ -135,18 +161,31 @@ class SymbolicState:
         """A state inside a call stack where nothing is known: every read is fresh."""
         s = cls(program, concretize)
         s.call_stack = list(call_stack)
-        s.frames = [Frame() for _ in range(len(call_stack) + 1)]
+        s.frames = [Frame(owner=s._token) for _ in range(len(call_stack) + 1)]
         return s
 
+    APPEND_ONLY = ("path_condition", "inputs")  # lists a state only ever appends to
+
     def copy(self) -> SymbolicState:
+        s = self._share()
+        for name in self.APPEND_ONLY:
+            setattr(s, name, list(getattr(self, name)))
+        return s
+
+    def frozen(self) -> Frozen:
+        """This state as it is now, to continue from later (:meth:`Frozen.thaw`), at a
+        cost independent of the path's length: the append-only lists, which this state
+        goes on appending to, are shared, and only their lengths kept."""
+        return Frozen(self._share(), tuple(len(getattr(self, n)) for n in self.APPEND_ONLY))
+
+    def _share(self) -> SymbolicState:
+        """A copy whose append-only lists are still this state's."""
         s = object.__new__(type(self))
         s.__dict__.update(self.__dict__)
-        s.path_condition = list(self.path_condition)
-        s.inputs = list(self.inputs)
         s.call_stack = list(self.call_stack)
-        s.frames = [f.copy() for f in self.frames]
-        s.globals = self.globals.copy()
-        s.objects = {b: o.copy() for b, o in self.objects.items()}
+        s.frames = list(self.frames)  # shared with self until written (see "Copies share")
+        s.objects = dict(self.objects)
+        self._token, s._token = next(_tokens), next(_tokens)
         s._bases = list(self._bases)
         s._strings = dict(self._strings)
         s._native_bases = dict(self._native_bases)
@@ -160,12 +199,31 @@ class SymbolicState:
         self._next_base = -(-self._next_base // 16) * 16
         sort = z3.BitVecSort(self.ptr_bits)
         default = z3.K(sort, z3.BitVecVal(0, 8)) if zero else z3.Array(self.fresh_name(f"mem_{name}"), sort, z3.BitVecSort(8))
-        self.objects[base] = MemoryObject(base, size, name, default)
+        self.objects[base] = MemoryObject(base, size, name, default, owner=self._token)
         bisect.insort(self._bases, base)
         return base
 
+    def _frame_index(self, v: Variable) -> int:
+        """Which frame holds the local ``v``: the top one."""
+        return -1
+
     def _frame_of(self, v: Variable) -> Frame:
-        return self.globals if v.is_global else self.frames[-1]
+        """The frame holding ``v``, this state's own (copied if shared), to read or write."""
+        if v.is_global:
+            if self.globals.owner != self._token:
+                self.globals = self.globals.copy(self._token)
+            return self.globals
+        k = self._frame_index(v)
+        frame = self.frames[k]
+        if frame.owner != self._token:
+            frame = self.frames[k] = frame.copy(self._token)
+        return frame
+
+    def _own(self, obj: MemoryObject) -> MemoryObject:
+        """``obj`` to write in place: this state's own copy if it is shared."""
+        if obj.owner != self._token:
+            obj = self.objects[obj.base] = obj.copy(self._token)
+        return obj
 
     def _object_base(self, v: Variable) -> int:
         frame = self._frame_of(v)
@@ -232,8 +290,9 @@ class SymbolicState:
         sort = z3.BitVecSort(self.ptr_bits)
         for base, obj in list(self.objects.items()):
             self.objects[base] = MemoryObject(obj.base, obj.size, obj.name,
-                                              z3.Array(self.fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)))
-        self.globals.values.clear()
+                                              z3.Array(self.fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)),
+                                              owner=self._token)
+        self.globals = Frame({}, self.globals.objects, 0)  # shares the objects map until written
 
     # ------------------------------------------------------------------ bytes
 
@@ -258,6 +317,7 @@ class SymbolicState:
 
     def _materialize(self, obj: MemoryObject) -> z3.ArrayRef:
         if obj.array is None:
+            obj = self._own(obj)
             arr = obj.default
             for a, (t, k, _) in obj.cells.items():
                 arr = z3.Store(arr, self.ptr(a), _byte(t, k))
@@ -272,6 +332,7 @@ class SymbolicState:
         if obj is None:
             self._havoc_memory()
             return
+        obj = self._own(obj)
         if a is not None and obj.array is None:
             for i in range(n):
                 obj.cells[a + i] = (value, i, n)
@@ -483,6 +544,7 @@ class SymbolicState:
         if isinstance(rhs, Const):  # zero-initialisation of an aggregate
             obj = self._resolve(dst)
             if obj is not None and _numeral(dst) == obj.base and size >= obj.size:
+                obj = self._own(obj)
                 obj.default = z3.K(z3.BitVecSort(self.ptr_bits), z3.BitVecVal(0, 8))
                 obj.cells, obj.array = {}, None
                 return
@@ -499,6 +561,7 @@ class SymbolicState:
                 self._havoc_memory()
                 return
             self.imprecise = True
+            obj = self._own(obj)
             obj.default = z3.Array(self.fresh_name(f"mem_{obj.name}"), z3.BitVecSort(self.ptr_bits), z3.BitVecSort(8))
             obj.cells, obj.array = {}, None
             return
@@ -551,7 +614,7 @@ class SymbolicState:
         bindings = cfa.bind(edge.args)
         values = [self.eval(a) if a is not None and a.type.is_scalar() else a for _, a in bindings]
         self.call_stack.append(edge)
-        self.frames.append(Frame())
+        self.frames.append(Frame(owner=self._token))
         for (param, _), value in zip(bindings, values):
             if value is None:  # a parameter the call does not define: fresh
                 self.imprecise = True

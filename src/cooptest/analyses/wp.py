@@ -51,7 +51,7 @@ from typing import Callable, Iterable, Iterator
 import z3
 
 from cooptest.analyses import semantics as sem
-from cooptest.analyses.symbolic import PURE_EXTERNALS, Frame, SymbolicState, in_memory
+from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState, in_memory
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
 from cooptest.cfa.ctype import IntType, PointerType
 from cooptest.cfa.fold import fold
@@ -369,15 +369,13 @@ class FrameState(SymbolicState):
     entered through a function pointer is found only if the pointer resolves statically
     (``cfa.calls``); otherwise its locals are read in the top frame."""
 
-    def _frame_of(self, v: Variable) -> Frame:
-        if v.is_global:
-            return self.globals
+    def _frame_index(self, v: Variable) -> int:
         for k in range(len(self.frames) - 1, 0, -1):
             if k - 1 < len(self.call_stack) and callee_name(self.call_stack[k - 1]) == v.function:
-                return self.frames[k]
+                return k
         if v.function == self.program.entry:
-            return self.frames[0]
-        return self.frames[-1]
+            return 0
+        return -1
 
     def copy(self) -> FrameState:
         s = super().copy()

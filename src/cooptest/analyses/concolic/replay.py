@@ -35,7 +35,7 @@ import z3
 from cooptest.analyses.concolic.execution_tree import Decision, Path
 from cooptest.analyses.concolic.inputs import parse_literal, to_z3
 from cooptest.analyses.concolic.solver import Symbols
-from cooptest.analyses.symbolic import SymbolicState
+from cooptest.analyses.symbolic import Frozen, SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType, PointerType
 from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, Expr, Index, Location, Member,
                              NondetEdge, Program, Unary)
@@ -126,11 +126,11 @@ class ConcolicState(SymbolicState):
             return value
         self.concretize = concretize
 
-    def copy(self) -> ConcolicState:
-        s = super().copy()
+    APPEND_ONLY = SymbolicState.APPEND_ONLY + ("facts", "concretizations")
+
+    def _share(self) -> ConcolicState:
+        s = super()._share()
         assert isinstance(s, ConcolicState)
-        s.facts = list(self.facts)
-        s.concretizations = list(self.concretizations)
         s._known, s._known_addr = {}, {}
         return s
 
@@ -235,7 +235,7 @@ class Snapshot:
 
     path: Path
     index: int
-    state: ConcolicState
+    state: Frozen  # a ConcolicState
     loc: Location
     steps: int
     divergences: int
@@ -288,7 +288,8 @@ def resume(snapshot: Snapshot, execution: Execution) -> Start | None:
         if not queue or queue.popleft() != outcome:
             return None
     inputs = execution.inputs
-    state = snapshot.state.copy()
+    state = snapshot.state.thaw()
+    assert isinstance(state, ConcolicState)
     if len(inputs) < len(state.inputs):
         return None
     model = z3.Model()
@@ -366,7 +367,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
                 observe(edge, state)
             loc = edge.dst
             if decision is not None and keep is not None and keep(decision):
-                path.snapshots.append(Snapshot(path, len(path.decisions) - 1, state.copy(), loc, step + 1,
+                path.snapshots.append(Snapshot(path, len(path.decisions) - 1, state.frozen(), loc, step + 1,
                                                path.divergences))
             continue
         visited.add(first)
