@@ -146,6 +146,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     work = tempfile.mkdtemp(prefix="cooptest-")
     board: GoalBoard | None = None
     meter: SideMeter | None = None
+    memory: MemoryWatch | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
                     opts.strategy,
                     opts.settings.search if STRATEGIES[opts.strategy].uses_search else None,
@@ -170,7 +171,6 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                         board.submit(inputs, "seed-suite")
                     outcome = analysis.run(board, Job(board.open(), budget))
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
-                report.extra["memory_peak_mb"] = memory.peak_mb
                 if opts.reduce:
                     board.reduce()
                 measured = meter.measure(board.tests, deadline.child(deadline.remaining() - page))
@@ -178,12 +178,15 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:
                 exit_code = e.exit_code
+                report.extra.setdefault("stopped", "budget" if exit_code == 0 else str(e))
             finally:  # also after an internal error: the suite so far is worth its report
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
                     signal.signal(s, signal.SIG_IGN)  # let the last report land
                 if meter is not None:
                     meter.close()
+                if memory is not None:
+                    report.extra["memory_peak_mb"] = memory.peak_mb
                 if board is not None:
                     doc = report.write(board)
                 elif safe.stopped is not None:

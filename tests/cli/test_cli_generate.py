@@ -111,6 +111,8 @@ def test_signal_leaves_valid_outputs(signum: int, tmp_path: Path) -> None:
     doc = check_report(out)
     assert doc["summary"]["covered"] > 0
     assert doc["summary"]["time_s"] < 60
+    assert doc["summary"]["stopped"] == signal.Signals(signum).name  # what ended it, and the
+    assert doc["summary"]["memory_peak_mb"] > 0  # memory it took, as after a normal end
 
 
 @pytest.mark.slow
