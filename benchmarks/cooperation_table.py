@@ -18,15 +18,19 @@
     python benchmarks/cooperation_table.py crabs [--budget 60]
         Crabs with dfs, cfg, random-branch, cgs, monitors on and off, vs concolic and
         predicate alone (cut paths in the report: summary "cut")
-    python benchmarks/cooperation_table.py portfolio
+    python benchmarks/cooperation_table.py portfolio [--sample stratified] [--only auto]
         the default (auto) vs concolic (cgs) alone vs random alone: mean TestCov coverage,
-        mean cov_f, tasks decided, goals proven infeasible, worst task difference
+        mean cov_f, tasks decided, goals proven infeasible, worst task difference, the
+        longest wall time and the largest memory peak
     every mode ends with the soundness cross-check of all its suites (unsound must be 0)
 
 Runs go through the CLI (``cooptest generate``), one at a time by default (the machine
 has two cores and the parallel variant and the portfolio use both); results are cached
 in ``--results`` so that an interrupted table resumes. Tasks: the 20-task dev subset of
-``concolic_table.py`` (``--tasks N``: its first N).
+``concolic_table.py`` (``--tasks N``: its first N); ``--sample stratified`` adds
+``STRATIFIED_EXTRA``, one task of each of 40 further categories (60 in all), and
+``--sample extra`` runs those 40 alone. ``--only`` runs some configurations of the mode
+(the portfolio uses both cores: run it alone, then concolic and random with ``--jobs 2``).
 """
 from __future__ import annotations
 
@@ -45,6 +49,31 @@ PAIRS = ("10/10", "50/50", "100/100", "250/250", "20/80", "80/20")
 SEED_PROGRAMS = ("loop_foo.c", "branches.c", "unreach.c", "check_valves.c")
 CRABS_SEEDS = ("loop_foo.c", "simple_while.c", "branches.c", "check_valves.c")
 SHARES = (0.0, 0.2, 0.5, 0.8, 0.95, 1.0)
+# The first .yml by name of each category the dev subset has no task of, in the order of
+# the categories' names, the first 40 (without eca-rers2012, whose prototype
+# ``__VERIFIER_nondet_int(char *)`` TestCov cannot compile): with DEV_TASKS, one task of
+# each of 60 of the 66 categories.
+STRATIFIED_EXTRA = [
+    "array-cav19/array_init_pair_symmetr.yml", "array-crafted/bor1.yml", "array-fpi/brs1f.yml",
+    "array-industry-pattern/array_of_struct_ptr_cond_init.yml", "array-lopstr16/base_case.yml",
+    "array-memsafety/cstrcpy-alloca-1.yml", "array-memsafety-realloc/array-realloc-1.yml",
+    "array-multidimensional/copy-3-n-u.yml", "array-patterns/array16_pattern.yml",
+    "array-programs/copysome1-2.yml", "array-tiling/mbpr4.yml", "bitvector-regression/recHanoi03-1.yml",
+    "eca-rers2018/Problem10.yml", "float-newlib/double_req_bl_0660a.yml",
+    "floats-cbmc-regression/float20.yml", "floats-cdfpl/newton_1_3.yml", "forester-heap/dll-01-2.yml",
+    "heap-manipulation/merge_sort-2.yml", "ldv-sets/test_mutex_double_lock.yml",
+    "list-ext-properties/simple-ext_1.yml", "list-ext2-properties/simple_and_skiplist_2lvl-2.yml",
+    "list-ext3-properties/sll_length_check-1.yml", "list-properties/list-2.yml",
+    "loop-crafted/simple_array_index_value_4.i.v+lhb-reducer.yml",
+    "loop-floats-scientific-comp/loop1-1.yml", "loop-industry-pattern/aiob_3.yml",
+    "loop-invariants/linear-inequality-inv-a.yml", "loop-new/count_by_nondet.yml",
+    "loops-crafted-1/in-de31.yml", "memsafety/test-0102-1.yml", "memsafety-ext/skiplist_2lvl.yml",
+    "memsafety-ext2/complex_data_creation_test02-1.yml",
+    "nla-digbench-scaling/bresenham-ll_unwindbound20.yml", "psyco/psyco_abp_1-2.yml",
+    "recursive/Ackermann02.yml", "reducercommutativity/max20-1.yml",
+    "seq-mthreaded/pals_STARTPALS_Triplicated.2.ufo.BOUNDED-10.pals.yml", "seq-pthread/cs_fib-1.yml",
+    "termination-15/add_first_alloca.yml", "termination-crafted/Copenhagen.yml",
+]
 
 
 def coveritest(reuse: str, pair: str) -> list[str]:
@@ -83,7 +112,9 @@ def tasks_of(mode: str, args: argparse.Namespace) -> list[Path]:
         return [SEEDS / name for name in CRABS_SEEDS]
     if mode == "crabs-share":
         return [SEEDS / "loop_foo.c"] + [TESTCOMP / t for t in DEV_TASKS[:args.tasks]]
-    return [TESTCOMP / t for t in DEV_TASKS[:args.tasks]]
+    names = {"dev": DEV_TASKS[:args.tasks], "stratified": DEV_TASKS[:args.tasks] + STRATIFIED_EXTRA,
+             "extra": STRATIFIED_EXTRA}[args.sample]
+    return [TESTCOMP / t for t in names]
 
 
 def main() -> int:
@@ -92,6 +123,8 @@ def main() -> int:
                                      "crabs-seeds", "crabs-share", "crabs"))
     ap.add_argument("--budget", type=float, default=30.0)
     ap.add_argument("--tasks", type=int, default=20)
+    ap.add_argument("--sample", choices=("dev", "stratified", "extra"), default="dev")
+    ap.add_argument("--only", help="comma-separated configurations of the mode to run")
     ap.add_argument("--pair", default="20/80")
     ap.add_argument("--reuse", default="reuse-arg")
     ap.add_argument("--jobs", type=int, default=1)
@@ -103,7 +136,8 @@ def main() -> int:
     results = Results(Path(args.results))
     configs = configurations(args.mode, args)
     tasks = tasks_of(args.mode, args)
-    cells = [(t, name, opts) for t in tasks for name, opts in configs.items()]
+    only = set(args.only.split(",")) if args.only else set(configs)
+    cells = [(t, name, opts) for t in tasks for name, opts in configs.items() if name in only]
 
     def run(cell: tuple[Path, str, list[str]]) -> None:
         task, name, opts = cell
@@ -146,6 +180,8 @@ def table(tasks: list[Path], configs: dict[str, list[str]], results: Results, ar
         print(f"{n[:28]:28} {statistics.fmean(r.get('testcov', 0) for r in rows):12.2f} "
               f"{statistics.fmean(r.get('cov_f', 0) for r in rows):10.2f} {statistics.fmean(rel[n]):8.3f} "
               f"{decided:7} {sum(r.get('infeasible', 0) for r in rows):10} {sum(r.get('cut', 0) for r in rows):6}")
+    if args.mode == "portfolio":
+        portfolio_extremes(tasks, configs, results, args.budget)
     if args.mode not in ("seeds", "crabs-seeds"):
         import matplotlib
         matplotlib.use("Agg")
@@ -158,6 +194,30 @@ def table(tasks: list[Path], configs: dict[str, list[str]], results: Results, ar
         fig.tight_layout()
         fig.savefig(Path(args.work) / f"{args.mode}.png", dpi=100)
         print(f"plot: {Path(args.work) / (args.mode + '.png')}")
+
+
+def portfolio_extremes(tasks: list[Path], configs: dict[str, list[str]], results: Results,
+                       budget: float) -> None:
+    """The issue's per-task bound (the default at most 1 point below the best single
+    strategy on any task), the longest wall time and the largest memory peak."""
+    single = [n for n in configs if n != "auto"]
+    gaps = []
+    for t in tasks:
+        auto = results.get(str(t), "auto", budget)
+        others = [r for n in single if (r := results.get(str(t), n, budget))]
+        if auto and others:
+            gaps.append((auto.get("testcov", 0) - max(r.get("testcov", 0) for r in others), t.stem))
+    if gaps:
+        worst = min(gaps)
+        print(f"\nauto - best single strategy (TestCov points): worst {worst[0]:+.1f} ({worst[1]}), "
+              f"tasks more than 1 point below: {sum(1 for g, _ in gaps if g < -1)}, "
+              f"above: {sum(1 for g, _ in gaps if g > 0)}, of {len(gaps)}")
+    for n in configs:
+        rows = [r for t in tasks if (r := results.get(str(t), n, budget))]
+        if rows:
+            wall = max(rows, key=lambda r: r.get("wall_s", 0))
+            print(f"{n}: longest wall {wall.get('wall_s', 0):.1f} s ({Path(wall['out']).name}), "
+                  f"largest memory peak {max(r.get('memory_peak_mb') or 0 for r in rows)} MB")
 
 
 if __name__ == "__main__":
