@@ -12,6 +12,7 @@ from cooptest.core.budget import Budget
 
 from concolic_programs import MEMORY, NESTED
 from test_concolic_slicing import LOOPING
+from test_engine import RECURSION
 
 # rand() is unknown to the model (read as 0): the prefix of every path diverges
 DIVERGING = r"""
@@ -123,16 +124,7 @@ def test_a_counter_decremented_along_a_deep_recursion_stays_one_term_deep(make_p
     replay of 15 s, past the budget, on Test-Comp's id_b2_o3)."""
     from cooptest.analyses.concolic.replay import TermMemo
     from cooptest.analyses.concolic.solver import Symbols
-    board = make_program(r"""
-extern unsigned int __VERIFIER_nondet_uint(void);
-unsigned int id(unsigned int x) {
-  if (x == 0) return 0;
-  unsigned int ret = id(x - 1) + 1;
-  if (ret > 2) return 2;
-  return ret;
-}
-int main(void) { return id(__VERIFIER_nondet_uint()) == 3; }
-""")
+    board = make_program(RECURSION)
     path = replay(board.program, board.submit(["3000"], "test"), Symbols(), TermMemo(), set(),
                   max_steps=100_000, keep=lambda d: True)
     assert not path.cut and len(path.decisions) == 3001
