@@ -50,18 +50,19 @@ SEED_PROGRAMS = ("loop_foo.c", "branches.c", "unreach.c", "check_valves.c")
 CRABS_SEEDS = ("loop_foo.c", "simple_while.c", "branches.c", "check_valves.c")
 SHARES = (0.0, 0.2, 0.5, 0.8, 0.95, 1.0)
 # The first .yml by name of each category the dev subset has no task of, in the order of
-# the categories' names, the first 40 (without eca-rers2012, whose prototype
-# ``__VERIFIER_nondet_int(char *)`` TestCov cannot compile): with DEV_TASKS, one task of
-# each of 60 of the 66 categories.
+# the categories' names, the first 40 that both tools can run: not eca-rers2012 and
+# eca-rers2018 (TestCov cannot compile their ``__VERIFIER_nondet_int`` prototypes, so
+# every suite scores 0 there) nor ldv-sets (an include file is missing from the copy
+# here: cooptest exits 2). With DEV_TASKS, one task of each of 60 of the 66 categories.
 STRATIFIED_EXTRA = [
     "array-cav19/array_init_pair_symmetr.yml", "array-crafted/bor1.yml", "array-fpi/brs1f.yml",
     "array-industry-pattern/array_of_struct_ptr_cond_init.yml", "array-lopstr16/base_case.yml",
     "array-memsafety/cstrcpy-alloca-1.yml", "array-memsafety-realloc/array-realloc-1.yml",
     "array-multidimensional/copy-3-n-u.yml", "array-patterns/array16_pattern.yml",
     "array-programs/copysome1-2.yml", "array-tiling/mbpr4.yml", "bitvector-regression/recHanoi03-1.yml",
-    "eca-rers2018/Problem10.yml", "float-newlib/double_req_bl_0660a.yml",
+    "float-newlib/double_req_bl_0660a.yml",
     "floats-cbmc-regression/float20.yml", "floats-cdfpl/newton_1_3.yml", "forester-heap/dll-01-2.yml",
-    "heap-manipulation/merge_sort-2.yml", "ldv-sets/test_mutex_double_lock.yml",
+    "heap-manipulation/merge_sort-2.yml",
     "list-ext-properties/simple-ext_1.yml", "list-ext2-properties/simple_and_skiplist_2lvl-2.yml",
     "list-ext3-properties/sll_length_check-1.yml", "list-properties/list-2.yml",
     "loop-crafted/simple_array_index_value_4.i.v+lhb-reducer.yml",
@@ -73,6 +74,7 @@ STRATIFIED_EXTRA = [
     "recursive/Ackermann02.yml", "reducercommutativity/max20-1.yml",
     "seq-mthreaded/pals_STARTPALS_Triplicated.2.ufo.BOUNDED-10.pals.yml", "seq-pthread/cs_fib-1.yml",
     "termination-15/add_first_alloca.yml", "termination-crafted/Copenhagen.yml",
+    "termination-crafted-lit/AliasDarteFeautrierGonnord-SAS2010-easy2-2.yml", "termination-dietlibc/atol.yml",
 ]
 
 
