@@ -276,5 +276,10 @@ def exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
-if __name__ == "__main__":
+def run() -> NoReturn:
+    """The ``cooptest`` command: ``main``, then exit without the teardown."""
     exit_now(main())
+
+
+if __name__ == "__main__":
+    run()

@@ -151,7 +151,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     opts.strategy,
                     opts.settings.search if STRATEGIES[opts.strategy].uses_search else None,
                     configuration=getattr(analysis, "configuration", None))
-    exit_code, doc = 0, None
+    exit_code, doc, tests = 0, None, None
     try:
         with _tmpdir(work), safe.installed():  # tests' folders, gcc's files: all in work
             try:
@@ -188,7 +188,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 if memory is not None:
                     report.extra["memory_peak_mb"] = memory.peak_mb
                 if board is not None:
-                    doc = report.write(board)
+                    doc, tests = report.write(board), board.tests
                 elif safe.stopped is not None:
                     doc = report.write_unparsed(f"stopped by {safe.stopped} before the "
                                                 "program was analysed")
@@ -196,7 +196,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
         shutil.rmtree(work, ignore_errors=True)
     if doc is not None:
         print(summary_line(task.name, doc["summary"]), file=sys.stderr)
-        write_html_report(opts.out, deadline.remaining())
+        write_html_report(opts.out, deadline.remaining(), tests)
     return doc, exit_code
 
 

@@ -16,7 +16,7 @@ from clitools import cooptest
 from report_programs import PAGE_C
 
 from cooptest.harness.testsuite import read_suite
-from cooptest.report.html import render
+from cooptest.report.html import render, write_html_report
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -143,6 +143,11 @@ def test_report_command_renders_any_output_folder(random_out: Path, tmp_path: Pa
     proc = cooptest("report", copy)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(copy / "report.html")
+    # the run wrote its page from the tests it holds, the command from the zip: the same
+    assert (copy / "report.html").read_text() == (random_out / "report.html").read_text()
+    (copy / "test-suite.zip").unlink()  # given the tests, the suite is not read back
+    tests = read_suite(str(random_out / "test-suite.zip"))
+    assert write_html_report(str(copy), tests=tests) == str(copy / "report.html")
     assert (copy / "report.html").read_text() == (random_out / "report.html").read_text()
     missing = cooptest("report", tmp_path / "nothing-here")
     assert missing.returncode == 2
