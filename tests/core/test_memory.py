@@ -10,11 +10,13 @@ import time
 from cooptest.core.budget import Budget
 from cooptest.core.memory import MemoryWatch, _rss
 
-HOG = "b = bytearray(300 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\nprint('ready', flush=True)\nimport time; time.sleep(60)"
+HOG = "b = bytearray({mb} << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\nprint('ready', flush=True)\nimport time; time.sleep(60)"
 
 
 def test_the_largest_helper_is_killed_and_the_parent_goes_on() -> None:
-    hog = subprocess.Popen([sys.executable, "-c", HOG], stdout=subprocess.PIPE, text=True)
+    # larger than this process, which late in a full test run is past 300 MB itself
+    mb = max(300, (_rss(os.getpid()) >> 20) + 200)
+    hog = subprocess.Popen([sys.executable, "-c", HOG.format(mb=mb)], stdout=subprocess.PIPE, text=True)
     try:
         assert hog.stdout is not None and hog.stdout.readline().strip() == "ready"
         budget = Budget.seconds(60)
