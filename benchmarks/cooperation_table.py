@@ -139,6 +139,8 @@ def main() -> int:
     configs = configurations(args.mode, args)
     tasks = tasks_of(args.mode, args)
     only = set(args.only.split(",")) if args.only else set(configs)
+    if only - set(configs):
+        ap.error(f"--only: not a configuration of {args.mode}: {', '.join(sorted(only - set(configs)))}")
     cells = [(t, name, opts) for t in tasks for name, opts in configs.items() if name in only]
 
     def run(cell: tuple[Path, str, list[str]]) -> None:

@@ -155,18 +155,17 @@ def _sum(a: z3.ExprRef, b: z3.ExprRef, op: str) -> z3.ExprRef:
     folds the same way)."""
     if z3.is_bv_value(a) and op == "+":
         a, b = b, a
-    if not z3.is_bv_value(b):
-        return a + b if op == "+" else a - b
-    base, offset = _offset(a)
-    if base is a:  # no offset to fold into
-        return a + b if op == "+" else a - b
-    width = a.size()
-    k = (offset + b.as_long() if op == "+" else offset - b.as_long()) % (1 << width)
-    if k == 0:
-        return base
-    if k >= 1 << (width - 1):  # a negative offset reads as a subtraction
-        return base - z3.BitVecVal((1 << width) - k, width)
-    return base + z3.BitVecVal(k, width)
+    if z3.is_bv_value(b):
+        base, offset = _offset(a)
+        if base is not a:  # an offset to fold into
+            width = a.size()
+            k = (offset + b.as_long() if op == "+" else offset - b.as_long()) % (1 << width)
+            if k == 0:
+                return base
+            if k >= 1 << (width - 1):  # a negative offset reads as a subtraction
+                return base - z3.BitVecVal((1 << width) - k, width)
+            return base + z3.BitVecVal(k, width)
+    return a + b if op == "+" else a - b
 
 
 def _offset(term: z3.ExprRef) -> tuple[z3.ExprRef, int]:

@@ -292,7 +292,7 @@ class SymbolicState:
             self.objects[base] = MemoryObject(obj.base, obj.size, obj.name,
                                               z3.Array(self.fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)),
                                               owner=self._token)
-        self.globals = Frame({}, self.globals.objects, 0)  # shares the objects map until written
+        self.globals = Frame({}, dict(self.globals.objects), self._token)
 
     # ------------------------------------------------------------------ bytes
 

@@ -377,11 +377,6 @@ class FrameState(SymbolicState):
             return 0
         return -1
 
-    def copy(self) -> FrameState:
-        s = super().copy()
-        s.__class__ = FrameState
-        return s  # type: ignore[return-value]
-
     @staticmethod
     def of(state: SymbolicState) -> FrameState:
         """A copy of ``state`` that reads locals in their own frames."""
