@@ -83,6 +83,25 @@ int main(void) {
 }
 """
 
+# a protocol's event loop: it reads inputs for ever, every run starves however long
+ENDLESS = r"""
+extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int main(void) {
+  int state = 0;
+  while (1) {
+    int c = __VERIFIER_nondet_int();
+    if (state == 0) {
+      if (c == 7) state = 1;
+    } else if (state == 1) {
+      if (c == 8) state = 2; else state = 0;
+    } else if (c == 9) {
+      reach_error();
+    }
+  }
+}
+"""
+
 # memory: arrays, structs and a pointer chosen by an input (CUTE-style concretisation)
 MEMORY = r"""
 extern int __VERIFIER_nondet_int(void);

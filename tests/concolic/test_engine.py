@@ -7,7 +7,7 @@ from cooptest.analyses.concolic import SEARCHERS, ConcolicAnalysis
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 
-from concolic_programs import DIVERGING, EXACT, FLOATS, MANY_INPUTS, MEMORY, NESTED
+from concolic_programs import DIVERGING, ENDLESS, EXACT, FLOATS, MANY_INPUTS, MEMORY, NESTED
 
 
 def run(put, budget: float = 10.0, **options):
@@ -63,6 +63,14 @@ def test_runs_lacking_inputs_are_padded(make_program) -> None:
     result = run(put, budget=10.0)
     assert set(put.covered) == set(put.goals)
     assert max(len(t.inputs) for t in put.tests) >= 40
+
+
+def test_a_program_reading_endlessly_is_padded_once_and_its_tests_stay_short(make_program) -> None:
+    put = make_program(ENDLESS)
+    result = run(put, budget=10.0)
+    assert result.state.padding.endless  # the first padding reached MAX_INPUTS
+    assert any(t.covers_error for t in put.tests)  # 7, 8, 9 read in a row
+    assert max(len(t.inputs) for t in put.tests) <= 64  # not MAX_INPUTS zeros
 
 
 def test_memory_and_symbolic_pointers(make_program) -> None:

@@ -167,7 +167,7 @@ class ConcolicAnalysis:
         ctx = arg.searcher.ctx
         snapshot = arg.snapshots.get(negated.parent) if negated is not None else None
         while True:
-            execution = run_fed(program, inputs, ORIGIN, budget)
+            execution = run_fed(program, inputs, ORIGIN, budget, arg.padding)
             inputs = execution.inputs
             if budget.expired():
                 break
@@ -180,7 +180,8 @@ class ConcolicAnalysis:
             if (path.cut or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
-            if path.starved and not path.cut and may_pad(inputs):  # the model reads more than the run
+            if path.starved and not path.cut and may_pad(inputs) and not arg.padding.endless:
+                # the model reads more than the run got (padding.py)
                 inputs = padded(inputs)
                 continue
             return self._account(program, arg, path)

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 
 import z3
 
+from cooptest.analyses.concolic.padding import Padding
 from cooptest.core.analysis import AnalysisState
 from cooptest.cfa.ir import AssumeEdge, CallEdge, Location, branch_goal_id
 
@@ -208,6 +209,7 @@ class ConcolicARG(AnalysisState):
     exact: bool = True  # no path so far was imprecise, concretised, diverged or cut
     small: dict[int, Any] = field(default_factory=dict)  # input symbol id -> inputs.small bound
     snapshots: dict[Node, Any] = field(default_factory=dict)  # node -> replay.Snapshot after it
+    padding: Padding = field(default_factory=Padding)
 
     def frontier_size(self) -> int:
         return len(self.tree.frontier)

@@ -2,11 +2,23 @@
 
 A run that reads past its inputs exits natively at that read (``executor.starved``).
 Its inputs are then padded with zeros, doubling, until the run no longer starves, or
-reads ``MAX_INPUTS`` (a program reading inputs in an endless loop). The padding is found
-by native runs alone: the native run covers goals however long the path, while the
-replay of a path through a loop reading 10^5 inputs would be cut.
+reads ``MAX_INPUTS``. The padding is found by native runs alone: the native run covers
+goals however long the path, while the replay of a path through a loop reading 10^5
+inputs would be cut.
+
+Doubling is what a loop filling a 10^5-element array needs before the code after it
+runs, but a program that reads inputs in an endless loop (a protocol's event loop)
+starves however long its inputs, and every path would be padded to ``MAX_INPUTS``: 5-MB
+tests, and each iteration spending its time in native runs and replays of zeros. The
+two cannot be told apart before the first run reaches ``MAX_INPUTS``; after it, the
+analysis knows the program reads endlessly (``Padding.endless``), and a padding stops
+at the first doubling that covers no goal the shorter run did not. Whenever a run
+still starves at the end, what is kept is the shortest run of the padding that covers
+as much as the longest: a suffix of zeros that adds nothing is not worth its replay.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
@@ -15,6 +27,13 @@ from cooptest.harness.executor import Execution, starved
 PADDING = "0"  # the value of an input the search has not chosen yet
 FIRST = 8  # inputs given to a run that starved on no inputs at all
 MAX_INPUTS = 1 << 18
+
+
+@dataclass
+class Padding:
+    """What padding has learnt about the program (part of the concolic state)."""
+
+    endless: bool = False  # a run starved at MAX_INPUTS: the program reads endlessly
 
 
 def padded(inputs: list[str]) -> list[str]:
@@ -26,16 +45,26 @@ def may_pad(inputs: list[str]) -> bool:
     return len(inputs) < MAX_INPUTS
 
 
-def run_fed(board: GoalBoard, inputs: list[str], origin: str, budget: Budget) -> Execution:
+def run_fed(board: GoalBoard, inputs: list[str], origin: str, budget: Budget,
+            padding: Padding) -> Execution:
     """Submit ``inputs``, padded while the run starves and more input makes it go
     further (a program may exit with the harness's code by itself: the longer run then
-    does the same), until the budget ends. Each native run counts as an iteration."""
+    does the same), until the budget ends or, on a program known to read endlessly, a
+    doubling covers nothing new. Each native run counts as an iteration."""
     execution = board.submit(inputs, origin)
     board.count("iterations")
+    kept = execution  # the shortest run so far that covers what the longest does
     while starved(execution) and may_pad(inputs) and not budget.expired():
         longer = board.submit(padded(inputs), origin)
         board.count("iterations")
-        if longer.events == execution.events:
-            break
+        if longer.events == execution.events:  # the replay tells whether it starved
+            return execution
         inputs, execution = longer.inputs, longer
+        if not longer.covered <= kept.covered:
+            kept = longer
+        elif padding.endless:
+            return kept
+    if starved(execution) and not may_pad(inputs):
+        padding.endless = True
+        return kept
     return execution
