@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import multiprocessing
 import sys
 import tempfile
 import time
@@ -24,23 +23,20 @@ from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals
 from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
-from cooptest.harness.coverage import CoverageMeter
-from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
+from cooptest.harness.live_coverage import LiveMeter
+from cooptest.harness.testsuite import SuiteWriter, read_suite
 from cooptest.report.html import page_seconds, write_html_report
 from cooptest.report.progress import Progress, summary_line
 from cooptest.report.report import Report
 from cooptest.task import Task
 
-FINAL_RESERVE = 0.1  # of the budget, at most FINAL_RESERVE_MAX s: the final suite's coverage
-FINAL_RESERVE_MAX = 3.0  # count and report.json; report.html's time comes on top of it
+END_TIME = 0.5  # seconds for the final count's answer and report.json (report.html's on top)
 RESERVE_SHARE_MAX = 0.25  # of the budget: what the end of a run may take at most
-GCOV_TIME = 0.3  # seconds kept for gcov itself
 OVERTIME = 0.1  # seconds past the budget when the run is stopped wherever it is
 SUITE, REPORT = "test-suite.zip", "report.json"
 
@@ -130,12 +126,12 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     """Run test generation; returns the final report document (None if a signal came
     before the program was even parsed) and the exit code."""
     seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
-    # The whole run stays within the budget: the TestCov-style coverage count is built on
-    # the side while the analysis runs, which leaves only a small reserve at the end for
-    # running the final suite on it, and the time to write report.html, which grows with
-    # the program (past the reserve, the page is written unhighlighted).
+    # The whole run stays within the budget: the TestCov-style coverage count is kept up
+    # to date beside the analysis (``LiveMeter``), which leaves at the end only the time
+    # to write the reports; report.html's grows with the program (past what is left, the
+    # page is written unhighlighted).
     page = page_seconds(os.path.getsize(task.program))
-    reserve = min(FINAL_RESERVE_MAX, FINAL_RESERVE * opts.budget) + page
+    reserve = END_TIME + page
     analysis_time = opts.budget - min(reserve, RESERVE_SHARE_MAX * opts.budget)
     settings = replace(opts.settings, extra={"budget": analysis_time, **opts.settings.extra})
     analysis = make_analysis(opts.strategy, settings)
@@ -145,7 +141,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     safe = SafePoints(deadline, deadline)
     work = tempfile.mkdtemp(prefix="cooptest-")
     board: GoalBoard | None = None
-    meter: SideMeter | None = None
+    meter: LiveMeter | None = None
     memory: MemoryWatch | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
                     opts.strategy,
@@ -160,9 +156,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     os.unlink(report.path)  # a previous run's report would not match the suite
                 frontend = load_program(task, work)
                 executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
-                meter = SideMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
+                meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
                 board = GoalBoard(frontend.program, executor, suite)
-                board.listeners.append(report)
+                board.listeners += [report, meter.listen]
                 report.write(board)
                 memory = MemoryWatch(opts.memory_mb, budget,
                                      lambda pid: board.count("workers_killed_for_memory"))
@@ -173,7 +169,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 if opts.reduce:
                     board.reduce()
-                measured = meter.measure(board.tests, deadline.child(deadline.remaining() - page))
+                measured = meter.count(board.tests, deadline.child(deadline.remaining() - page))
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:
@@ -228,55 +224,3 @@ def output_folder(path: str) -> None:
     if not os.access(path, os.W_OK | os.X_OK):
         raise UserError("the output folder is not writable", path)
 
-
-class SideMeter:
-    """The TestCov-style coverage count (``harness.coverage``), its labelled program
-    built by a child process while the analysis runs (on the other core, without
-    taking the analysis's interpreter lock): at the end only the final suite's native
-    runs and one gcov are left. None when the program is not built by the deadline, or
-    the suite does not fit in the time left. The child is a daemon that dies with the
-    run: neither a signal nor a kill leaves it behind or waits for it; the run closes
-    the meter once, at its end, whatever ended it."""
-
-    def __init__(self, task: Task, preprocessed: str, work_dir: str) -> None:
-        self.task, self.preprocessed, self.work_dir = task, preprocessed, work_dir
-        ctx = multiprocessing.get_context("fork")
-        self.result, sender = ctx.Pipe(duplex=False)
-        self.builder = ctx.Process(target=_build_labelled, daemon=True,
-                                   args=(sender, task, preprocessed, work_dir, os.getpid()))
-        start_forked(self.builder)
-        sender.close()
-
-    def measure(self, tests: list[TestCase], deadline: Budget) -> float | None:
-        try:
-            if not self.result.poll(max(0.0, deadline.remaining() - GCOV_TIME)):
-                return None
-            built = self.result.recv()
-        except (EOFError, OSError):  # the builder died
-            return None
-        if built is None:
-            return None
-        meter = CoverageMeter(self.task, self.preprocessed, self.work_dir, built)
-        result = meter.measure(tests, deadline.deadline - GCOV_TIME)
-        return None if result is None else round(result.percent, 2)
-
-    def close(self) -> None:
-        if self.builder.is_alive():
-            try:  # the builder and its compiler: a process group of their own
-                os.killpg(self.builder.pid, signal.SIGKILL)
-            except OSError:
-                pass
-        self.builder.join()
-        self.result.close()
-
-
-def _build_labelled(result: Any, task: Task, preprocessed: str, work_dir: str, parent: int) -> None:
-    """The builder's body: the labelled program's folder, or None if it did not build."""
-    die_with_parent(signal.SIGKILL, parent)
-    take_own_signals()
-    os.setpgrp()
-    try:
-        built: str | None = CoverageMeter.build_in(task, preprocessed, work_dir)
-    except Exception:  # noqa: BLE001 - no count is better than a failed run
-        built = None
-    result.send(built)

@@ -69,3 +69,31 @@ def test_agrees_with_testcov(tmp_path, data, testcov_measure):
                                     stdin=subprocess.DEVNULL).stdout)
     ours = measure_coverage(task, preprocess(task, str(tmp_path)), tests, str(tmp_path))
     assert (ours.goals, round(ours.percent, 2)) == (ref["goals"], ref["coverage"])
+
+
+def test_the_live_count_of_any_subset_of_the_kept_tests_is_the_joint_measurement(tmp_path, data):
+    """The live meter runs each kept test alone; the count of a (reduced) suite is the
+    union of its tests' goals, which must be what running the suite together counts."""
+    from itertools import combinations
+
+    from cooptest.core.budget import Budget
+    from cooptest.frontend import load_program
+    from cooptest.harness.executor import Executor
+    from cooptest.core.board import GoalBoard
+    from cooptest.harness.live_coverage import LiveMeter
+
+    task = load_task(str(data / "harness_labels.c"))
+    frontend = load_program(task, str(tmp_path))
+    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
+    meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"))
+    board.listeners.append(meter.listen)
+    try:
+        for inputs in (["7"], ["99"], ["3"], [], ["0"], ["1"]):
+            board.submit(inputs, "test")
+        assert len(board.tests) >= 3
+        for k in (1, 2, len(board.tests)):
+            for subset in combinations(board.tests, k):
+                expected = measure(data / "harness_labels.c", [t.inputs for t in subset], tmp_path)
+                assert meter.count(list(subset), Budget.seconds(30.0)) == round(expected.percent, 2)
+    finally:
+        meter.close()

@@ -84,7 +84,9 @@ class CoverageMeter:
         self.build = built or self.build_in(task, preprocessed_path, work_dir)
         self.program = os.path.join(self.build, "labelled.c")
         with open(self.program) as f:
-            self.source = f.read()
+            source = f.read()
+        self.goto_lines = {int(m[1]): n for n, line in enumerate(source.splitlines(), 1)
+                           if (m := _GOTO_LINE.match(line))}  # goal -> its line in the source
         with open(os.path.join(self.build, "goal-lines.json")) as f:
             self.goal_lines = {int(k): v for k, v in json.load(f).items()}
         self.binary = Executable(os.path.join(self.build, "prog"), task.data_model, trace=False)
@@ -110,20 +112,41 @@ class CoverageMeter:
     def measure(self, tests: list[TestCase], deadline: float = math.inf) -> CoverageResult | None:
         """The coverage of ``tests``; None if a run had to be cut short of TestCov's time
         limit to end by ``deadline`` (``time.monotonic``): the count would not be TestCov's."""
-        for stale in os.listdir(self.build):  # counters of an earlier measurement
-            if stale.endswith(".gcda"):
-                os.unlink(os.path.join(self.build, stale))
+        self._forget_counts()
         for test in tests:
             limit = min(TIMEOUT, deadline - time.monotonic())
             if limit <= 0 or self.binary.run(test.inputs, timeout=limit).timed_out and limit < TIMEOUT:
                 return None  # each run adds its counts to the .gcda
-        counts = _gcov_line_counts(self.build, self.program)
-        goto_lines = {int(m[1]): n for n, line in enumerate(self.source.splitlines(), 1)
-                      if (m := _GOTO_LINE.match(line))}
-        goals = {g for g, line in goto_lines.items() if line in counts}
-        covered = {g for g in goals if counts[goto_lines[g]] > 0}
-        return CoverageResult(len(goals), len(covered), len(tests), covered,
+        goals, covered = self._count()
+        return self.result(goals, covered, len(tests))
+
+    def result(self, goals: set[int], covered: set[int], tests: int) -> CoverageResult:
+        return CoverageResult(len(goals), len(covered), tests, covered,
                               {g: self.goal_lines[g] for g in goals if g in self.goal_lines})
+
+    def goals(self) -> set[int]:
+        """TestCov's goals of the program: the labels gcc emitted code for."""
+        self._forget_counts()
+        return self._count()[0]
+
+    def covered_by(self, inputs: list[str]) -> set[int]:
+        """The goals one test covers, run alone (a run over TestCov's time limit, or
+        killed by a signal other than abort, writes no counts and covers nothing)."""
+        self._forget_counts()
+        self.binary.run(inputs, timeout=TIMEOUT)
+        return self._count()[1]
+
+    def _forget_counts(self) -> None:
+        for stale in os.listdir(self.build):  # counters of an earlier measurement
+            if stale.endswith(".gcda"):
+                os.unlink(os.path.join(self.build, stale))
+
+    def _count(self) -> tuple[set[int], set[int]]:
+        """The goals with code, and those the runs since the counts were last
+        forgotten hit."""
+        counts = _gcov_line_counts(self.build, self.program)
+        goals = {g for g, line in self.goto_lines.items() if line in counts}
+        return goals, {g for g in goals if counts[self.goto_lines[g]] > 0}
 
 
 def labelled_program(preprocessed_path: str) -> tuple[str, dict[int, int]]:

@@ -1,0 +1,117 @@
+"""The TestCov-style coverage count, kept up to date while the analysis runs.
+
+A child process builds the labelled program (``harness.coverage``) and then runs each
+test the board keeps on it, as the test is kept, remembering the TestCov goals each one
+covers. gcov's counts only add up over runs, so the count of any set of tests is the
+union of what its tests cover alone: the count of the final suite (reduced at the end
+of the run to a subset of the tests kept) needs no run at the end, only the child to
+have caught up. Nothing of the budget is reserved for it: the analysis runs until the
+end, less the time to write the reports.
+
+The child has the labelled program's compiler, its test runs and gcov to itself, on the
+spare core when there is one. It receives tests on a thread of its own, so that the
+parent's sending a large test never waits for a run in progress. It dies with the run:
+neither a signal nor a kill leaves it behind or waits for it.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+from typing import Any
+
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals
+from cooptest.harness.coverage import CoverageMeter
+from cooptest.harness.testsuite import TestCase
+from cooptest.task import Task
+
+
+class LiveMeter:
+    """The parent's side: hears of each kept test (a board listener) and asks for the
+    count of the final suite."""
+
+    def __init__(self, task: Task, preprocessed: str, work_dir: str) -> None:
+        ctx = multiprocessing.get_context("fork")
+        inbox, self.requests = ctx.Pipe(duplex=False)
+        self.replies, outbox = ctx.Pipe(duplex=False)
+        self.child = ctx.Process(target=_serve, daemon=True,
+                                 args=(inbox, outbox, task, preprocessed, work_dir, os.getpid()))
+        start_forked(self.child)
+        inbox.close()
+        outbox.close()
+
+    def listen(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
+        if event == "covered":
+            test = board.records[-1].test
+            self._send(("test", test.name, test.inputs))
+
+    def count(self, tests: list[TestCase], deadline: Budget) -> float | None:
+        """The coverage of ``tests`` in percent, rounded as TestCov prints it; None when
+        the child has not caught up by ``deadline``, or could not build the program."""
+        if not self._send(("count", [t.name for t in tests])):
+            return None
+        try:
+            if self.replies.poll(max(0.0, deadline.remaining())):
+                result: float | None = self.replies.recv()
+                return result
+        except (EOFError, OSError):  # the child died
+            pass
+        return None
+
+    def _send(self, message: tuple[Any, ...]) -> bool:
+        try:
+            self.requests.send(message)
+            return True
+        except OSError:  # the child died: no count, and no reason to fail the run
+            return False
+
+    def close(self) -> None:
+        if self.child.is_alive():
+            try:  # the child and its compiler: a process group of their own
+                os.killpg(self.child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self.child.join()
+        self.requests.close()
+        self.replies.close()
+
+
+def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str,
+           parent: int) -> None:
+    """The child's body: build, then answer requests in the order they were sent."""
+    die_with_parent(signal.SIGKILL, parent)
+    take_own_signals()
+    os.setpgrp()
+    requests: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+    threading.Thread(target=_receive, args=(inbox, requests), daemon=True).start()
+    meter: CoverageMeter | None = None
+    goals: set[int] = set()
+    try:
+        meter = CoverageMeter(task, preprocessed, work_dir)
+        goals = meter.goals()
+    except Exception:  # noqa: BLE001 - no count is better than a failed run
+        meter = None
+    covered: dict[str, set[int]] = {}
+    while (request := requests.get())[0] != "stop":
+        if request[0] == "test" and meter is not None:
+            try:
+                covered[request[1]] = meter.covered_by(request[2])
+            except Exception:  # noqa: BLE001 - as above
+                meter = None
+        elif request[0] == "count":
+            names: list[str] = request[1]
+            hit = set().union(*(covered[n] for n in names)) if meter is not None else set()
+            outbox.send(None if meter is None else round(meter.result(goals, hit, len(names)).percent, 2))
+
+
+def _receive(inbox: Any, requests: queue.SimpleQueue[tuple[Any, ...]]) -> None:
+    """Move the parent's messages into ``requests`` as soon as they arrive."""
+    try:
+        while True:
+            requests.put(inbox.recv())
+    except Exception:  # noqa: BLE001 - the parent closed the pipe, or died mid-message
+        requests.put(("stop",))
