@@ -68,13 +68,12 @@ def run(board, seconds: float = 10.0, **job):
     return ConcolicAnalysis().run(board, Job(frozenset(board.goals), Budget.seconds(seconds), **job))
 
 
-def test_nodes_know_their_location_and_call_stack(make_program) -> None:
+def test_nodes_know_their_location_and_negation(make_program) -> None:
     board = make_program(NESTED)
     tree = run(board).state.tree
     nodes = [n for level in tree.levels.values() for n in level]
-    inside = [n for n in nodes if n.location.function == "classify"]
-    assert inside and all(len(n.call_stack) == 1 and n.call_stack[0].callee == "classify" for n in inside)
-    assert all(n.call_stack == () for n in nodes if n.location.function == "main")
+    assert any(n.location.function == "classify" for n in nodes)
+    assert any(n.location.function == "main" for n in nodes)
     for n in nodes:
         assert n.edge.branch == n.negation.branch == n.branch
         assert n.edge.positive == n.outcome and n.negation.positive != n.outcome

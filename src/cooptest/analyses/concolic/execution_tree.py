@@ -21,7 +21,7 @@ import z3
 
 from cooptest.analyses.concolic.padding import Padding
 from cooptest.core.analysis import AnalysisState
-from cooptest.cfa.ir import AssumeEdge, CallEdge, Location, branch_goal_id
+from cooptest.cfa.ir import AssumeEdge, Location, branch_goal_id
 
 # why a node stopped being open
 EXPLORED = "explored"  # a path took the other side
@@ -38,8 +38,7 @@ class Decision:
     ``cond`` is the Boolean the taken outcome required; ``before`` is the length of the
     path condition before the decision, ``after`` its length after it (the difference
     holds ``cond`` and guards such as divisors being nonzero). ``edge`` is the CFA edge
-    the outcome took, ``call_stack`` the calls active there, ``position`` the decision's
-    index in ``Path.trace``."""
+    the outcome took, ``position`` the decision's index in ``Path.trace``."""
 
     branch: int
     outcome: bool
@@ -47,7 +46,6 @@ class Decision:
     before: int
     after: int
     edge: AssumeEdge
-    call_stack: tuple[CallEdge, ...]
     position: int
 
 
@@ -105,12 +103,6 @@ class Node:
     def location(self) -> Location:
         """The branch's source location."""
         return self.edge.src
-
-    @property
-    def call_stack(self) -> tuple[CallEdge, ...]:
-        """The calls active at the branch (outermost first)."""
-        assert self.path is not None, "the root has no call stack"
-        return self.path.decisions[self.index].call_stack
 
     @property
     def negation(self) -> AssumeEdge:

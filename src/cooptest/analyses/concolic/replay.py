@@ -358,8 +358,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
                 path.divergences += 1
             decision = None
             if syms & input_ids:
-                decision = Decision(edge.branch, outcome, cond, before, len(pc), edge,
-                                    tuple(state.call_stack), len(path.trace))
+                decision = Decision(edge.branch, outcome, cond, before, len(pc), edge, len(path.trace))
                 path.decisions.append(decision)
             path.trace.append((edge.branch, outcome))
             visited.add(edge)
