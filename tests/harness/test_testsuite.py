@@ -21,7 +21,7 @@ def test_round_trip_keeps_inputs_order_and_error_flag(tmp_path, data):
     tests = [TestCase(["5", "-3", "0x1f", "'a'", "1.5f"]), TestCase(["'<'"], covers_error=True),
              TestCase([])]
     names = [writer.add(t) for t in tests]
-    assert names == ["test000001.xml", "test000002.xml", "test000003.xml"]
+    assert names == ["test000001", "test000002", "test000003"]
     back = read_suite(str(tmp_path / "suite.zip"))
     assert [t.inputs for t in back] == [t.inputs for t in tests]
     assert [t.covers_error for t in back] == [False, True, False]

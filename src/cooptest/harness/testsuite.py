@@ -109,25 +109,27 @@ class SuiteWriter:
         return len(self._names)
 
     def add(self, test: TestCase) -> str:
-        """Append ``test`` and return its file name inside the zip.
+        """Append ``test`` and return its name (the file name inside the zip without
+        ``.xml``, as TestCov and ``read_suite`` name it).
 
-        Unnamed tests are numbered ``test000001.xml``, … so that file-name order is the
+        Unnamed tests are numbered ``test000001``, … so that file-name order is the
         order of generation.
         """
-        name = f"{test.name}.xml" if test.name else f"test{len(self._names) + 1:06d}.xml"
-        if name in self._names or name == METADATA_NAME:
-            raise ValueError(f"test file {name} already in {self.path}")
+        name = test.name or f"test{len(self._names) + 1:06d}"
+        file = f"{name}.xml"
+        if file in self._names or file == METADATA_NAME:
+            raise ValueError(f"test file {file} already in {self.path}")
         data = xml_of_test(test).encode()
-        self._zip.add(name, data)
-        self._names.add(name)
-        self._tests[name] = data
+        self._zip.add(file, data)
+        self._names.add(file)
+        self._tests[file] = data
         self._publish()
         return name
 
     def keep_only(self, names: list[str]) -> None:
-        """Rewrite the suite with only the tests named (``add``'s names, without or
-        with ``.xml``), in generation order (suite reduction)."""
-        keep = {n if n.endswith(".xml") else f"{n}.xml" for n in names}
+        """Rewrite the suite with only the tests named (as ``add`` names them), in
+        generation order (suite reduction)."""
+        keep = {f"{n}.xml" for n in names}
         self._tests = {n: d for n, d in self._tests.items() if n in keep}
         self._names = set(self._tests)
         self._zip = _ZipImage()

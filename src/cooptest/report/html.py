@@ -178,10 +178,9 @@ def _tests(tests: list[TestCase], goals: list[dict[str, Any]]) -> list[dict[str,
     credited: dict[str, list[str]] = {}
     for g in goals:
         if g["test"]:
-            credited.setdefault(g["test"].removesuffix(".xml"), []).append(g["id"])
-    shown = [(t, t.name.removesuffix(".xml")) for t in tests]  # a run's tests: file names
-    return [{"name": name, "inputs": t.inputs, "covers_error": t.covers_error,
-             "goals": credited.get(name, [])} for t, name in shown]
+            credited.setdefault(g["test"], []).append(g["id"])
+    return [{"name": t.name, "inputs": t.inputs, "covers_error": t.covers_error,
+             "goals": credited.get(t.name, [])} for t in tests]
 
 
 def _settings(doc: dict[str, Any]) -> list[tuple[str, str]]:
