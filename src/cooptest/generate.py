@@ -156,6 +156,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     os.unlink(report.path)  # a previous run's report would not match the suite
                 frontend = load_program(task, work)
                 executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
+                executor.budget = budget
                 meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
                 board = GoalBoard(frontend.program, executor, suite)
                 board.listeners += [report, meter.listen]
@@ -169,7 +170,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 if opts.reduce:
                     board.reduce()
-                measured = meter.count(board.tests, deadline.child(deadline.remaining() - page))
+                measured = meter.count(board.tests, deadline)  # instant once caught up
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:

@@ -8,21 +8,25 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+from array import array
 from dataclasses import dataclass, field
+from typing import Iterable, Iterator
 
 from cooptest.cfa.ir import branch_goal_id, error_goal_id
+from cooptest.core.budget import Budget
 from cooptest.frontend import Frontend
 from cooptest.frontend.instrument import instrumented_source
 from cooptest.harness.build import Executable, compile_program
 
 TRUNCATED = -(1 << 31)
 STARVED_EXIT = 1  # the nondet harness exits with 1 when the inputs run out
+MIN_TIMEOUT = 0.01  # seconds: a run at the end of the budget still starts (and is cut)
 
 
 @dataclass
 class Execution:
     inputs: list[str]
-    events: list[int]
+    events: array[int]  # int32, as the runtime wrote them: 4 bytes each, not a list's 36
     covered: set[str]
     exit_code: int | None
     timed_out: bool
@@ -32,9 +36,9 @@ class Execution:
     new: set[str] = field(default_factory=set)  # goals no earlier test covered (set by submit)
     signal: int | None = None  # the signal that ended the run, if one did
 
-    def decisions(self) -> list[tuple[int, bool]]:
+    def decisions(self) -> Iterator[tuple[int, bool]]:
         """The branch decisions of the run in order: (branch point id, outcome)."""
-        return [(e >> 1, bool(e & 1)) for e in self.events if e >= 0]
+        return ((e >> 1, bool(e & 1)) for e in self.events if e >= 0)
 
 
 def starved(ex: Execution) -> bool:
@@ -44,7 +48,7 @@ def starved(ex: Execution) -> bool:
     return ex.exit_code == STARVED_EXIT and not ex.error_reached
 
 
-def goals_of(events: list[int]) -> tuple[set[str], bool, bool]:
+def goals_of(events: Iterable[int]) -> tuple[set[str], bool, bool]:
     """Goal ids a trace passes through, whether it reached an error call, and whether
     the trace was cut short."""
     covered: set[str] = set()
@@ -70,6 +74,7 @@ class Executor:
             f.write(instrumented_source(frontend))
         self.binary: Executable = compile_program(source, frontend.task.data_model, work_dir, trace=True)
         self.timeout = timeout
+        self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
 
     def clone(self) -> Executor:
@@ -86,8 +91,12 @@ class Executor:
         self.binary.close()
 
     def run(self, inputs: list[str]) -> Execution:
-        r = self.binary.run(inputs, timeout=self.timeout, trace=True)
-        events = list(r.events) if r.events is not None and not r.timed_out else []
+        """Run ``inputs`` natively. A run over the time limit covers nothing (TestCov
+        counts nothing of it either); nor does a run cut by the budget, so that a test
+        running for seconds cannot carry the analysis past its end."""
+        timeout = self.timeout if self.budget is None else min(self.timeout, self.budget.remaining())
+        r = self.binary.run(inputs, timeout=max(timeout, MIN_TIMEOUT), trace=True)
+        events = r.events if r.events is not None and not r.timed_out else array("i")
         covered, error, truncated = goals_of(events)
         covered &= self.goals  # a stray write into the trace names no goal of the program
         return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,

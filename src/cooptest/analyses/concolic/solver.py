@@ -206,20 +206,27 @@ class PathSolver:
             s.push()
             s.add(negated)
             try:
-                return self._result(s, bounds)
+                return self._result(s, bounds, timeout_ms)
             finally:
                 s.pop()
         s.reset()
         s.set("timeout", timeout_ms)
         s.add(*query, negated)
-        return self._result(s, bounds)
+        return self._result(s, bounds, timeout_ms)
 
     @staticmethod
-    def _result(s: z3.Solver, bounds: list[z3.BoolRef]) -> Result:
+    def _result(s: z3.Solver, bounds: list[z3.BoolRef], timeout_ms: int) -> Result:
+        """Check ``s`` (its time limit set to ``timeout_ms``), preferring the bounds;
+        both checks together keep to the limit."""
         r = z3.unknown
         if bounds:  # assumed through a proxy, so that z3 can drop them
+            started = time.perf_counter()
             s.add(z3.Implies(PREFER_SMALL, z3.And(*bounds)))
             r = s.check(PREFER_SMALL)
+            left = timeout_ms - int(1000 * (time.perf_counter() - started))
+            if r == z3.unknown and left <= 0:
+                return Result(UNKNOWN)
+            s.set("timeout", max(1, left))
         if r != z3.sat:
             r = s.check()
         if r == z3.sat:
