@@ -109,3 +109,22 @@ def test_a_sigkilled_cooptest_leaves_no_test_and_no_helper_running(tmp_path, str
     time.sleep(0.5)
     assert running(str(tmp)) == []
     assert helpers_of(out) == []
+
+
+def test_a_run_ends_by_the_budget_and_a_cut_run_covers_nothing(tmp_path):
+    """A test that runs for seconds cannot carry an analysis past its budget; what a run
+    cut short did is not coverage (TestCov would not count it either)."""
+    from cooptest.core.budget import Budget
+    path = tmp_path / "slow.c"
+    path.write_text(HEAD + "int main() { int x = __VERIFIER_nondet_int();\n"
+                    "  if (x > 0) sleep(2);\n  if (x == 5) return 1;\n  return 0; }\n")
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    executor = Executor(frontend, str(tmp_path / "work"))
+    executor.budget = Budget.seconds(0.5)
+    started = time.monotonic()
+    cut = executor.run(["5"])
+    assert time.monotonic() - started < 1.5
+    assert cut.timed_out and not cut.covered
+    executor.budget = Budget.seconds(10)
+    full = executor.run(["5"])
+    assert not full.timed_out and len(full.covered) == 2
