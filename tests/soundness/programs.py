@@ -67,4 +67,14 @@ void (*volatile hook)(void);
 int main() { int x = __VERIFIER_nondet_int(); hook = set; if (x == 2) hook();
   if (g == 9) { return 1; } return 0; }
 """, [["2"], ["0"]]),
+    "library-writes": (HEAD + """#include <stdio.h>
+int g = 5;
+char h[16] = "abc";
+int main() { int x = __VERIFIER_nondet_int(); struct { char c[8]; int n; } s = {"", 3};
+  sprintf(h, "%d", x); snprintf(s.c, sizeof s.c, "%d", x);
+  if (h[0] == '1') { return 1; }
+  if (s.c[0] == '2') { return 3; }
+  if (g == 5) { return 2; }
+  return 0; }
+""", [["1"], ["2"], ["3"]]),
 }

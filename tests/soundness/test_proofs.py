@@ -85,3 +85,16 @@ def test_mgp_on_a_callback_program_ends_normally_and_says_why(tmp_path):
     assert not [g for g in goals if g["status"] == "infeasible"]
     assert any("atexit" in g.get("refused", "") for g in goals if g["status"] == "unknown") \
         or all(g["status"] == "covered" for g in goals)
+
+
+def test_a_library_call_writes_through_its_pointers_and_keeps_the_globals_in_registers(tmp_path):
+    """sprintf changes the array it is given, never ``g``, whose address nobody takes:
+    after the seeds, the one goal left open (``g == 5`` false) is proved infeasible."""
+    put = program_under_test(tmp_path, "library-writes")
+    for s in PROGRAMS["library-writes"][1]:
+        put.submit(s, "seed")
+    line = next(i for i, t in enumerate(PROGRAMS["library-writes"][0].splitlines(), 1) if "g == 5" in t)
+    (dead,) = put.open()
+    assert put.goals[dead].line == line
+    METHODS["predicate"]().run(put, Job(put.open(), Budget.seconds(20)))
+    assert dead in put.infeasible

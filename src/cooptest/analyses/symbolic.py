@@ -284,15 +284,19 @@ class SymbolicState:
         self.path_condition.append(z3.And(z3.UGE(symbol, low), z3.ULE(symbol, high - size)))
         return symbol
 
-    def _havoc_memory(self) -> None:
-        """An unknown write: every object and every global may have changed."""
+    def _havoc_memory(self, registers: bool = False) -> None:
+        """An unknown write: every object may have changed, and with ``registers`` the
+        globals that live in registers too (a call of a function nobody resolved, which
+        may assign them by name). A write through a pointer cannot reach those: their
+        address is never taken."""
         self.imprecise = True
         sort = z3.BitVecSort(self.ptr_bits)
         for base, obj in list(self.objects.items()):
             self.objects[base] = MemoryObject(obj.base, obj.size, obj.name,
                                               z3.Array(self.fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)),
                                               owner=self._token)
-        self.globals = Frame({}, dict(self.globals.objects), self._token)
+        if registers:
+            self.globals = Frame({}, dict(self.globals.objects), self._token)
 
     # ------------------------------------------------------------------ bytes
 
@@ -654,7 +658,10 @@ class SymbolicState:
         return call.dst
 
     def _external(self, edge: CallEdge, name: str | None) -> None:
-        """A function without a body: a model for the common ones, havoc otherwise."""
+        """A function without a body: a model for the common ones, havoc otherwise. A
+        library function changes the program's memory only through the pointers it is
+        given (one without pointer arguments, nothing): the globals in registers keep
+        their values across it, as its model in ``wp`` keeps what it knows of them."""
         t = self.types
         if name in ALLOCATORS:
             size_arg = edge.args[-1] if name != "calloc" else None
@@ -691,7 +698,7 @@ class SymbolicState:
             self.eval(a)
         if name not in PURE_EXTERNALS and (any(isinstance(a.type, PointerType) for a in edge.args)
                                            or name is None):
-            self._havoc_memory()
+            self._havoc_memory(registers=name is None)
         if edge.lhs is not None:
             self.write(edge.lhs, self._unknown(edge.lhs.type))
 

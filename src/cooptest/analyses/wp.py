@@ -34,7 +34,7 @@ Per edge:
   (``FunctionCFA.bind``); the callee's own variables are dropped first (in a recursive
   call they are another frame's). A call without a body does what the symbolic state
   makes of it: the result is unknown and a call that may write memory drops every
-  literal that reads memory or a global;
+  literal that reads memory (a call nobody resolved: or a global);
 - a return into ``ctx.call``: the literals about the callee's variables, which belong
   to the caller's frame here, are dropped, then the call's result is assigned.
 
@@ -312,12 +312,16 @@ class BackwardTransfer:
         return self._forget(post, memory=lhs)
 
     @staticmethod
-    def _forget(post: Formula, memory: Expr | None = None, everything: bool = False) -> Formula:
+    def _forget(post: Formula, memory: Expr | None = None, everything: bool = False,
+                globals_too: bool = False) -> Formula:
         """Drop the literals that read memory that may overlap ``memory``, or, if
-        ``everything``, that read any memory or any global."""
+        ``everything``, that read any memory; with ``globals_too`` also those that read
+        a global in a register."""
         def stale(e: Expr) -> bool:
+            if globals_too and any(v.is_global for v in variables_of(e)):
+                return True
             if everything:
-                return any(True for _ in memory_reads(e)) or any(v.is_global for v in variables_of(e))
+                return any(True for _ in memory_reads(e))
             return memory is not None and any(alias(memory, r) is not False for r in memory_reads(e))
         return Formula({k: lit for k, lit in post.literals.items() if not stale(lit[0])})
 
@@ -332,13 +336,14 @@ class BackwardTransfer:
 
     def _unknown_call(self, post: Formula, edge: CallEdge) -> Formula:
         """A call not entered: the model of the symbolic state for a library function
-        (its result unknown; memory and globals havocked unless it is pure or gets no
-        pointer), anything at all for a body or pointer nobody resolved."""
+        (its result unknown; memory havocked unless it is pure or gets no pointer; the
+        globals in registers kept), anything at all for a body or pointer nobody
+        resolved."""
         name = edge.callee if isinstance(edge.callee, str) else None
         library = name is not None and name not in self.program.functions
         writes = not library or name not in PURE_EXTERNALS and any(
             isinstance(a.type, PointerType) for a in edge.args)
-        pre = self._forget(post, everything=writes)
+        pre = self._forget(post, everything=writes, globals_too=not library)
         return self._havoc(pre, edge.lhs) if edge.lhs is not None else pre
 
     def _return(self, post: Formula, edge: ReturnEdge, ctx: CallContext) -> list[Formula]:
