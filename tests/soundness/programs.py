@@ -77,4 +77,17 @@ int main() { int x = __VERIFIER_nondet_int(); struct { char c[8]; int n; } s = {
   if (g == 5) { return 2; }
   return 0; }
 """, [["1"], ["2"], ["3"]]),
+    "pointer-table": (HEAD + """int f(int x) { if (x > 10) { return 1; } return 2; }
+int g(int x) { if (x < -10) { return 3; } return 4; }
+int (*table[2])(int) = {f, g};
+struct ops { int (*op)(int); } ops = {g};
+int main() { int x = __VERIFIER_nondet_int(); int r = table[x & 1](x);
+  if (x == 7) { r = ops.op(x); } return r; }
+""", [["12"], ["2"], ["-11"], ["-12"], ["7"]]),
+    "forged-call": (HEAD + """int seen;
+void target(void) { if (seen == 0) { seen = 1; } }
+int main() { int x = __VERIFIER_nondet_int(); unsigned long a = (unsigned long) &target;
+  void (*fp)(void) = (void (*)(void)) (a + (unsigned long) (x != 0) * 0);
+  if (x == 3) { fp(); } return seen; }
+""", [["3"], ["0"]]),
 }

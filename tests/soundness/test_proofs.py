@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cooptest.analyses.callgraph import CallGraphAnalysis
 from cooptest.analyses.concolic import ConcolicAnalysis
 from cooptest.analyses.reachability import MultiGoalAnalysis, PredicateAnalysis, ValueAnalysis
 from cooptest.core.analysis import Job
@@ -20,7 +21,7 @@ from programs import PROGRAMS
 from clitools import cooptest
 
 METHODS = {"value": ValueAnalysis, "predicate": PredicateAnalysis,
-           "mgp": MultiGoalAnalysis, "concolic": ConcolicAnalysis}
+           "mgp": MultiGoalAnalysis, "concolic": ConcolicAnalysis, "callgraph": CallGraphAnalysis}
 MODELLED = ("constructor", "constructor-order", "packed", "mode", "pointer-escape")
 
 
@@ -98,3 +99,28 @@ def test_a_library_call_writes_through_its_pointers_and_keeps_the_globals_in_reg
     assert put.goals[dead].line == line
     METHODS["predicate"]().run(put, Job(put.open(), Budget.seconds(20)))
     assert dead in put.infeasible
+
+
+DEAD_CODE = """extern int __VERIFIER_nondet_int(void);
+int dead_leaf(int x) { if (x) { return 1; } return 0; }
+int dead(int x) { if (x > 3) { return dead_leaf(x); } return 2; }
+int stored(int x) { if (x) { return 5; } return 6; }
+int (*keep)(int) = stored;
+int live(int x) { if (x == 2) { return 1; } return 0; }
+int main() { int x = __VERIFIER_nondet_int(); %s return live(x); }
+"""
+
+
+@pytest.mark.parametrize("pointer_call", [False, True])
+def test_the_goals_of_functions_no_call_reaches_are_proved_and_no_others(tmp_path, pointer_call):
+    """``dead`` has no caller and ``dead_leaf`` only that one; ``stored``'s address is
+    taken, so a call through a pointer may enter it."""
+    path = tmp_path / "dead.c"
+    path.write_text(DEAD_CODE % ("if (x == 9) { keep(x); }" if pointer_call else ""))
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    outcome = CallGraphAnalysis().run(put, Job(put.open(), Budget.seconds(5)))
+    proved_in = {put.goals[g].function for g in put.infeasible}
+    assert proved_in == ({"dead", "dead_leaf"} if pointer_call else {"dead", "dead_leaf", "stored"})
+    assert all(put.goals[g].function not in proved_in for g in put.open())
+    assert outcome.stopped == "exhausted"

@@ -39,12 +39,12 @@ import z3
 
 from cooptest.analyses import semantics as sem
 from cooptest.cfa.calls import callee_name
-from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
+from cooptest.cfa.ctype import (CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType)
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge,
                              Cast, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr, FuncRef,
                              Index, Location, Member, NondetEdge, Program, ReturnEdge,
-                             StringLit, TerminateEdge, Unary, Var, Variable)
+                             StringLit, TerminateEdge, Unary, Var, Variable, in_memory)
 
 _names = itertools.count()
 _tokens = itertools.count(1)  # owners of frames and memory objects (see "Copies share")
@@ -116,10 +116,6 @@ class Frozen:
         for name, n in zip(s.APPEND_ONLY, self.lengths):
             setattr(s, name, getattr(self.state, name)[:n])
         return s
-
-
-def in_memory(v: Variable) -> bool:
-    return v.address_taken or not v.type.is_scalar()
 
 
 def _byte(term: z3.ExprRef, k: int) -> z3.ExprRef:

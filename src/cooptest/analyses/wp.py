@@ -51,13 +51,13 @@ from typing import Callable, Iterable, Iterator
 import z3
 
 from cooptest.analyses import semantics as sem
-from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState, in_memory
+from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
 from cooptest.cfa.ctype import IntType, PointerType
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
                              DeclEdge, Deref, Edge, Expr, Index, Member, NondetEdge, Program,
-                             ReturnEdge, Var, Variable, variables_of)
+                             ReturnEdge, Var, Variable, in_memory, variables_of)
 from cooptest.core.budget import Budget
 
 Literal = tuple[Expr, bool]  # an IR condition, asserted (True) or negated (False)

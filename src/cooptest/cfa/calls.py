@@ -1,4 +1,5 @@
-"""Which function a call edge calls: the one place every analysis asks.
+"""Which function a call edge calls, and which calls may enter a function: the one place
+every analysis asks.
 
 A call names its callee (``f(x)``) or computes it (``(*fp)(x)``). The name is known
 without running the program when the callee expression folds to a function designator
@@ -9,10 +10,12 @@ that cannot resolve a pointer treat the call as unknown, never as a call of noth
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
+from cooptest.cfa.ctype import FunctionType, IntType, PointerType
 from cooptest.cfa.fold import fold
-from cooptest.cfa.ir import AddrOf, CallEdge, Edge, FuncRef, Program, ReturnEdge
+from cooptest.cfa.ir import (AddrOf, AssignEdge, CallEdge, Cast, Const, Edge, Expr, FuncRef,
+                             Program, ReturnEdge, Var, Variable, in_memory)
 
 
 def callee_name(edge: CallEdge) -> str | None:
@@ -60,3 +63,78 @@ def path_contexts(program: Program, edges: Sequence[Edge]) -> dict[int, CallCont
         elif isinstance(edge, ReturnEdge) and stack:
             out[i] = CallContext(stack.pop())
     return out
+
+
+def _expressions(edge: Edge) -> Iterator[Expr]:
+    for name in ("cond", "lhs", "rhs", "value", "code"):
+        e = getattr(edge, name, None)
+        if isinstance(e, Expr):
+            yield e
+    if isinstance(edge, CallEdge):
+        yield from edge.args
+        if not isinstance(edge.callee, str) and callee_name(edge) is None:
+            yield edge.callee
+
+
+def address_taken(program: Program) -> set[str]:
+    """Functions named anywhere but as the callee of a direct call: whoever holds their
+    address may call them (a pointer call, a library function)."""
+    out: set[str] = set()
+    for edge in program.edges():
+        for e in _expressions(edge):
+            out |= {sub.name for sub in e.walk() if isinstance(sub, FuncRef)}
+    return out
+
+
+def callers(program: Program, address_taken: set[str]) -> dict[str, list[CallEdge]]:
+    """The calls that may enter each function: its direct calls and, for a function
+    whose address is taken, every call through a pointer."""
+    out: dict[str, list[CallEdge]] = {}
+    through_pointers: list[CallEdge] = []
+    for edge in program.edges():
+        if isinstance(edge, CallEdge):
+            name = callee_name(edge)
+            if name is not None:
+                out.setdefault(name, []).append(edge)
+            else:
+                through_pointers.append(edge)
+    for name in address_taken:
+        out.setdefault(name, []).extend(through_pointers)
+    return out
+
+
+def forged_function_pointer(program: Program) -> str | None:
+    """Why a called function pointer may hold a function whose address is not taken:
+    it is made from an integer other than the null pointer constant (None: no such
+    conversion; calling a null pointer calls nothing). A conversion whose pointer is
+    only stored into a register that is only ever read back as an integer (CIL's
+    ``compFptr = compRegistered; pended = compFptr;``) makes no pointer that is called."""
+    as_integer = _read_only_as_integers(program)
+    for edge in program.edges():
+        for e in _expressions(edge):
+            for sub in e.walk():
+                if isinstance(sub, Cast) and isinstance(sub.type, PointerType) \
+                        and isinstance(sub.type.target, FunctionType) \
+                        and not isinstance(sub.operand.type, PointerType) \
+                        and not (isinstance(f := fold(sub.operand), Const) and f.value == 0) \
+                        and not (isinstance(edge, AssignEdge) and e is edge.rhs
+                                 and isinstance(edge.lhs, Var) and edge.lhs.var in as_integer):
+                    return f"line {edge.line}: a function pointer made from an integer"
+    return None
+
+
+def _read_only_as_integers(program: Program) -> set[Variable]:
+    """Register variables of function-pointer type every read of which converts the
+    value to an integer."""
+    candidates = {sub.var for edge in program.edges() for e in _expressions(edge) for sub in e.walk()
+                  if isinstance(sub, Var) and isinstance(sub.var.type, PointerType)
+                  and isinstance(sub.var.type.target, FunctionType) and not in_memory(sub.var)}
+    for edge in program.edges():
+        for e in _expressions(edge):
+            if isinstance(edge, AssignEdge) and e is edge.lhs and isinstance(e, Var):
+                continue  # written, not read
+            converted = {id(sub.operand) for sub in e.walk()
+                         if isinstance(sub, Cast) and isinstance(sub.type, IntType)}
+            candidates -= {sub.var for sub in e.walk()
+                           if isinstance(sub, Var) and id(sub) not in converted}
+    return candidates

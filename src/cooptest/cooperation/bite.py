@@ -85,14 +85,14 @@ from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path,
 from cooptest.analyses.concolic.inputs import literal
 from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.searchers.base import Searcher
-from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState, in_memory
+from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
 from cooptest.analyses.wp import BackwardTransfer, FrameState, Formula, memory_reads, truth
-from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
-from cooptest.cfa.ctype import FloatType, FunctionType, IntType, PointerType
-from cooptest.cfa.fold import fold
-from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
-                             Edge, Expr, FuncRef, Location, Program, ReturnEdge, StringLit,
-                             TerminateEdge, Var, Variable, variables_of)
+from cooptest.cfa.calls import (NO_CALL, CallContext, address_taken, callee_name, callers,
+                                forged_function_pointer)
+from cooptest.cfa.ctype import FloatType, PointerType
+from cooptest.cfa.ir import (AddrOf, AssumeEdge, Binary, CallEdge, Edge, Expr, FuncRef,
+                             Location, Program, ReturnEdge, StringLit, TerminateEdge,
+                             variables_of)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
@@ -253,9 +253,9 @@ class GCFG:
         self.program: Program = board.program
         self.wp = BackwardTransfer(self.program)
         self.new_s: list[SState] = []
-        self.address_taken = _address_taken(self.program)
-        self.callers = _callers(self.program, self.address_taken)
-        self.forged = _forged_function_pointer(self.program)
+        self.address_taken = address_taken(self.program)
+        self.callers = callers(self.program, self.address_taken)
+        self.forged = forged_function_pointer(self.program)
         if state.concolic is None:
             state.concolic = bite.dse.new_arg(board)  # the board's tests (the seed suite) run first
         if not isinstance(state.concolic.searcher, SStates):
@@ -610,81 +610,6 @@ def _checkable(e: Expr) -> bool:
         if isinstance(sub, Binary) and sub.op in ("/", "%"):
             return False
     return True
-
-
-def _expressions(edge: Edge) -> Iterator[Expr]:
-    for name in ("cond", "lhs", "rhs", "value", "code"):
-        e = getattr(edge, name, None)
-        if isinstance(e, Expr):
-            yield e
-    if isinstance(edge, CallEdge):
-        yield from edge.args
-        if not isinstance(edge.callee, str) and callee_name(edge) is None:
-            yield edge.callee
-
-
-def _address_taken(program: Program) -> set[str]:
-    """Functions named anywhere but as the callee of a direct call: whoever holds their
-    address may call them (a pointer call, a library function)."""
-    out: set[str] = set()
-    for edge in program.edges():
-        for e in _expressions(edge):
-            out |= {sub.name for sub in e.walk() if isinstance(sub, FuncRef)}
-    return out
-
-
-def _callers(program: Program, address_taken: set[str]) -> dict[str, list[CallEdge]]:
-    """The calls that may enter each function: its direct calls and, for a function
-    whose address is taken, every call through a pointer."""
-    out: dict[str, list[CallEdge]] = {}
-    through_pointers: list[CallEdge] = []
-    for edge in program.edges():
-        if isinstance(edge, CallEdge):
-            name = callee_name(edge)
-            if name is not None:
-                out.setdefault(name, []).append(edge)
-            else:
-                through_pointers.append(edge)
-    for name in address_taken:
-        out.setdefault(name, []).extend(through_pointers)
-    return out
-
-
-def _forged_function_pointer(program: Program) -> str | None:
-    """Why a called function pointer may hold a function whose address is not taken:
-    it is made from an integer other than the null pointer constant (None: no such
-    conversion; calling a null pointer calls nothing). A conversion whose pointer is
-    only stored into a register that is only ever read back as an integer (CIL's
-    ``compFptr = compRegistered; pended = compFptr;``) makes no pointer that is called."""
-    as_integer = _read_only_as_integers(program)
-    for edge in program.edges():
-        for e in _expressions(edge):
-            for sub in e.walk():
-                if isinstance(sub, Cast) and isinstance(sub.type, PointerType) \
-                        and isinstance(sub.type.target, FunctionType) \
-                        and not isinstance(sub.operand.type, PointerType) \
-                        and not (isinstance(f := fold(sub.operand), Const) and f.value == 0) \
-                        and not (isinstance(edge, AssignEdge) and e is edge.rhs
-                                 and isinstance(edge.lhs, Var) and edge.lhs.var in as_integer):
-                    return f"line {edge.line}: a function pointer made from an integer"
-    return None
-
-
-def _read_only_as_integers(program: Program) -> set[Variable]:
-    """Register variables of function-pointer type every read of which converts the
-    value to an integer."""
-    candidates = {sub.var for edge in program.edges() for e in _expressions(edge) for sub in e.walk()
-                  if isinstance(sub, Var) and isinstance(sub.var.type, PointerType)
-                  and isinstance(sub.var.type.target, FunctionType) and not in_memory(sub.var)}
-    for edge in program.edges():
-        for e in _expressions(edge):
-            if isinstance(edge, AssignEdge) and e is edge.lhs and isinstance(e, Var):
-                continue  # written, not read
-            converted = {id(sub.operand) for sub in e.walk()
-                         if isinstance(sub, Cast) and isinstance(sub.type, IntType)}
-            candidates -= {sub.var for sub in e.walk()
-                           if isinstance(sub, Var) and id(sub) not in converted}
-    return candidates
 
 
 __all__ = ["BiTe", "BiTeState", "ORDERS", "from_settings"]

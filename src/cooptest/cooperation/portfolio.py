@@ -8,6 +8,10 @@ goals it can refine for) hands its core to the next analysis of its lane, on the
 still open; every lane ends with random testing, which never stops by itself, so no core
 idles before the budget ends or every goal is decided.
 
+The proving lane starts with the call graph (``analyses.callgraph``): in milliseconds it
+proves the goals of every function no call reaches, which the analyses after it then
+leave alone (on diskperf 94 goals, where BiTe proved 45 in a minute).
+
 Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random testing
 covers most easy goals within seconds at native speed and seeds concolic search with its
 tests; concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
@@ -57,11 +61,13 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
         return make("coveritest", time_pair="20/80", reuse="reuse-arg", sequence=None)
 
     if jobs <= 1:
-        return [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), 0.5),
-                      (coveritest(), None), (make("random", 1), None)], "all")]
+        return [Lane([(make("callgraph"), None), (make("random"), RANDOM_SHARE),
+                      (make("concolic"), 0.5), (coveritest(), None), (make("random", 1), None)],
+                     "all")]
     directed = make_analysis("concolic", replace(settings, search="cfg"))
-    proving = [(directed, None), (coveritest(), None)] if goals > LARGE else \
-        [(coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None)]
+    proving = [(make("callgraph"), None)] + (
+        [(directed, None), (coveritest(), None)] if goals > LARGE else
+        [(coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None)])
     lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),
                    (make("random", 1), None)], "testing"),
              Lane([*proving, (make("random", 2), None)], "proving")]

@@ -67,6 +67,8 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  _lazy("predicate", "cooptest.analyses.reachability", "predicate_from_settings"), proves=True),
     StrategySpec("mgp", "multi-goal partitioning: --partitions predicate-analysis runs",
                  _lazy("mgp", "cooptest.analyses.reachability", "mgp_from_settings"), proves=True),
+    StrategySpec("callgraph", "proves the goals of functions no call can reach (no tests)",
+                 _lazy("callgraph", "cooptest.analyses.callgraph", "from_settings"), proves=True),
     StrategySpec("auto", "a portfolio of cooperating analyses on every core (--jobs)",
                  _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True),
     StrategySpec("crabs", "Crabs: concolic testing steered by monitors made of predicate ARGs",

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 import z3
 
@@ -39,14 +38,14 @@ from cooptest.analyses.reachability.arg import ARGState, CallStack, Reachability
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor, solve
 from cooptest.analyses.reachability.refinement import PathCheck
-from cooptest.analyses.symbolic import in_memory
 from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Literal, truth
 from cooptest.cfa.calls import NO_CALL, callee_name, path_contexts
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ctype import IntType
 from cooptest.core.budget import Budget
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
-                             Location, NondetEdge, Program, Var, Variable, variables_of)
+                             Location, NondetEdge, Program, Var, Variable, in_memory,
+                             variables_of)
 
 ABSTRACTION_CAP = 5.0  # seconds z3 may spend on one query of an abstraction
 MAX_CASES = 16  # WP cases a refinement follows (any subset yields sound predicates)

@@ -24,13 +24,12 @@ from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor
 from cooptest.cfa.calls import CallContext, callee_name, path_contexts
 from cooptest.analyses.reachability.refinement import PathCheck, relevant_variables
-from cooptest.analyses.symbolic import in_memory
 from cooptest.cfa.ctype import IntType
 from cooptest.core.budget import Budget
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, DeclEdge,
                              Edge, Expr, Location, NondetEdge, Program, ReturnEdge, Unary, Var,
-                             Variable)
+                             Variable, in_memory)
 
 Frame = frozenset[tuple[Variable, int]]
 
