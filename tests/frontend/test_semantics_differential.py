@@ -38,4 +38,4 @@ def test_native_and_symbolic_decisions_agree(tmp_path: Path, model: DataModel) -
         path = replay(fe.program, execution, symbols, memo, set())
         assert path.divergences == 0, inputs
         assert not path.imprecise
-        assert path.trace == execution.decisions(), inputs
+        assert path.trace == list(execution.decisions()), inputs
