@@ -20,7 +20,7 @@ from cooptest.report.compare import category_rows
 from cooptest.report.plots import relative_coverage
 
 TASKS = [EXAMPLES / "triangle.c", EXAMPLES / "guarded.c"]
-BENCH = ["--strategy", "random", "--budget", "2", "--seed", "3"]
+BENCH = ["--strategy", "random", "--budget", "4", "--seed", "3"]  # 2 s left nothing under load
 
 
 def rows_of(out: Path) -> dict[str, dict]:
@@ -95,7 +95,7 @@ def test_bench_on_a_ray_cluster_gives_the_local_results(ray_address: str, tmp_pa
     for name in a:
         assert b[name]["exit_code"] == 0 and b[name]["error"] == ""
         assert b[name]["goals"] == a[name]["goals"]
-        assert abs(b[name]["cov_b"] - a[name]["cov_b"]) <= 25  # random testing, 2 s: noise
+        assert abs(b[name]["cov_b"] - a[name]["cov_b"]) <= 25  # random testing, 4 s: noise
         assert (remote / f"examples__{Path(name).stem}" / "report.html").exists()
     assert rows_of(remote)["triangle.c"]["task"] == str(TASKS[0])  # as given, not made absolute
     resumed = cooptest("bench", *TASKS, *BENCH, "--out", remote, "--ray", ray_address)
