@@ -170,7 +170,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 if opts.reduce:
                     board.reduce()
-                measured = meter.count(board.tests, deadline)  # instant once caught up
+                measured = meter.count(board.tests, deadline.child(deadline.remaining() - page))
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:
