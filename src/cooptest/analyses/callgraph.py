@@ -2,7 +2,8 @@
 
 A goal lies in one function, and a function runs only when a call enters it. The calls
 that may enter a function are its direct calls and, when its address is taken, every
-call through a pointer (``cfa.calls.callers``); every run starts in ``main``, which
+call through a pointer (``cfa.unmodelled.callees``, which also finds what a destructor
+may call); every run starts in ``main``, which
 calls the constructors first (``CFABuilder``). A function that no chain of such calls
 from ``main`` reaches never runs, and neither does any goal in it: the proof is the call
 graph. Nothing is claimed when a called pointer may be made from an integer
@@ -17,10 +18,11 @@ dead code (the NT drivers' dispatch routines their harness never calls).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from cooptest.cfa.calls import address_taken, callers, forged_function_pointer
+from cooptest.cfa.calls import forged_function_pointer
 from cooptest.cfa.ir import Program
+from cooptest.cfa.unmodelled import callees
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
@@ -35,24 +37,11 @@ class CallGraphState(AnalysisState):
 
     reachable: frozenset[str] | None = None
     why_not: str | None = None
-    proved: set[str] = field(default_factory=set)  # the dead functions goals were proved in
 
 
 def reachable_functions(program: Program) -> frozenset[str]:
     """The functions with a body that calls from ``program.entry`` may enter."""
-    entered: dict[str, set[str]] = {}  # caller function -> functions its calls may enter
-    for callee, calls in callers(program, address_taken(program)).items():
-        if callee in program.functions:
-            for call in calls:
-                entered.setdefault(call.src.function, set()).add(callee)
-    seen = {program.entry}
-    work = [program.entry]
-    while work:
-        for callee in entered.get(work.pop(), ()):
-            if callee not in seen:
-                seen.add(callee)
-                work.append(callee)
-    return frozenset(seen)
+    return frozenset(callees(program, {program.entry}))
 
 
 class CallGraphAnalysis:
@@ -70,8 +59,7 @@ class CallGraphAnalysis:
             for g in sorted(board.open(job.goals)):
                 function = board.goals[g].function
                 if function not in state.reachable:
-                    if board.prove_infeasible(g, f"{ORIGIN}: no call reaches {function}"):
-                        state.proved.add(function)
+                    board.prove_infeasible(g, f"{ORIGIN}: no call reaches {function}")
         return finish(board, job, state)
 
 

@@ -34,14 +34,14 @@ class Variable:
     def __repr__(self) -> str:
         return self.name
 
+    def __hash__(self) -> int:
+        return id(self)
+
 
 def in_memory(v: Variable) -> bool:
     """Whether ``v`` lives in memory (its address is taken, or it is an aggregate)
     rather than in a register: only then can a write through a pointer change it."""
     return v.address_taken or not v.type.is_scalar()
-
-    def __hash__(self) -> int:
-        return id(self)
 
 
 # ---------------------------------------------------------------------------- expressions

@@ -50,7 +50,7 @@ def proof_blockers(program: Program, destructors: Iterable[str]) -> ProofBlocker
     """Why proofs about (some) goals of ``program`` cannot be trusted."""
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program))
     after_main = {f for f in destructors if f in program.functions}
-    for f in _callees(program, after_main):
+    for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
     return blockers
 
@@ -96,7 +96,7 @@ def _jump(program: Program) -> str | None:
     return f"{jumps[0]}(): non-local jumps are not modelled" if jumps else None
 
 
-def _callees(program: Program, roots: set[str]) -> set[str]:
+def callees(program: Program, roots: set[str]) -> set[str]:
     """``roots`` and every function they may call, directly or through a pointer."""
     addressed = {f for f in _addresses(program) if f in program.functions}
     seen, todo = set(roots), list(roots)

@@ -77,37 +77,24 @@ def measure_coverage(task: Task, preprocessed_path: str, tests: list[TestCase],
 
 class CoverageMeter:
     """The labelled program, built once: the expensive part of a measurement (parsing
-    and compiling, :meth:`build`, which may run in another process); measuring a suite
-    then costs its native runs and one gcov."""
+    and compiling); measuring a suite then costs its native runs and one gcov."""
 
-    def __init__(self, task: Task, preprocessed_path: str, work_dir: str, built: str | None = None) -> None:
-        self.build = built or self.build_in(task, preprocessed_path, work_dir)
-        self.program = os.path.join(self.build, "labelled.c")
-        with open(self.program) as f:
-            source = f.read()
-        self.goto_lines = {int(m[1]): n for n, line in enumerate(source.splitlines(), 1)
-                           if (m := _GOTO_LINE.match(line))}  # goal -> its line in the source
-        with open(os.path.join(self.build, "goal-lines.json")) as f:
-            self.goal_lines = {int(k): v for k, v in json.load(f).items()}
-        self.binary = Executable(os.path.join(self.build, "prog"), task.data_model, trace=False)
-
-    @staticmethod
-    def build_in(task: Task, preprocessed_path: str, work_dir: str) -> str:
+    def __init__(self, task: Task, preprocessed_path: str, work_dir: str) -> None:
         """Write and compile the labelled program into a new folder under ``work_dir``."""
         os.makedirs(work_dir, exist_ok=True)
-        build = tempfile.mkdtemp(prefix="coverage-", dir=work_dir)
-        source, goal_lines = labelled_program(preprocessed_path)
-        program = os.path.join(build, "labelled.c")
-        with open(program, "w") as f:
+        self.build = tempfile.mkdtemp(prefix="coverage-", dir=work_dir)
+        source, self.goal_lines = labelled_program(preprocessed_path)
+        self.program = os.path.join(self.build, "labelled.c")
+        with open(self.program, "w") as f:
             f.write(source)
-        harness = os.path.join(build, "harness.c")
+        harness = os.path.join(self.build, "harness.c")
         with open(harness, "w") as f:
             f.write(harness_source(needed_functions(source)))
-        compile_sources([program, harness, containment_source(build)], task.data_model,
-                        os.path.join(build, "prog"), GCOV_FLAGS)
-        with open(os.path.join(build, "goal-lines.json"), "w") as f:
-            json.dump(goal_lines, f)
-        return build
+        compile_sources([self.program, harness, containment_source(self.build)], task.data_model,
+                        os.path.join(self.build, "prog"), GCOV_FLAGS)
+        self.goto_lines = {int(m[1]): n for n, line in enumerate(source.splitlines(), 1)
+                           if (m := _GOTO_LINE.match(line))}  # goal -> its line in the source
+        self.binary = Executable(os.path.join(self.build, "prog"), task.data_model, trace=False)
 
     def measure(self, tests: list[TestCase], deadline: float = math.inf) -> CoverageResult | None:
         """The coverage of ``tests``; None if a run had to be cut short of TestCov's time

@@ -104,8 +104,8 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
                 meter = None
         elif request[0] == "count":
             names: list[str] = request[1]
-            hit = set().union(*(covered[n] for n in names)) if meter is not None else set()
-            outbox.send(None if meter is None else round(meter.result(goals, hit, len(names)).percent, 2))
+            outbox.send(None if meter is None else round(meter.result(
+                goals, set().union(*(covered[n] for n in names)), len(names)).percent, 2))
 
 
 def _receive(inbox: Any, requests: queue.SimpleQueue[tuple[Any, ...]]) -> None:
