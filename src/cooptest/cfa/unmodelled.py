@@ -17,10 +17,10 @@ in the report.
 """
 from __future__ import annotations
 
-from dataclasses import fields
-from typing import Iterable, Iterator
+from typing import Iterable
 
-from cooptest.cfa.ir import CallEdge, Edge, Expr, FuncRef, Program, ProofBlockers
+from cooptest.cfa.calls import address_taken, callee_name
+from cooptest.cfa.ir import CallEdge, Program, ProofBlockers
 
 NON_LOCAL_JUMPS = frozenset({
     "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
@@ -55,32 +55,18 @@ def proof_blockers(program: Program, destructors: Iterable[str]) -> ProofBlocker
     return blockers
 
 
-def _exprs(edge: Edge) -> Iterator[Expr]:
-    for f in fields(edge):
-        value = getattr(edge, f.name)
-        for item in value if isinstance(value, tuple) else (value,):
-            if isinstance(item, Expr):
-                yield from item.walk()
-
-
-def _addresses(program: Program) -> dict[str, None]:
-    """Functions whose address the program takes (any use but a direct call), in order."""
-    return {e.name: None for edge in program.edges() for e in _exprs(edge)
-            if isinstance(e, FuncRef)}
-
-
 def _external_calls(program: Program) -> dict[str, None]:
     """Library functions the program calls or takes the address of, in order."""
     out: dict[str, None] = {}
     for edge in program.edges():
         if isinstance(edge, CallEdge) and isinstance(edge.callee, str):
             out[edge.callee] = None
-    out.update(_addresses(program))
+    out.update(dict.fromkeys(sorted(address_taken(program))))
     return {f: None for f in out if f not in program.functions}
 
 
 def _callback(program: Program) -> str | None:
-    own = [f for f in _addresses(program) if f in program.functions]
+    own = sorted(f for f in address_taken(program) if f in program.functions)
     if not own:
         return None
     library = [f for f in _external_calls(program)
@@ -96,16 +82,21 @@ def _jump(program: Program) -> str | None:
     return f"{jumps[0]}(): non-local jumps are not modelled" if jumps else None
 
 
+def call_targets(program: Program, edge: CallEdge, addressed: set[str]) -> set[str]:
+    """The functions with a body ``edge`` may enter: the one it names, or, for a call
+    through a pointer, every function whose address is taken (``addressed``)."""
+    name = callee_name(edge)
+    return ({name} if name is not None else addressed) & program.functions.keys()
+
+
 def callees(program: Program, roots: set[str]) -> set[str]:
     """``roots`` and every function they may call, directly or through a pointer."""
-    addressed = {f for f in _addresses(program) if f in program.functions}
+    addressed = address_taken(program)
     seen, todo = set(roots), list(roots)
     while todo:
         for edge in program.functions[todo.pop()].edges():
-            if not isinstance(edge, CallEdge):
-                continue
-            targets = {edge.callee} if isinstance(edge.callee, str) else addressed
-            for t in targets & set(program.functions) - seen:
-                seen.add(t)
-                todo.append(t)
+            if isinstance(edge, CallEdge):
+                for t in call_targets(program, edge, addressed) - seen:
+                    seen.add(t)
+                    todo.append(t)
     return seen

@@ -69,6 +69,8 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  _lazy("mgp", "cooptest.analyses.reachability", "mgp_from_settings"), proves=True),
     StrategySpec("callgraph", "proves the goals of functions no call can reach (no tests)",
                  _lazy("callgraph", "cooptest.analyses.callgraph", "from_settings"), proves=True),
+    StrategySpec("fields", "proves branches no value stored in a heap struct's field takes (no tests)",
+                 _lazy("fields", "cooptest.analyses.fields", "from_settings"), proves=True),
     StrategySpec("auto", "a portfolio of cooperating analyses on every core (--jobs)",
                  _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True),
     StrategySpec("crabs", "Crabs: concolic testing steered by monitors made of predicate ARGs",

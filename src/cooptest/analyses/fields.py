@@ -1,0 +1,603 @@
+"""Field invariants: the values a heap struct's field can hold, and the branches none of
+them can take.
+
+Burstall's memory model gives every field of a struct its own array: a store to ``p->f``
+changes field ``f`` of some struct and nothing else, so the values ``f`` can ever hold are
+the values of the stores to it, whichever object they hit. A state machine kept in a
+malloc'ed struct (openssl's ``s->state = 8464; ... if (s->state == 12292)``) then has a
+finite set of states, and a case no store names is dead, together with the code only it
+leads to. The invariant is flow-insensitive, so it also holds where no path leads; the
+proof is the fixpoint (``BurstallModel.solve``) and reachability in the CFA without the
+refuted edges (``reachable_locations``).
+
+A field is tracked as the path of member names from a struct reached through a pointer
+(``(*p).tmp.next_state``, the root being ``p``'s target). The model holds only where the
+program keeps to it; the analysis checks that it does and claims nothing otherwise:
+
+* *Every object of a root is fresh heap memory* (``heap_root``): no variable, array,
+  union or other struct holds one; every pointer to one comes from ``malloc``/``calloc``
+  (a cast of the allocator's result, no cast from another pointer or an integer, no
+  pointer arithmetic, no address of a member), large enough for the whole struct.
+* *Fresh heap memory reads zero*: neither the program (no library function but the
+  allocators and copies into variables is allowed) nor the test harness (TestCov's
+  ``malloc`` per input, never freed) frees anything, so ``malloc`` returns memory never
+  used before, which the kernel hands out zero-filled; a field read before any store
+  reads 0, which every invariant includes. (glibc's ``MALLOC_PERTURB_`` debugging
+  variable would break this; no harness sets it.)
+* *No store reaches a field under another name* (``_stores_keep_to_the_model``): every
+  store into memory goes through a pointer the program made soundly (from allocations,
+  addresses and loads of such pointers; never from an integer, by arithmetic or read
+  uninitialised), at constant in-bounds indices, and calls through pointers use such
+  pointers too.
+* *Every value comes from a store we see*: a store's values are computed over the same
+  sets (constants, conversions and arithmetic of tracked fields and of integer registers
+  initialised before every read), anything else is unknown.
+
+On openssl's ``s3_srvr`` tasks it refutes the cases of ``s->state`` that no store names
+(and the register ``blastFlag``'s impossible values).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from math import prod
+from typing import Callable, Iterator
+
+from cooptest.cfa.calls import address_taken, callee_name
+from cooptest.cfa.ctype import ArrayType, CType, IntType, PointerType, StructType
+from cooptest.cfa.fold import const_int, fold
+from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
+                             Deref, Edge, Expr, FuncRef, Index, Member, NondetEdge,
+                             Program, ReturnEdge, StringLit, Unary, Var, Variable, in_memory)
+from cooptest.cfa.unmodelled import call_targets
+from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
+from cooptest.core.board import GoalBoard
+from cooptest.core.registry import Settings
+
+ORIGIN = "fields"
+MAX_VALUES = 256  # a larger set is as good as unknown, and costly to combine
+ALLOCATORS = frozenset({"malloc", "calloc"})
+COPIES = frozenset({"memcpy", "memmove", "memset"})  # (dest, src or byte, size)
+
+Values = frozenset[int] | None  # None: any value
+FieldKey = tuple[StructType, tuple[str, ...]]  # root struct, member path
+Place = FieldKey | Variable
+
+
+class Refused(Exception):
+    """The program leaves Burstall's model (the message says where)."""
+
+
+@dataclass
+class FieldState(AnalysisState):
+    """The proof of every goal the invariants decide, by goal id (None: not computed
+    yet, or the program leaves the model and ``why_not`` says where)."""
+
+    proofs: dict[str, str] | None = None
+    why_not: str | None = None
+
+
+
+# ---------------------------------------------------------------------------- places
+
+
+def field_key(e: Expr) -> FieldKey | None:
+    """The tracked field ``e`` denotes: a member path on ``*p`` for a pointer ``p`` to a
+    struct, through struct members only (no unions, no array elements)."""
+    path: list[str] = []
+    while isinstance(e, Member):
+        if not isinstance(e.base.type, StructType) or e.base.type.is_union:
+            return None
+        path.append(e.field)
+        e = e.base
+    if not path or not isinstance(e, Deref) or not isinstance(e.type, StructType):
+        return None
+    return e.type, tuple(reversed(path))
+
+
+def _root(e: Expr) -> StructType | None:
+    """The struct type of ``*p`` when the lvalue ``e`` lies in it (members and elements)."""
+    while isinstance(e, (Member, Index)):
+        e = e.base
+    return e.type if isinstance(e, Deref) and isinstance(e.type, StructType) else None
+
+
+def _contains(t: CType, s: StructType, seen: set[int]) -> bool:
+    """Whether an object of type ``t`` holds an ``s`` (itself, an element or a member)."""
+    if t is s:
+        return True
+    if isinstance(t, ArrayType):
+        return _contains(t.elem, s, seen)
+    if isinstance(t, StructType) and id(t) not in seen:
+        seen.add(id(t))
+        return any(_contains(f.type, s, seen) for f in t.fields)
+    return False
+
+
+def _points_to(t: CType, root: StructType) -> bool:
+    return isinstance(t, PointerType) and t.target is root
+
+
+def _base_pointer(e: Expr) -> Expr | None:
+    """The pointer ``p`` of an lvalue ``(*p).a.b``."""
+    while isinstance(e, Member):
+        e = e.base
+    return e.pointer if isinstance(e, Deref) else None
+
+
+def _store(edge: Edge) -> Expr | None:
+    """The lvalue ``edge`` writes, if any."""
+    return edge.lhs if isinstance(edge, (AssignEdge, NondetEdge, CallEdge)) else None
+
+
+def _expressions(edge: Edge) -> Iterator[Expr]:
+    for name in ("cond", "lhs", "rhs", "value"):
+        e = getattr(edge, name, None)
+        if isinstance(e, Expr):
+            yield e
+    if isinstance(edge, CallEdge):
+        yield from edge.args
+        if isinstance(edge.callee, Expr):
+            yield edge.callee
+
+
+def _initialised(program: Program) -> dict[int, frozenset[Variable]]:
+    """For every edge (by id), the register locals written on every path to it: a forward
+    must-analysis per function (parameters are written by the call)."""
+    out: dict[int, frozenset[Variable]] = {}
+    for cfa in program.functions.values():
+        at: dict[int, frozenset[Variable]] = {cfa.entry.id: frozenset(cfa.params)}
+        work = [cfa.entry]
+        while work:
+            loc = work.pop()
+            for edge in loc.leaving:
+                lhs = _store(edge)
+                after = at[loc.id] | ({lhs.var} if isinstance(lhs, Var) else set())
+                old = at.get(edge.dst.id)
+                new = after if old is None else old & after
+                if new != old:
+                    at[edge.dst.id] = new
+                    work.append(edge.dst)
+        for loc in cfa.locations:
+            for edge in loc.leaving:
+                out[id(edge)] = at.get(loc.id, frozenset(cfa.locals))  # unreachable: all
+    return out
+
+
+# ---------------------------------------------------------------------------- the model
+
+
+class BurstallModel:
+    """The checks of the module docstring and the fixpoint of the field invariants."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.edges = list(program.edges())
+        self.init = _initialised(program)
+        self.addressed = address_taken(program)
+        self.params: dict[Variable, list[tuple[Edge, Expr | None]]] = {}
+        blind = self._library()
+        self._bind_parameters()
+        self.untrusted = self._untrusted_places(blind)
+        self._stores_keep_to_the_model()
+        self.values: dict[Place, Values] = {}
+
+    # -- whole-program checks
+
+    def _library(self) -> set[Place | None]:
+        """Refused: a library function other than an allocator or a copy into a variable,
+        which may write any memory or free some (then memory is reused and stale
+        pointers alias). A copy (``memcpy(&v, src, n)`` within ``v``) makes what it
+        copies unknown: pointers read from memory then count as made unsoundly."""
+        blind: set[Place | None] = set()
+        for edge in self.edges:
+            if not isinstance(edge, CallEdge):
+                continue
+            name = callee_name(edge)
+            if name is None or name in self.program.functions or name in ALLOCATORS:
+                continue
+            if name in COPIES and self._into_variable(edge):
+                blind.add(None)
+                continue
+            raise Refused(f"line {edge.line}: {name}() is not modelled")
+        return blind
+
+    def _into_variable(self, edge: CallEdge) -> bool:
+        dest = edge.args[0] if edge.args else None
+        while isinstance(dest, Cast):
+            dest = dest.operand
+        size = const_int(edge.args[2]) if len(edge.args) == 3 else None
+        return isinstance(dest, AddrOf) and isinstance(dest.operand, Var) and size is not None \
+            and 0 <= size <= self.program.types.sizeof(dest.operand.type) \
+            and not isinstance(edge.lhs, Expr)
+
+    def _bind_parameters(self) -> None:
+        for edge in self.edges:
+            if isinstance(edge, CallEdge):
+                for target in call_targets(self.program, edge, self.addressed):
+                    for param, arg in self.program.functions[target].bind(edge.args):
+                        self.params.setdefault(param, []).append((edge, arg))
+
+    def _place(self, lvalue: Expr) -> Place | None:
+        """Where a store or load of ``lvalue`` goes, as the trust analysis tells places
+        apart (None: some other memory)."""
+        if isinstance(lvalue, Var):
+            return lvalue.var
+        return field_key(lvalue)
+
+    def _untrusted_places(self, blind: set[Place | None]) -> set[Place | None]:
+        """The places that may hold a pointer the program did not make soundly (from an
+        integer, by arithmetic, read uninitialised or through such a pointer): a least
+        fixpoint over every store and parameter binding."""
+        untrusted = set(blind)
+        changed = True
+        while changed:
+            changed = False
+            for edge in self.edges:
+                lhs = _store(edge)
+                if lhs is None or not isinstance(lhs.type, PointerType):
+                    continue
+                place = self._place(lhs)
+                if place in untrusted:
+                    continue
+                if isinstance(edge, AssignEdge):
+                    ok = self._trusted(edge.rhs, edge, untrusted)
+                elif isinstance(edge, CallEdge):
+                    targets = call_targets(self.program, edge, self.addressed)
+                    ok = callee_name(edge) in ALLOCATORS or bool(targets) and all(
+                        self._trusted(r.value, r, untrusted)
+                        for t in targets for r in self.program.functions[t].edges()
+                        if isinstance(r, ReturnEdge) and r.value is not None)
+                else:
+                    ok = False  # a nondet pointer
+                if not ok:
+                    untrusted.add(place)
+                    changed = True
+            for param, bindings in self.params.items():
+                if isinstance(param.type, PointerType) and param not in untrusted and not all(
+                        arg is not None and self._trusted(arg, edge, untrusted)
+                        for edge, arg in bindings):
+                    untrusted.add(param)
+                    changed = True
+        return untrusted
+
+    def _trusted(self, e: Expr, edge: Edge, untrusted: set[Place | None]) -> bool:
+        """Whether the pointer ``e`` (read at ``edge``) was made soundly."""
+        f = fold(e)
+        if isinstance(f, Const):
+            return f.value == 0
+        if isinstance(e, (FuncRef, StringLit)):
+            return True
+        if isinstance(e, Cast):
+            if not isinstance(e.operand.type, (PointerType, ArrayType)):
+                return const_int(e.operand) == 0  # the null pointer, or made from an integer
+            return self._trusted(e.operand, edge, untrusted)
+        if isinstance(e, AddrOf):
+            return self._lvalue_sound(e.operand, edge, untrusted)
+        if isinstance(e, Var):
+            v = e.var
+            if v.is_global or v.function is None:
+                return v not in untrusted
+            if in_memory(v):
+                return False  # a local in memory: maybe never written
+            return v not in untrusted and v in self.init[id(edge)]
+        if isinstance(e, (Member, Index, Deref)):
+            base = e
+            while isinstance(base, (Member, Index)):
+                base = base.base
+            on_stack = isinstance(base, Var) and not base.var.is_global and base.var.function
+            return not on_stack and self._place(e) not in untrusted \
+                and self._lvalue_sound(e, edge, untrusted)
+        return False  # arithmetic, calls' results by other names, anything else
+
+    def _lvalue_sound(self, e: Expr, edge: Edge, untrusted: set[Place | None]) -> bool:
+        """Whether the lvalue ``e`` names memory the program may access: every pointer on
+        the way made soundly, every index a constant within its array."""
+        while isinstance(e, (Member, Index)):
+            if isinstance(e, Index):
+                index = fold(e.index)
+                length = e.base.type.length if isinstance(e.base.type, ArrayType) else None
+                if not isinstance(index, Const) or length is None \
+                        or not 0 <= int(index.value) < length:
+                    return False
+            e = e.base
+        if isinstance(e, Deref):
+            return self._trusted(e.pointer, edge, untrusted)
+        return isinstance(e, (Var, StringLit))
+
+    def _stores_keep_to_the_model(self) -> None:
+        """Refused: a store through a pointer not made soundly or at a computed index
+        (it may land in any object), or a call through such a function pointer."""
+        for edge in self.edges:
+            lhs = _store(edge)
+            if lhs is not None and not self._lvalue_sound(lhs, edge, self.untrusted):
+                raise Refused(f"line {edge.line}: a store to {lhs!r} may land anywhere")
+            if isinstance(edge, CallEdge) and callee_name(edge) is None \
+                    and not self._trusted(edge.callee, edge, self.untrusted):
+                raise Refused(f"line {edge.line}: a call through a pointer made unsoundly")
+
+    # -- the struct types whose objects are fresh heap memory
+
+    def heap_root(self, root: StructType) -> str | None:
+        """Why objects of ``root`` may not be fresh heap memory each reached only
+        through pointers ``malloc``/``calloc`` made (None: they are)."""
+        if root.is_union:
+            return f"{root} is a union"
+        for v in [*self.program.globals, *(x for f in self.program.functions.values()
+                                           for x in (*f.params, *f.locals))]:
+            if _contains(v.type, root, set()):
+                return f"variable {v.source_name} holds a {root}"
+        for edge in self.edges:
+            for e in _expressions(edge):
+                for sub in e.walk():
+                    if (why := self._leaves_heap(sub, root, edge)) is not None:
+                        return f"line {edge.line}: {why}"
+            lhs = _store(edge)
+            if lhs is not None and _root(lhs) is root and not isinstance(lhs.type, (IntType, PointerType)):
+                return f"line {edge.line}: a store of a whole {lhs.type} into a {root}"
+            if isinstance(edge, NondetEdge) and lhs is not None \
+                    and isinstance(lhs.type, PointerType) and lhs.type.target is root:
+                return f"line {edge.line}: a nondeterministic {root} pointer"
+        return None
+
+    def _leaves_heap(self, e: Expr, root: StructType, edge: Edge) -> str | None:
+        if isinstance(e.type, (StructType, ArrayType)) and e.type is not root \
+                and _contains(e.type, root, set()):
+            return f"a {e.type} holds a {root}"
+        if isinstance(e, AddrOf) and _root(e.operand) is root and not isinstance(e.operand, Deref):
+            return f"the address of a member of a {root}"
+        if isinstance(e, Binary) and any(_points_to(x.type, root) for x in (e.left, e.right)) \
+                and e.op not in ("==", "!=", "<", "<=", ">", ">="):
+            return f"arithmetic on a {root} pointer"
+        if isinstance(e, Cast) and _points_to(e.operand.type, root) != _points_to(e.type, root) \
+                and not isinstance(e.type, IntType):
+            if _points_to(e.type, root) and (const_int(e.operand) == 0 or self._allocation(e, edge)):
+                return None
+            return f"a cast between {e.operand.type} and {e.type}"
+        return None
+
+    def _allocation(self, cast: Expr, edge: Edge) -> bool:
+        """Whether ``cast`` converts a fresh allocation: ``p = (T *) tmp`` into a register
+        or a field, where ``tmp`` is a register only ever written by an allocator."""
+        if not (isinstance(edge, AssignEdge) and edge.rhs is cast and isinstance(cast, Cast)
+                and isinstance(cast.operand, Var) and self._place(edge.lhs) is not None
+                and not (isinstance(edge.lhs, Var) and in_memory(edge.lhs.var))):
+            return False
+        tmp = cast.operand.var
+        writes = [e for e in self.edges if isinstance(_store(e), Var) and _store(e).var is tmp]
+        return bool(writes) and not in_memory(tmp) and all(
+            isinstance(w, CallEdge) and callee_name(w) in ALLOCATORS for w in writes)
+
+    def allocations(self, root: StructType) -> list[CallEdge]:
+        """The allocator calls that make the objects of a heap root (``P = (T *) tmp``,
+        ``tmp`` written by them; the root passed ``heap_root``)."""
+        temps = {id(edge.rhs.operand.var) for edge in self.edges  # type: ignore[attr-defined]
+                 if isinstance(edge, AssignEdge) and isinstance(edge.rhs, Cast)
+                 and _points_to(edge.rhs.type, root) and self._allocation(edge.rhs, edge)}
+        return [w for w in self.edges
+                if isinstance(w, CallEdge) and isinstance(w.lhs, Var) and id(w.lhs.var) in temps]
+
+    # -- the invariants
+
+    def tracked_fields(self) -> set[FieldKey]:
+        """The integer fields (no bit-fields) of the heap roots the program reads."""
+        wanted: dict[StructType, set[tuple[str, ...]]] = {}
+        for edge in self.edges:
+            for e in _expressions(edge):
+                for sub in e.walk():
+                    if (key := field_key(sub)) is not None and isinstance(sub.type, IntType) \
+                            and not _bit_field(sub):
+                        wanted.setdefault(key[0], set()).add(key[1])
+        out: set[FieldKey] = set()
+        for root, paths in wanted.items():
+            if root.size is not None and self.heap_root(root) is None and all(
+                    (n := _allocated_bytes(call)) is not None and n >= root.size
+                    for call in self.allocations(root)):
+                out |= {(root, path) for path in paths}
+        return out
+
+    def solve(self, keys: set[FieldKey]) -> dict[Place, Values]:
+        """The least fixpoint of the values of ``keys`` and of the integer registers."""
+        registers = {v for v in [*self.program.globals,
+                                 *(x for f in self.program.functions.values()
+                                   for x in (*f.params, *f.locals))]
+                     if isinstance(v.type, IntType) and not in_memory(v)}
+        uninitialised = self._read_uninitialised(registers)
+        values: dict[Place, Values] = {v: frozenset({0}) if v.is_global or v.function is None
+                                       else frozenset() for v in registers}
+        values.update({v: None for v in uninitialised})
+        values.update({k: frozenset({0}) for k in keys})  # fresh heap memory reads zero
+        self.values = values
+        changed = True
+        while changed:
+            changed = False
+            for place, new in self._definitions(registers, keys):
+                old = values[place]
+                if old is None:
+                    continue
+                joined = None if new is None or len(old | new) > MAX_VALUES else old | new
+                if joined != old:
+                    values[place] = joined
+                    changed = True
+        return values
+
+    def _definitions(self, registers: set[Variable], keys: set[FieldKey]) -> Iterator[tuple[Place, Values]]:
+        """Every (place, values of one definition of it) under the current values."""
+        for edge in self.edges:
+            lhs = _store(edge)
+            if lhs is None:
+                continue
+            place = self._place(lhs)
+            if place not in registers and place not in keys:
+                continue
+            if isinstance(edge, AssignEdge):
+                yield place, self.evaluate(edge.rhs, edge)
+            elif isinstance(edge, CallEdge):
+                targets = call_targets(self.program, edge, self.addressed)
+                returns = [r for t in targets for r in self.program.functions[t].edges()
+                           if isinstance(r, ReturnEdge)]
+                if callee_name(edge) is None or not targets \
+                        or any(r.value is None for r in returns):
+                    yield place, None
+                for r in returns:
+                    yield place, self.evaluate(r.value, r)  # type: ignore[arg-type]
+            else:
+                yield place, None
+        for param, bindings in self.params.items():
+            if param in registers:
+                for edge, arg in bindings:
+                    yield param, None if arg is None else self.evaluate(arg, edge)
+
+    def _read_uninitialised(self, registers: set[Variable]) -> set[Variable]:
+        out: set[Variable] = set()
+        for edge in self.edges:
+            lhs = _store(edge)
+            for e in _expressions(edge):
+                for sub in e.walk():
+                    if isinstance(sub, Var) and sub is not lhs and sub.var in registers \
+                            and not sub.var.is_global and sub.var.function is not None \
+                            and sub.var not in self.init[id(edge)]:
+                        out.add(sub.var)
+        return out
+
+    def evaluate(self, e: Expr, edge: Edge) -> Values:
+        """The values the integer expression ``e`` may have at ``edge`` (None: any)."""
+        c = const_int(e)
+        if c is not None:
+            return frozenset({c})
+        if not isinstance(e.type, IntType):
+            return None
+        if isinstance(e, Var):
+            return self.values.get(e.var)
+        if (key := field_key(e)) is not None:
+            pointer = e
+            while isinstance(pointer, Member):
+                pointer = pointer.base
+            if key not in self.values or \
+                    not self._trusted(pointer.pointer, edge, self.untrusted):  # type: ignore[attr-defined]
+                return None
+            return self.values[key]
+        if isinstance(e, Cast) and isinstance(e.operand.type, IntType):
+            return self._combine(e, (e.operand,), edge, lambda a: Cast(e.type, a[0]))
+        if isinstance(e, Unary):
+            return self._combine(e, (e.operand,), edge, lambda a: Unary(e.type, e.op, a[0]))
+        if isinstance(e, Binary) and all(isinstance(x.type, IntType) for x in (e.left, e.right)):
+            return self._combine(e, (e.left, e.right), edge,
+                                 lambda a: Binary(e.type, e.op, a[0], a[1]))
+        return None
+
+    def _combine(self, e: Expr, operands: tuple[Expr, ...], edge: Edge,
+                 rebuild: Callable[[list[Const]], Expr]) -> Values:
+        sets = [self.evaluate(x, edge) for x in operands]
+        if any(v is None for v in sets) or prod(len(v) for v in sets) > MAX_VALUES:  # type: ignore[arg-type]
+            return None
+        out: set[int] = set()
+        for combo in product(*sets):  # type: ignore[arg-type]
+            r = const_int(rebuild([Const(x.type, v) for x, v in zip(operands, combo)]))
+            if r is None:
+                return None  # undefined (a division by zero, an overlong shift)
+            out.add(r)
+        return frozenset(out)
+
+
+def _bit_field(e: Expr) -> bool:
+    assert isinstance(e, Member) and isinstance(e.base.type, StructType)
+    return e.base.type.field(e.field).bit_width is not None
+
+
+def _allocated_bytes(call: CallEdge) -> int | None:
+    sizes = [const_int(a) for a in call.args]
+    if None in sizes or not sizes:
+        return None
+    return prod(sizes)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- the proofs
+
+
+def refuted_edges(program: Program) -> tuple[dict[int, str], str | None]:
+    """The assume edges (by id) no value of the field invariants lets pass, each with
+    its proof, or why the program leaves the model."""
+    try:
+        model = BurstallModel(program)
+    except Refused as e:
+        return {}, str(e)
+    keys = model.tracked_fields()
+    if not keys:
+        return {}, "no branch reads a field of fresh heap structs"
+    values = model.solve(keys)
+    out: dict[int, str] = {}
+    for edge in model.edges:
+        if not isinstance(edge, AssumeEdge):
+            continue
+        truth = model.evaluate(edge.cond, edge)
+        if truth is None or not truth:
+            continue
+        if truth == {0} if edge.positive else 0 not in truth:
+            read = sorted({_describe(k, values[k]) for sub in edge.cond.walk()
+                           if (k := field_key(sub)) in keys})
+            out[id(edge)] = f"{ORIGIN}: {', '.join(read) or 'the values read'} never pass {edge!r}"
+    return out, None
+
+
+def _describe(key: FieldKey, values: Values) -> str:
+    shown = sorted(values or ())
+    text = ", ".join(map(str, shown[:8])) + (", ..." if len(shown) > 8 else "")
+    return f"{key[0]}.{'.'.join(key[1])} in {{{text}}}"
+
+
+def reachable_locations(program: Program, refuted: dict[int, str]) -> set[int]:
+    """The locations (by id) some path from the entry may reach without a refuted edge;
+    a call reaches its callees' entries and, as if it returned, its successor."""
+    addressed = address_taken(program)
+    start = program.main.entry
+    seen, work = {start.id}, [start]
+    while work:
+        loc = work.pop()
+        for edge in loc.leaving:
+            if id(edge) in refuted:
+                continue
+            nxt = [edge.dst]
+            if isinstance(edge, CallEdge):
+                nxt += [program.functions[t].entry
+                        for t in call_targets(program, edge, addressed)]
+            for n in nxt:
+                if n.id not in seen:
+                    seen.add(n.id)
+                    work.append(n)
+    return seen
+
+
+class FieldAnalysis:
+    """Proves the goals that only refuted branches lead to (the module docstring)."""
+
+    name = ORIGIN
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        state = job.state if isinstance(job.state, FieldState) else FieldState(self.name)
+        if state.proofs is None and state.why_not is None:
+            refuted, state.why_not = refuted_edges(board.program)
+            if state.why_not is None:
+                state.proofs = _proofs(board.program, refuted)
+        for g in sorted(board.open(job.goals)):
+            if state.proofs and g in state.proofs:
+                board.prove_infeasible(g, state.proofs[g])
+        return finish(board, job, state)
+
+
+def _proofs(program: Program, refuted: dict[int, str]) -> dict[str, str]:
+    reachable = reachable_locations(program, refuted)
+    out: dict[str, str] = {}
+    for goal in program.goals():
+        if id(goal.edge) in refuted:
+            out[goal.id] = refuted[id(goal.edge)]
+        elif goal.edge.src.id not in reachable:
+            out[goal.id] = f"{ORIGIN}: only refuted branches lead to line {goal.line}"
+    return out
+
+
+def from_settings(settings: Settings) -> FieldAnalysis:
+    return FieldAnalysis()
+
+
+__all__ = ["BurstallModel", "FieldAnalysis", "FieldState", "refuted_edges", "from_settings"]
