@@ -90,4 +90,46 @@ int main() { int x = __VERIFIER_nondet_int(); unsigned long a = (unsigned long) 
   void (*fp)(void) = (void (*)(void)) (a + (unsigned long) (x != 0) * 0);
   if (x == 3) { fp(); } return seen; }
 """, [["3"], ["0"]]),
+    # Burstall's model of heap fields (analyses/fields.py) and every way out of it:
+    "heap-cast-alias": (HEAD + """struct S { int state; int other; };
+int main() { struct S *s = malloc(sizeof *s); s->state = 1; int *q = (int *) s;
+  *q = __VERIFIER_nondet_int(); if (s->state == 7) { return 1; } return 0; }
+""", [["7"], ["1"]]),
+    "heap-member-address": (HEAD + """struct S { int other; int state; };
+int main() { struct S *s = malloc(sizeof *s); s->state = 1; int *q = &s->state;
+  *q = __VERIFIER_nondet_int(); if (s->state == 5) { return 1; } return 0; }
+""", [["5"], ["1"]]),
+    "heap-forged-store": (HEAD + """struct S { int state; };
+int main() { struct S *s = malloc(sizeof *s); s->state = 1;
+  unsigned long a = (unsigned long) s; int *q = (int *) a; *q = __VERIFIER_nondet_int();
+  if (s->state == 5) { return 1; } return 0; }
+""", [["5"], ["1"]]),
+    "heap-memset": (HEAD + """#include <string.h>
+struct S { int state; };
+int main() { struct S *s = malloc(sizeof *s); s->state = 1;
+  memset(s, __VERIFIER_nondet_int(), sizeof *s); if (s->state == 0x05050505) { return 1; }
+  return 0; }
+""", [["5"], ["1"]]),
+    "heap-overflow": (HEAD + """struct S { int a[2]; int state; };
+int main() { struct S *s = malloc(sizeof *s); s->state = 1; int i = __VERIFIER_nondet_int();
+  if (i >= 0 && i <= 2) { s->a[i] = 9; } if (s->state == 9) { return 1; } return 0; }
+""", [["2"], ["0"]]),
+    "heap-read-before-store": (HEAD + """struct S { int state; };
+int main() { struct S *s = malloc(sizeof *s); if (s->state == 0) { s->state = 2; }
+  if (__VERIFIER_nondet_int()) { s->state = 3; } if (s->state == 2) { return 1; } return 0; }
+""", [["0"], ["1"]]),
+    "heap-union": (HEAD + """struct S { int state; };
+union U { struct S s; int i; };
+int main() { union U *u = malloc(sizeof *u); u->s.state = 1; u->i = __VERIFIER_nondet_int();
+  struct S *p = &u->s; if (p->state == 5) { return 1; } return 0; }
+""", [["5"], ["1"]]),
+    "heap-on-stack": (HEAD + """struct S { int state; };
+int main() { struct S local; struct S *p = &local; p->state = 1;
+  local.state = __VERIFIER_nondet_int(); if (p->state == 5) { return 1; } return 0; }
+""", [["5"], ["1"]]),
+    "heap-parameter": (HEAD + """struct S { int state; };
+void set(struct S *s, int v) { s->state = v; }
+int main() { struct S *s = malloc(sizeof *s); set(s, 1); set(s, __VERIFIER_nondet_int());
+  if (s->state == 5) { return 1; } return 0; }
+""", [["5"], ["1"]]),
 }

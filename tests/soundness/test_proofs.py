@@ -9,6 +9,7 @@ import pytest
 
 from cooptest.analyses.callgraph import CallGraphAnalysis
 from cooptest.analyses.concolic import ConcolicAnalysis
+from cooptest.analyses.fields import FieldAnalysis
 from cooptest.analyses.reachability import MultiGoalAnalysis, PredicateAnalysis, ValueAnalysis
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
@@ -21,7 +22,8 @@ from programs import PROGRAMS
 from clitools import cooptest
 
 METHODS = {"value": ValueAnalysis, "predicate": PredicateAnalysis,
-           "mgp": MultiGoalAnalysis, "concolic": ConcolicAnalysis, "callgraph": CallGraphAnalysis}
+           "mgp": MultiGoalAnalysis, "concolic": ConcolicAnalysis, "callgraph": CallGraphAnalysis,
+           "fields": FieldAnalysis}
 MODELLED = ("constructor", "constructor-order", "packed", "mode", "pointer-escape")
 
 
@@ -124,3 +126,37 @@ def test_the_goals_of_functions_no_call_reaches_are_proved_and_no_others(tmp_pat
     assert proved_in == ({"dead", "dead_leaf"} if pointer_call else {"dead", "dead_leaf", "stored"})
     assert all(put.goals[g].function not in proved_in for g in put.open())
     assert outcome.stopped == "exhausted"
+
+
+STATE_MACHINE = """extern int __VERIFIER_nondet_int(void);
+#include <stdlib.h>
+struct ctx { int state; struct { int next; } tmp; };
+int step(struct ctx *c, int in) {
+  switch (c->state) {
+  case 1: c->tmp.next = in ? 3 : 4; c->state = 2; break;
+  case 2: c->state = c->tmp.next; break;
+  case 3: return 1;
+  case 4: return 2;
+  case 7: return 7; /* no store names 7: dead */
+  }
+  if (c->state == 0) { return 9; } /* read before any store: zero, live */
+  return 0;
+}
+int main() { struct ctx *c = malloc(sizeof *c); int r = 0; step(c, 0); c->state = 1;
+  while (!r) { r = step(c, __VERIFIER_nondet_int()); } return r; }
+"""
+
+
+def test_the_field_invariants_prove_the_state_no_store_names_and_no_other(tmp_path):
+    """``state`` holds 0 (fresh heap), 1, 2 and ``tmp.next``'s 3 and 4: the case 7 and
+    its return are dead; everything else is covered by two runs."""
+    path = tmp_path / "machine.c"
+    path.write_text(STATE_MACHINE)
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    for seed in (["0", "0", "0"], ["1", "0", "0"]):
+        put.submit(seed, "seed")
+    FieldAnalysis().run(put, Job(put.open(), Budget.seconds(5)))
+    seven = next(i for i, t in enumerate(STATE_MACHINE.splitlines(), 1) if "case 7" in t)
+    assert put.infeasible and {put.goals[g].line for g in put.infeasible} == {seven}
+    assert not put.open(), "every other goal is covered"
