@@ -132,4 +132,36 @@ void set(struct S *s, int v) { s->state = v; }
 int main() { struct S *s = malloc(sizeof *s); set(s, 1); set(s, __VERIFIER_nondet_int());
   if (s->state == 5) { return 1; } return 0; }
 """, [["5"], ["1"]]),
+    # heap cells of the value analysis (one object per struct: HeapCells), null pointers
+    # and branch facts, and the ways out of them:
+    "heap-two-types": (HEAD + """struct A { int x; }; struct B { int y; };
+int main() { void *t = malloc(8); struct A *a = (struct A *) t; struct B *b = (struct B *) t;
+  a->x = 1; b->y = 5; int n = __VERIFIER_nondet_int();
+  if (a->x != 5) { return 3; } if (n == 7) { return 1; } if (n == 8) { return 2; } return 0; }
+""", [["7"], ["8"], ["0"]]),
+    "heap-two-objects": (HEAD + """struct S { int x; };
+int main() { struct S *p = malloc(sizeof *p); struct S *q = malloc(sizeof *q);
+  p->x = 5; q->x = 1; int n = __VERIFIER_nondet_int();
+  if (p->x != 5) { return 3; } if (n == 7) { return 1; } if (n == 8) { return 2; } return 0; }
+""", [["7"], ["8"], ["0"]]),
+    "heap-loop-allocation": (HEAD + """struct S { int x; };
+int main() { struct S *first = 0; int n = __VERIFIER_nondet_int();
+  for (int i = 0; i < 2; i++) { struct S *t = malloc(sizeof *t); t->x = i + 5;
+    if (i == 0) { first = t; } }
+  if (first->x != 5) { return 3; } if (n == 7) { return 1; } if (n == 8) { return 2; } return 0; }
+""", [["7"], ["8"], ["0"]]),
+    "heap-null-cell": (HEAD + """struct C { int k; }; struct S { struct C *c; };
+int main() { struct S *s = malloc(sizeof *s); if (__VERIFIER_nondet_int()) { s->c = 0; }
+  else { s->c = malloc(sizeof *s->c); } if ((unsigned long) s->c != (unsigned long) (void *) 0)
+  { return 1; } return 0; }
+""", [["0"], ["1"]]),
+    "fact-rewritten-cell": (HEAD + """struct S { int x; };
+void clear(struct S *p) { p->x = __VERIFIER_nondet_int(); }
+int main() { struct S *s = malloc(sizeof *s); struct S *t = s; s->x = __VERIFIER_nondet_int();
+  if (s->x & 256) { clear(t); if (!(s->x & 256)) { return 1; } } return 0; }
+""", [["256", "0"], ["256", "256"], ["0"]]),
+    "fact-rewritten-global": (HEAD + """int g;
+int main() { g = __VERIFIER_nondet_int(); if (g & 4) { g = __VERIFIER_nondet_int();
+  if (!(g & 4)) { return 1; } } return 0; }
+""", [["4", "0"], ["4", "4"], ["0"]]),
 }

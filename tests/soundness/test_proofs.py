@@ -160,3 +160,40 @@ def test_the_field_invariants_prove_the_state_no_store_names_and_no_other(tmp_pa
     seven = next(i for i, t in enumerate(STATE_MACHINE.splitlines(), 1) if "case 7" in t)
     assert put.infeasible and {put.goals[g].line for g in put.infeasible} == {seven}
     assert not put.open(), "every other goal is covered"
+
+
+HANDSHAKE = """extern int __VERIFIER_nondet_int(void);
+#include <stdlib.h>
+struct cert { int k; };
+struct ctx { int state; int alg; struct cert *cert; };
+int main() {
+  struct ctx *s = malloc(sizeof *s);
+  s->alg = __VERIFIER_nondet_int();
+  if (__VERIFIER_nondet_int()) { s->cert = 0; } else { s->cert = malloc(sizeof *s->cert); }
+  if (s->cert == 0) { s->cert = malloc(sizeof *s->cert); }
+  if (s->cert == 0) { return 8; } /* dead: the cell is not null */
+  s->state = 1;
+  while (s->state != 4) {
+    if (s->state == 1) { if (s->alg & 256) { s->state = 2; } else { s->state = 3; } }
+    else if (s->state == 2) { if (!(s->alg & 256)) { return 9; } /* dead: the same outcome */
+                              s->state = 4; }
+    else if (s->state == 3) { s->state = 4; } /* its false branch is dead: 1, 2, 3 above */
+    else if (s->state == 7) { return 7; } /* dead: no store of 7 */
+  }
+  return 0;
+}
+"""
+
+
+def test_the_value_analysis_tracks_heap_cells_null_pointers_and_branch_facts(tmp_path):
+    """The three kinds of knowledge the openssl tasks need (``reachability/value.py``):
+    ``s->state`` as a cell, ``s->cert`` as not null, ``s->alg & 256`` deciding twice.
+    The value analysis decides every goal and proves exactly the three dead ones."""
+    path = tmp_path / "handshake.c"
+    path.write_text(HANDSHAKE)
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    METHODS["value"]().run(put, Job(put.open(), Budget.seconds(20)))
+    dead = {i for i, t in enumerate(HANDSHAKE.splitlines(), 1) if "dead" in t}
+    assert not put.open(), "every goal decided"
+    assert {put.goals[g].line for g in put.infeasible} == dead

@@ -370,7 +370,21 @@ class BurstallModel:
         tmp = cast.operand.var
         writes = [e for e in self.edges if isinstance(_store(e), Var) and _store(e).var is tmp]
         return bool(writes) and not in_memory(tmp) and all(
-            isinstance(w, CallEdge) and callee_name(w) in ALLOCATORS for w in writes)
+            isinstance(w, CallEdge) and callee_name(w) in ALLOCATORS for w in writes) \
+            and self._only_cast_to(tmp, cast.type)
+
+    def _only_cast_to(self, tmp: Variable, pointer: CType) -> bool:
+        """Whether every read of ``tmp`` is ``P = (pointer) tmp``: one allocation seen
+        as two struct types (``a = (struct A *) t; b = (struct B *) t``) would make
+        fields of different types alias."""
+        for edge in self.edges:
+            for e in _expressions(edge):
+                for sub in e.walk():
+                    if isinstance(sub, Var) and sub.var is tmp and e is not _store(edge) and not (
+                            isinstance(edge, AssignEdge) and isinstance(edge.rhs, Cast)
+                            and edge.rhs.operand is sub and edge.rhs.type == pointer):
+                        return False
+        return True
 
     def allocations(self, root: StructType) -> list[CallEdge]:
         """The allocator calls that make the objects of a heap root (``P = (T *) tmp``,
@@ -383,13 +397,14 @@ class BurstallModel:
 
     # -- the invariants
 
-    def tracked_fields(self) -> set[FieldKey]:
-        """The integer fields (no bit-fields) of the heap roots the program reads."""
+    def tracked_fields(self, kinds: tuple[type, ...] = (IntType,)) -> set[FieldKey]:
+        """The fields of types ``kinds`` (no bit-fields) of the heap roots the program
+        reads."""
         wanted: dict[StructType, set[tuple[str, ...]]] = {}
         for edge in self.edges:
             for e in _expressions(edge):
                 for sub in e.walk():
-                    if (key := field_key(sub)) is not None and isinstance(sub.type, IntType) \
+                    if (key := field_key(sub)) is not None and isinstance(sub.type, kinds) \
                             and not _bit_field(sub):
                         wanted.setdefault(key[0], set()).add(key[1])
         out: set[FieldKey] = set()
@@ -516,6 +531,77 @@ def _allocated_bytes(call: CallEdge) -> int | None:
     return prod(sizes)  # type: ignore[arg-type]
 
 
+# ---------------------------------------------------------------------------- cells
+
+
+class HeapCells:
+    """The integer and pointer fields of heap structs made once per run, each a single
+    memory cell that a value analysis may track as it tracks a global variable (strong
+    updates included).
+
+    Burstall's model (above) says a store to ``p->f`` changes field ``f`` and nothing
+    else; if, moreover, the program makes at most one object of the root (one allocator
+    call, in ``main``, on no cycle, ``main`` never called), every ``p->f`` names the same
+    cell, which reads 0 until its first store (fresh heap memory; before the allocation,
+    a sound pointer to the root is null and a read of it crashes). A read counts only
+    through a pointer made soundly; anything else reads as unknown."""
+
+    def __init__(self, program: Program) -> None:
+        self.keys: frozenset[FieldKey] = frozenset()
+        try:
+            model = BurstallModel(program)
+        except Refused:
+            return
+        self.model = model
+        keys = model.tracked_fields((IntType, PointerType))
+        once = _made_once(program, {key[0] for key in keys}, model)
+        self.keys = frozenset(key for key in keys if key[0] in once)
+
+    def place(self, e: Expr, edge: Edge) -> FieldKey | None:
+        """The cell ``e`` reads or writes at ``edge``, if it is one of ours."""
+        if not self.keys or (key := field_key(e)) not in self.keys or _bit_field(e):
+            return None
+        pointer = _base_pointer(e)
+        return key if pointer is not None and self.model._trusted(
+            pointer, edge, self.model.untrusted) else None
+
+    def cells_of(self, e: Expr, edge: Edge) -> set[FieldKey]:
+        """The cells the expression ``e`` reads at ``edge``."""
+        if not self.keys:
+            return set()
+        return {key for sub in e.walk() if isinstance(sub, Member)
+                and (key := self.place(sub, edge)) is not None}
+
+
+def _made_once(program: Program, roots: set[StructType], model: BurstallModel) -> set[StructType]:
+    """The roots whose objects one allocator call makes, in ``main``, on no cycle of
+    its CFA, ``main`` being called by nobody: at most one object per run."""
+    main = program.main
+    if any(isinstance(edge, CallEdge) and program.entry in call_targets(program, edge, model.addressed)
+           for edge in model.edges):
+        return set()
+    out = set()
+    for root in roots:
+        calls = model.allocations(root)
+        if len(calls) == 1 and calls[0].src.function == main.name and not _on_cycle(calls[0]):
+            out.add(root)
+    return out
+
+
+def _on_cycle(edge: Edge) -> bool:
+    """Whether ``edge``'s source is reachable from its target within the function."""
+    seen, work = {edge.dst.id}, [edge.dst]
+    while work:
+        loc = work.pop()
+        if loc is edge.src:
+            return True
+        for e in loc.leaving:
+            if e.dst.id not in seen:
+                seen.add(e.dst.id)
+                work.append(e.dst)
+    return False
+
+
 # ---------------------------------------------------------------------------- the proofs
 
 
@@ -604,4 +690,4 @@ def from_settings(settings: Settings) -> FieldAnalysis:
     return FieldAnalysis()
 
 
-__all__ = ["BurstallModel", "FieldAnalysis", "FieldState", "refuted_edges", "from_settings"]
+__all__ = ["BurstallModel", "FieldAnalysis", "FieldState", "HeapCells", "refuted_edges", "from_settings"]

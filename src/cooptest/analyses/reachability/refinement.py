@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import z3
 
@@ -87,41 +88,55 @@ def check_path(program: Program, edges: list[Edge], budget: Budget) -> PathCheck
     return PathCheck(UNKNOWN, imprecise=state.imprecise)
 
 
-def edge_reads(edge: Edge) -> set[Variable]:
-    """Variables whose values the constraint(s) of an edge depend on."""
+Places = Callable[[Edge, Expr], set[Any]]
+"""What an expression read at an edge depends on: its variables, and whatever else an
+analysis tracks (the value analysis: heap cells)."""
+
+
+def variables_read(edge: Edge, e: Expr) -> set[Any]:
+    return variables_of(e)
+
+
+def edge_reads(edge: Edge, places: Places = variables_read) -> set[Any]:
+    """What the constraint(s) of an edge depend on."""
     if isinstance(edge, AssumeEdge):
-        return variables_of(edge.cond)
+        return places(edge, edge.cond)
     if isinstance(edge, AssignEdge):
-        return variables_of(edge.rhs) | (variables_of(edge.lhs) - _target_var(edge.lhs))
+        return places(edge, edge.rhs) | (places(edge, edge.lhs) - _target(edge, edge.lhs, places))
     if isinstance(edge, CallEdge):
-        return set().union(*(variables_of(a) for a in edge.args))
+        return set().union(*(places(edge, a) for a in edge.args))
     if isinstance(edge, ReturnEdge) and edge.value is not None:
-        return variables_of(edge.value)
+        return places(edge, edge.value)
     return set()
 
 
-def _target_var(lhs: Expr) -> set[Variable]:
-    return {lhs.var} if isinstance(lhs, Var) else set()
+def _target(edge: Edge, lhs: Expr, places: Places) -> set[Any]:
+    """The place an lvalue writes (its pointer and indices are read, not written)."""
+    if isinstance(lhs, Var):
+        return {lhs.var}
+    return places(edge, lhs) - set().union(*(places(edge, c) for c in lhs.children()))
 
 
-def relevant_variables(program: Program, edges: list[Edge], core: set[int]) -> set[Variable]:
-    """The variables read by the core's edges and, going backwards along the path, by
-    the assignments (parameter bindings, returned values) that define them."""
+def relevant_variables(program: Program, edges: list[Edge], core: set[int],
+                       places: Places = variables_read) -> set[Any]:
+    """The places (by default: variables) read by the core's edges and, going backwards
+    along the path, by the assignments (parameter bindings, returned values) that
+    define them."""
     contexts = path_contexts(program, edges)
-    relevant: set[Variable] = set()
+    relevant: set[Any] = set()
     for i in range(len(edges) - 1, -1, -1):
         edge, ctx = edges[i], contexts.get(i)
         if i in core:
-            relevant |= edge_reads(edge)
-        if isinstance(edge, AssignEdge) and variables_of(edge.lhs) & relevant:
-            relevant |= variables_of(edge.rhs)
+            relevant |= edge_reads(edge, places)
+        if isinstance(edge, AssignEdge) and places(edge, edge.lhs) & relevant:
+            relevant |= places(edge, edge.rhs)
         elif isinstance(edge, CallEdge) and ctx is not None:
             callee = program.functions[ctx.callee]  # type: ignore[index]
             for param, a in callee.bind(edge.args):
                 if a is not None and param in relevant:
-                    relevant |= variables_of(a)
+                    relevant |= places(edge, a)
         elif isinstance(edge, ReturnEdge) and ctx is not None:
             lhs = ctx.call.lhs  # type: ignore[union-attr]
-            if lhs is not None and edge.value is not None and variables_of(lhs) & relevant:
-                relevant |= variables_of(edge.value)
+            if lhs is not None and edge.value is not None and places(ctx.call, lhs) & relevant:
+                relevant |= places(edge, edge.value)
     return relevant

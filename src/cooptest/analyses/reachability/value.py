@@ -1,82 +1,139 @@
 """Explicit value analysis (CPAchecker's ValueAnalysisCPA) with CEGAR.
 
-The abstract data is a partial map from variables to their exact values, one map for
-the globals and one per active call. Only the variables of the precision are tracked
-(a global set, initially empty: every variable unknown); only integer scalars that live
-in registers are ever tracked (never address-taken ones), so that writes through
-pointers, which the analysis does not follow, cannot change a tracked value. Values are
+The abstract data is a partial map from places to their exact values, one map for
+the globals and one per active call. Only the places of the precision are tracked
+(a global set, initially empty: every place unknown). A place is an integer scalar that
+lives in a register (never an address-taken one), so that writes through pointers,
+which the analysis does not follow, cannot change a tracked value; or a *heap cell*
+(``fields.HeapCells``): an integer field of a struct the program allocates once, where
+Burstall's memory model holds, so that only stores naming the field change it (openssl's
+``s->state`` machine). Cells live with the globals and read 0 until stored. A pointer
+place holds null (0) or ``NONNULL`` (it points to an object: an allocation, which the
+symbolic semantics never makes fail, or an address), which decides comparisons with null
+and nothing else (``s->cert = 0; ... if (s->cert == 0)``). Values are
 computed with the constant folder of the front end (``cfa.fold``: the same C integer
 semantics, undefined operations folding to unknown). An assume whose condition has a
 known value decides its branch; otherwise both branches are taken, and ``x == c``
 teaches the taken branch the value of ``x``.
 
 Refinement (path-prefix, as in value-analysis interpolation): from the unsat core of a
-spurious path, the variables the core's constraints read and, transitively backwards,
-the variables the assignments feeding them read, join the precision.
+spurious path, the places the core's constraints read and, transitively backwards,
+the places the assignments feeding them read, join the precision.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import lru_cache
+from typing import Any, Callable
 
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor
+from cooptest.analyses.fields import ALLOCATORS, FieldKey, HeapCells
 from cooptest.cfa.calls import CallContext, callee_name, path_contexts
 from cooptest.analyses.reachability.refinement import PathCheck, relevant_variables
-from cooptest.cfa.ctype import IntType
+from cooptest.cfa.ctype import IntType, PointerType
 from cooptest.core.budget import Budget
 from cooptest.cfa.fold import fold
-from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, DeclEdge,
-                             Edge, Expr, Location, NondetEdge, Program, ReturnEdge, Unary, Var,
-                             Variable, in_memory)
+from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
+                             DeclEdge, Edge, Expr, FuncRef, Location, Member, NondetEdge, Program,
+                             ReturnEdge, StringLit, Unary, Var, Variable, in_memory, variables_of)
 
-Frame = frozenset[tuple[Variable, int]]
+NONNULL = "nonnull"
+Place = Variable | FieldKey  # a register variable or a heap cell
+PlaceOf = Callable[[Expr], "Place | None"]  # the trackable place an lvalue names at an edge
+Frame = frozenset[tuple[Place, int | str]]
 
 
 def trackable(v: Variable) -> bool:
-    return isinstance(v.type, IntType) and not in_memory(v)
+    return isinstance(v.type, IntType | PointerType) and not in_memory(v)
+
+
+def register(e: Expr) -> Place | None:
+    """The place of ``e`` when only registers are trackable."""
+    return e.var if isinstance(e, Var) and trackable(e.var) else None
+
+
+@lru_cache(maxsize=8)
+def heap_cells(program: Program) -> HeapCells:
+    """One computation per program (the checks of Burstall's model walk it whole)."""
+    return HeapCells(program)
 
 
 @dataclass
 class ValuePrecision:
-    """The tracked variables (replaced, never mutated: states keep it as a snapshot)."""
+    """The tracked places (replaced, never mutated: states keep it as a snapshot)."""
 
-    tracked: frozenset[Variable] = frozenset()
+    tracked: frozenset[Place] = frozenset()
+
+
+def _global(v: Place) -> bool:
+    return not isinstance(v, Variable) or v.is_global
 
 
 @dataclass(frozen=True)
 class ValueState:
-    """``frames[0]`` holds the globals, ``frames[k]`` the locals of the k-th call."""
+    """``frames[0]`` holds the globals and the heap cells, ``frames[k]`` the locals of
+    the k-th call. ``facts`` are the outcomes of branches over tracked globals and cells
+    whose values are unknown (``(cond shape, truth)``, see ``Fact``): a nondeterministic
+    ``algorithms`` tested twice, ``if (a & 256) ... if (a & 256)``, takes the same branch
+    both times until ``a`` is written again."""
 
     frames: tuple[Frame, ...]
+    facts: frozenset[Fact] = frozenset()
 
-    def lookup(self, v: Variable) -> int | None:
-        frame = self.frames[0] if v.is_global else self.frames[-1]
+    def lookup(self, v: Place) -> int | str | None:
+        frame = self.frames[0] if _global(v) else self.frames[-1]
         return dict(frame).get(v)
 
-    def frame_of(self, v: Variable) -> int:
-        return 0 if v.is_global else len(self.frames) - 1
+    def frame_of(self, v: Place) -> int:
+        return 0 if _global(v) else len(self.frames) - 1
 
-    def set(self, v: Variable, value: int | None, tracked: frozenset[Variable]) -> ValueState:
+    def set(self, v: Place, value: int | str | None, tracked: frozenset[Place]) -> ValueState:
         k = self.frame_of(v)
-        frame = {x: y for x, y in self.frames[k] if x is not v}
+        frame = {x: y for x, y in self.frames[k] if x != v}
         if value is not None and v in tracked:
             frame[v] = value
-        return ValueState(self.frames[:k] + (frozenset(frame.items()),) + self.frames[k + 1:])
+        facts = self.facts if not self.facts or not _global(v) else \
+            frozenset(f for f in self.facts if v not in f.places)
+        return ValueState(self.frames[:k] + (frozenset(frame.items()),) + self.frames[k + 1:], facts)
 
-    def evaluate(self, e: Expr) -> int | None:
+    def called(self) -> ValueState:
+        return ValueState(self.frames + (frozenset(),), self.facts)
+
+    def returned(self) -> ValueState:
+        return ValueState(self.frames[:-1], self.facts)
+
+    def decide(self, edge: AssumeEdge, place: PlaceOf, tracked: frozenset[Place]) -> ValueState | None:
+        """The state after ``edge`` by its facts: None if they contradict it; with its
+        outcome as a new fact if its condition reads only tracked globals and cells."""
+        fact = Fact.of(edge.cond, place)
+        if fact is None or not fact.places <= tracked:
+            return self
+        if Fact(fact.shape, not edge.positive, fact.places) in self.facts:
+            return None
+        return replace(self, facts=self.facts | {Fact(fact.shape, edge.positive, fact.places)})
+
+    def evaluate(self, e: Expr, place: PlaceOf = register) -> int | None:
         """The value of an integer expression, if the known values determine it."""
         if isinstance(e, Const):
             return e.value if isinstance(e.value, int) else None
-        if isinstance(e, Var):
-            return self.lookup(e.var) if trackable(e.var) else None
+        if isinstance(e, Var | Member):
+            v = place(e)
+            value = self.lookup(v) if v is not None else None
+            return value if isinstance(value, int) else None  # NONNULL is no number
+        if isinstance(e, Binary) and e.op in ("==", "!=") and PointerType in (
+                type(_unconverted(e.left).type), type(_unconverted(e.right).type)):
+            a, b = self.pointer(e.left, place), self.pointer(e.right, place)
+            if a is None or b is None or NONNULL == a == b:
+                return None
+            return int((a == b) == (e.op == "=="))
         if not isinstance(e, Unary | Binary | Cast) or not isinstance(e.type, IntType):
             return None
         operands = e.children()
         if not all(isinstance(o.type, IntType) for o in operands):
             return None
-        values = [self.evaluate(o) for o in operands]
+        values = [self.evaluate(o, place) for o in operands]
         if any(v is None for v in values):
             return None
         consts = [Const(o.type, v) for o, v in zip(operands, values)]
@@ -86,12 +143,87 @@ class ValueState:
             folded = fold(replace(e, operand=consts[0]))
         return folded.value if isinstance(folded, Const) and isinstance(folded.value, int) else None
 
+    def pointer(self, e: Expr, place: PlaceOf = register) -> int | str | None:
+        """The value of a pointer (or of a pointer converted to a wide enough integer):
+        0 (null), ``NONNULL``, or None (unknown)."""
+        e = _unconverted(e)
+        if isinstance(e, Const):
+            return 0 if e.value == 0 else None
+        if isinstance(e, Cast) and isinstance(e.type, PointerType):  # from an integer
+            return 0 if self.evaluate(e.operand, place) == 0 else None
+        if isinstance(e, AddrOf | FuncRef | StringLit):
+            return NONNULL
+        if isinstance(e, Var | Member) and isinstance(e.type, PointerType):
+            v = place(e)
+            return self.lookup(v) if v is not None else None
+        if isinstance(e.type, IntType):
+            return 0 if self.evaluate(e, place) == 0 else None
+        return None
+
+    def value_of(self, e: Expr, place: PlaceOf = register) -> int | str | None:
+        return self.pointer(e, place) if isinstance(e.type, PointerType) else self.evaluate(e, place)
+
+
+def _unconverted(e: Expr) -> Expr:
+    """``e`` without the conversions that keep a pointer's value: between pointer
+    types, and from a pointer to an integer at least as wide."""
+    while isinstance(e, Cast) and isinstance(e.operand.type, PointerType) and (
+            isinstance(e.type, PointerType)
+            or isinstance(e.type, IntType) and e.type.bits >= e.operand.type.bits):
+        e = e.operand
+    return e
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A branch outcome: the condition of ``shape`` (its structure, with places in place
+    of the lvalues read) evaluated to ``truth``; it holds until one of ``places`` is
+    written (only globals and heap cells, which no call or return hides)."""
+
+    shape: tuple[Any, ...]
+    truth: bool
+    places: frozenset[Place]
+
+    @staticmethod
+    def of(cond: Expr, place: PlaceOf) -> Fact | None:
+        places: set[Place] = set()
+        shape = _shape(cond, place, places)
+        return Fact(shape, True, frozenset(places)) if shape is not None and places else None
+
+
+def _shape(e: Expr, place: PlaceOf, places: set[Place]) -> tuple[Any, ...] | None:
+    """``e`` as a hashable structure, or None if it reads something but tracked globals
+    and heap cells."""
+    if isinstance(e, Var | Member):
+        v = place(e)
+        if v is None or not _global(v):
+            return None
+        places.add(v)
+        return ("place", v)
+    if isinstance(e, Const):
+        return ("const", e.type, e.value)
+    if isinstance(e, Unary | Binary | Cast):
+        kids = [_shape(c, place, places) for c in e.children()]
+        if any(k is None for k in kids):
+            return None
+        return (type(e).__name__, e.type, getattr(e, "op", None), *kids)
+    return None
+
 
 class ValueCPA:
     name = "value"
 
     def __init__(self, program: Program) -> None:
         self.program = program
+        self.cells = heap_cells(program)
+
+    def place_at(self, edge: Edge) -> PlaceOf:
+        """The trackable place an lvalue names at ``edge``: a register or a heap cell."""
+        cells = self.cells
+
+        def place(e: Expr) -> Place | None:
+            return register(e) if isinstance(e, Var) else cells.place(e, edge)
+        return place if cells.keys else register
 
     def initial_state(self, program: Program) -> ValueState:
         return ValueState((frozenset(), frozenset()))
@@ -99,50 +231,67 @@ class ValueCPA:
     def initial_precision(self) -> ValuePrecision:
         return ValuePrecision()
 
-    def snapshot(self, precision: ValuePrecision, location: Location) -> frozenset[Variable]:
+    def snapshot(self, precision: ValuePrecision, location: Location) -> frozenset[Place]:
         return precision.tracked
 
     def transfer(self, state: ARGState, succ: Successor, precision: ValuePrecision,
                  budget: Budget) -> ValueState | None:
         data: ValueState = state.data
         edge, tracked = succ.edge, precision.tracked
+        place = self.place_at(edge)
         if isinstance(edge, AssumeEdge):
-            value = data.evaluate(edge.cond)
+            value = data.evaluate(edge.cond, place)
             if value is not None:
                 return data if (value != 0) == edge.positive else None
-            return self._learn(data, edge, tracked)
+            decided = data.decide(edge, place, tracked)
+            return self._learn(decided, edge, tracked, place) if decided is not None else None
         if isinstance(edge, AssignEdge):
-            if isinstance(edge.lhs, Var):
-                return data.set(edge.lhs.var, data.evaluate(edge.rhs), tracked)
-            return data
+            target = place(edge.lhs)
+            return data.set(target, data.value_of(edge.rhs, place), tracked) \
+                if target is not None else data
         if isinstance(edge, DeclEdge):
             return data.set(edge.var, 0 if edge.var.is_global else None, tracked)
         if isinstance(edge, NondetEdge):
-            return data.set(edge.lhs.var, None, tracked) if isinstance(edge.lhs, Var) else data
+            target = place(edge.lhs)
+            return data.set(target, None, tracked) if target is not None else data
         if isinstance(edge, CallEdge):
             if len(succ.call_stack) > len(state.call_stack):  # entering a body
                 callee = self.program.functions[callee_name(edge)]  # type: ignore[index]
-                entered = ValueState(data.frames + (frozenset(),))
+                entered = data.called()
                 for param, arg in callee.bind(edge.args):
-                    entered = entered.set(param, data.evaluate(arg) if arg is not None else None, tracked)
+                    entered = entered.set(param, data.value_of(arg, place) if arg is not None else None,
+                                          tracked)
                 return entered
-            return data.set(edge.lhs.var, None, tracked) if isinstance(edge.lhs, Var) else data
+            target = place(edge.lhs) if edge.lhs is not None else None
+            made = NONNULL if callee_name(edge) in ALLOCATORS else None  # as the symbolic semantics
+            return data.set(target, made, tracked) if target is not None else data
         if isinstance(edge, ReturnEdge) and len(succ.call_stack) < len(state.call_stack):
             call = state.call_stack[-1]
-            value = data.evaluate(edge.value) if edge.value is not None else None
-            returned = ValueState(data.frames[:-1])
-            return returned.set(call.lhs.var, value, tracked) if isinstance(call.lhs, Var) else returned
+            value = data.value_of(edge.value, place) if edge.value is not None else None
+            returned = data.returned()
+            target = self.place_at(call)(call.lhs) if call.lhs is not None else None
+            return returned.set(target, value, tracked) if target is not None else returned
         return data
 
     @staticmethod
-    def _learn(data: ValueState, edge: AssumeEdge, tracked: frozenset[Variable]) -> ValueState:
-        """``[x == c]`` (or ``![x != c]``) with ``x`` unknown: ``x`` is ``c`` afterwards."""
+    def _learn(data: ValueState, edge: AssumeEdge, tracked: frozenset[Place],
+               place: PlaceOf) -> ValueState:
+        """``[x == c]`` (or ``![x != c]``) with ``x`` unknown: ``x`` is ``c`` afterwards;
+        ``[p != null]`` (or ``![p == null]``): ``p`` is ``NONNULL``."""
         cond = edge.cond
-        if isinstance(cond, Binary) and (cond.op, edge.positive) in (("==", True), ("!=", False)):
-            for var, other in ((cond.left, cond.right), (cond.right, cond.left)):
-                value = data.evaluate(other)
-                if isinstance(var, Var) and value is not None and var.var in tracked:
-                    return data.set(var.var, value, tracked)
+        if not isinstance(cond, Binary) or cond.op not in ("==", "!="):
+            return data
+        equal = (cond.op == "==") == edge.positive
+        for var, other in ((cond.left, cond.right), (cond.right, cond.left)):
+            var = _unconverted(var)
+            target = place(var) if isinstance(var, Var | Member) else None
+            if target is None or target not in tracked:
+                continue
+            value = data.value_of(other, place) if isinstance(var.type, IntType) else data.pointer(other, place)
+            if equal and value is not None:
+                return data.set(target, value, tracked)
+            if not equal and value == 0 and isinstance(var.type, PointerType):
+                return data.set(target, NONNULL, tracked)
         return data
 
     def adjust(self, data: ValueState, location: Location, call_stack: Any,
@@ -156,19 +305,24 @@ class ValueCPA:
     @staticmethod
     def covers(other: ValueState, data: ValueState) -> bool:
         """``other`` knows no more: each of its values is also ours."""
-        return all(o <= d for o, d in zip(other.frames, data.frames))
+        return other.facts <= data.facts and all(o <= d for o, d in zip(other.frames, data.frames))
 
 
-def _writes(program: Program, edge: Edge, ctx: CallContext | None) -> set[Variable]:
-    """The variables an edge of a path gives a (possibly known) value."""
-    if isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var):
-        return {edge.lhs.var}
+def _writes(program: Program, edge: Edge, ctx: CallContext | None, cpa: ValueCPA) -> set[Place]:
+    """The places an edge of a path gives a (possibly known) value."""
+    if isinstance(edge, AssignEdge | NondetEdge):  # a nondet place tracked keeps facts
+        target = cpa.place_at(edge)(edge.lhs)
+        return {target} if target is not None else set()
     if isinstance(edge, DeclEdge):
         return {edge.var}
     if isinstance(edge, CallEdge) and ctx is not None:
         return set(program.functions[ctx.callee].params)  # type: ignore[index]
-    if isinstance(edge, ReturnEdge) and ctx is not None and isinstance(ctx.call.lhs, Var):  # type: ignore[union-attr]
-        return {ctx.call.lhs.var}  # type: ignore[union-attr]
+    if isinstance(edge, CallEdge) and edge.lhs is not None:  # a library call: ``malloc``'s NONNULL
+        target = cpa.place_at(edge)(edge.lhs)
+        return {target} if target is not None else set()
+    if isinstance(edge, ReturnEdge) and ctx is not None and ctx.call.lhs is not None:  # type: ignore[union-attr]
+        target = cpa.place_at(ctx.call)(ctx.call.lhs)  # type: ignore[union-attr, arg-type]
+        return {target} if target is not None else set()
     return set()
 
 
@@ -183,10 +337,17 @@ class ValueAnalysis(CEGARAnalysis):
     def refine(self, program: Program, arg: ReachabilityARG, path: list[ARGState],
                check: PathCheck) -> ARGState | None:
         edges: list[Edge] = [s.edge for s in path[1:]]  # type: ignore[misc]
-        relevant = {v for v in relevant_variables(program, edges, check.core) if trackable(v)}
+        cpa = self.cpa(program)
+        cells = cpa.cells
+
+        def places(edge: Edge, e: Expr) -> set[Any]:
+            return variables_of(e) | cells.cells_of(e, edge)
+
+        relevant = {v for v in relevant_variables(program, edges, check.core, places)
+                    if not isinstance(v, Variable) or trackable(v)}
         contexts = path_contexts(program, edges)
         for i, state in enumerate(path[1:]):
-            missing = (_writes(program, edges[i], contexts.get(i)) & relevant) - state.precision
+            missing = (_writes(program, edges[i], contexts.get(i), cpa) & relevant) - state.precision
             if missing:
                 arg.precision = ValuePrecision(arg.precision.tracked | relevant)
                 return state
