@@ -164,4 +164,8 @@ int main() { struct S *s = malloc(sizeof *s); struct S *t = s; s->x = __VERIFIER
 int main() { g = __VERIFIER_nondet_int(); if (g & 4) { g = __VERIFIER_nondet_int();
   if (!(g & 4)) { return 1; } } return 0; }
 """, [["4", "0"], ["4", "4"], ["0"]]),
+    "offsetof-null": (HEAD + """struct S { int first; int second; };
+int main() { int n = __VERIFIER_nondet_int(); void *q = &((struct S *) 0)->first;
+  if (q != 0) { return 3; } if (n == 7) { return 1; } if (n == 8) { return 2; } return 0; }
+""", [["7"], ["8"], ["0"]]),
 }

@@ -36,8 +36,9 @@ from cooptest.cfa.ctype import IntType, PointerType
 from cooptest.core.budget import Budget
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
-                             DeclEdge, Edge, Expr, FuncRef, Location, Member, NondetEdge, Program,
-                             ReturnEdge, StringLit, Unary, Var, Variable, in_memory, variables_of)
+                             DeclEdge, Deref, Edge, Expr, FuncRef, Index, Location, Member,
+                             NondetEdge, Program, ReturnEdge, StringLit, Unary, Var, Variable,
+                             in_memory, variables_of)
 
 NONNULL = "nonnull"
 Place = Variable | FieldKey  # a register variable or a heap cell
@@ -151,8 +152,15 @@ class ValueState:
             return 0 if e.value == 0 else None
         if isinstance(e, Cast) and isinstance(e.type, PointerType):  # from an integer
             return 0 if self.evaluate(e.operand, place) == 0 else None
-        if isinstance(e, AddrOf | FuncRef | StringLit):
+        if isinstance(e, FuncRef | StringLit):
             return NONNULL
+        if isinstance(e, AddrOf):  # of a variable's part, or of an object's through a pointer
+            base = e.operand
+            while isinstance(base, Member | Index):
+                base = base.base
+            if isinstance(base, Deref):  # &((T *) 0)->f is offsetof, maybe 0
+                return NONNULL if self.pointer(base.pointer, place) == NONNULL else None
+            return NONNULL if isinstance(base, Var | StringLit) else None
         if isinstance(e, Var | Member) and isinstance(e.type, PointerType):
             v = place(e)
             return self.lookup(v) if v is not None else None
