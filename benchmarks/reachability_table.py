@@ -2,7 +2,7 @@
 
     python benchmarks/reachability_table.py seeds [--budget 60]
         unreach.c, check_valves.c, loop_foo.c: the status of the goals the papers discuss
-    python benchmarks/reachability_table.py table [--budget 30] [--jobs 2] [--tasks N]
+    python benchmarks/reachability_table.py table [--budget 30] [--jobs 2] [--tasks N] [--strategies value]
         mean TestCov coverage, mean cov_f and tasks with every goal decided, per analysis,
         over the dev subset of Test-Comp tasks; then the soundness cross-check: every
         suite of every strategy is replayed natively against every analysis' infeasible
@@ -101,7 +101,7 @@ def cross_check(tasks: list[str], budget: float, results: Results, strategies: t
 def table(args: argparse.Namespace) -> None:
     results = Results(Path(args.results))
     tasks = DEV_TASKS[: args.tasks]
-    strategies = ANALYSES + CROSS
+    strategies = tuple(args.strategies.split(",")) if args.strategies else ANALYSES + CROSS
     cells = [(t, TESTCOMP / t, s) for t in tasks for s in strategies]
     run_cells(cells, args.budget, results, args.jobs, Path(args.work))
     print(f"\n{'analysis':<10} {'mean testcov':>12} {'mean cov_f':>11} {'all decided':>12} "
@@ -122,6 +122,9 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=30)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tasks", type=int, default=len(DEV_TASKS))
+    parser.add_argument("--strategies", help="comma-separated (default: value, predicate, mgp, "
+                        "random, concolic); to compare two versions of the code, run each with "
+                        "PYTHONPATH set to its src/ and its own --results")
     parser.add_argument("--results", default=str(Path(tempfile.gettempdir()) / "reachability-table.json"))
     parser.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "reachability-table"))
     args = parser.parse_args()

@@ -245,11 +245,11 @@ class BurstallModel:
                 if place in untrusted:
                     continue
                 if isinstance(edge, AssignEdge):
-                    ok = self._trusted(edge.rhs, edge, untrusted)
+                    ok = self.trusted(edge.rhs, edge, untrusted)
                 elif isinstance(edge, CallEdge):
                     targets = call_targets(self.program, edge, self.addressed)
                     ok = callee_name(edge) in ALLOCATORS or bool(targets) and all(
-                        self._trusted(r.value, r, untrusted)
+                        self.trusted(r.value, r, untrusted)
                         for t in targets for r in self.program.functions[t].edges()
                         if isinstance(r, ReturnEdge) and r.value is not None)
                 else:
@@ -259,13 +259,13 @@ class BurstallModel:
                     changed = True
             for param, bindings in self.params.items():
                 if isinstance(param.type, PointerType) and param not in untrusted and not all(
-                        arg is not None and self._trusted(arg, edge, untrusted)
+                        arg is not None and self.trusted(arg, edge, untrusted)
                         for edge, arg in bindings):
                     untrusted.add(param)
                     changed = True
         return untrusted
 
-    def _trusted(self, e: Expr, edge: Edge, untrusted: set[Place | None]) -> bool:
+    def trusted(self, e: Expr, edge: Edge, untrusted: set[Place | None]) -> bool:
         """Whether the pointer ``e`` (read at ``edge``) was made soundly."""
         f = fold(e)
         if isinstance(f, Const):
@@ -275,7 +275,7 @@ class BurstallModel:
         if isinstance(e, Cast):
             if not isinstance(e.operand.type, (PointerType, ArrayType)):
                 return const_int(e.operand) == 0  # the null pointer, or made from an integer
-            return self._trusted(e.operand, edge, untrusted)
+            return self.trusted(e.operand, edge, untrusted)
         if isinstance(e, AddrOf):
             return self._lvalue_sound(e.operand, edge, untrusted)
         if isinstance(e, Var):
@@ -306,7 +306,7 @@ class BurstallModel:
                     return False
             e = e.base
         if isinstance(e, Deref):
-            return self._trusted(e.pointer, edge, untrusted)
+            return self.trusted(e.pointer, edge, untrusted)
         return isinstance(e, (Var, StringLit))
 
     def _stores_keep_to_the_model(self) -> None:
@@ -317,7 +317,7 @@ class BurstallModel:
             if lhs is not None and not self._lvalue_sound(lhs, edge, self.untrusted):
                 raise Refused(f"line {edge.line}: a store to {lhs!r} may land anywhere")
             if isinstance(edge, CallEdge) and callee_name(edge) is None \
-                    and not self._trusted(edge.callee, edge, self.untrusted):
+                    and not self.trusted(edge.callee, edge, self.untrusted):
                 raise Refused(f"line {edge.line}: a call through a pointer made unsoundly")
 
     # -- the struct types whose objects are fresh heap memory
@@ -493,7 +493,7 @@ class BurstallModel:
             while isinstance(pointer, Member):
                 pointer = pointer.base
             if key not in self.values or \
-                    not self._trusted(pointer.pointer, edge, self.untrusted):  # type: ignore[attr-defined]
+                    not self.trusted(pointer.pointer, edge, self.untrusted):  # type: ignore[attr-defined]
                 return None
             return self.values[key]
         if isinstance(e, Cast) and isinstance(e.operand.type, IntType):
@@ -559,10 +559,10 @@ class HeapCells:
 
     def place(self, e: Expr, edge: Edge) -> FieldKey | None:
         """The cell ``e`` reads or writes at ``edge``, if it is one of ours."""
-        if not self.keys or (key := field_key(e)) not in self.keys or _bit_field(e):
+        if not self.keys or (key := field_key(e)) not in self.keys:
             return None
         pointer = _base_pointer(e)
-        return key if pointer is not None and self.model._trusted(
+        return key if pointer is not None and self.model.trusted(
             pointer, edge, self.model.untrusted) else None
 
     def cells_of(self, e: Expr, edge: Edge) -> set[FieldKey]:

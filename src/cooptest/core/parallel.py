@@ -103,21 +103,16 @@ class WorkerBoard(GoalBoard):
 @dataclass
 class Lane:
     """What one core runs: analyses one after the other, each until it stops (the
-    last one until the budget ends); ``share`` caps an analysis's part of the budget.
-    ``nice`` lowers the lane's priority (and its native runs'): such a lane runs on
-    what the other lanes leave of the cores."""
+    last one until the budget ends); ``share`` caps an analysis's part of the budget."""
 
     analyses: list[tuple[Analysis, float | None]]
     name: str = ""
     stopped: list[str] = field(default_factory=list)
-    nice: int = 0
 
 
 def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int) -> None:
     die_with_parent(signal.SIGKILL, parent)  # a killed cooptest leaves no worker behind
     take_own_signals()
-    if lane.nice:
-        os.nice(lane.nice)
     budget = Budget(deadline)
     try:
         for analysis, share in lane.analyses:
