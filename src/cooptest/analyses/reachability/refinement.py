@@ -117,7 +117,7 @@ def _target(edge: Edge, lhs: Expr, places: Places) -> set[Any]:
     return places(edge, lhs) - set().union(*(places(edge, c) for c in lhs.children()))
 
 
-def relevant_variables(program: Program, edges: list[Edge], core: set[int],
+def relevant_places(program: Program, edges: list[Edge], core: set[int],
                        places: Places = variables_read) -> set[Any]:
     """The places (by default: variables) read by the core's edges and, going backwards
     along the path, by the assignments (parameter bindings, returned values) that

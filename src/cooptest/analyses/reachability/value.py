@@ -2,15 +2,15 @@
 
 The abstract data is a partial map from places to their exact values, one map for
 the globals and one per active call. Only the places of the precision are tracked
-(a global set, initially empty: every place unknown). A place is an integer scalar that
-lives in a register (never an address-taken one), so that writes through pointers,
+(a global set, initially empty: every place unknown). A place is an integer or pointer
+scalar that lives in a register (never an address-taken one), so that writes through pointers,
 which the analysis does not follow, cannot change a tracked value; or a *heap cell*
-(``fields.HeapCells``): an integer field of a struct the program allocates once, where
-Burstall's memory model holds, so that only stores naming the field change it (openssl's
-``s->state`` machine). Cells live with the globals and read 0 until stored. A pointer
-place holds null (0) or ``NONNULL`` (it points to an object: an allocation, which the
-symbolic semantics never makes fail, or an address), which decides comparisons with null
-and nothing else (``s->cert = 0; ... if (s->cert == 0)``). Values are
+(``fields.HeapCells``): an integer or pointer field of a struct the program allocates
+once, where Burstall's memory model holds, so that only stores naming the field change
+it (openssl's ``s->state`` machine). Cells live with the globals and read 0 until
+stored. A pointer place holds null (0) or ``NONNULL`` (it points to an object: an
+allocation, which the symbolic semantics never makes fail, or an address), which decides
+comparisons with null and nothing else (``s->cert = 0; ... if (s->cert == 0)``). Values are
 computed with the constant folder of the front end (``cfa.fold``: the same C integer
 semantics, undefined operations folding to unknown). An assume whose condition has a
 known value decides its branch; otherwise both branches are taken, and ``x == c``
@@ -31,7 +31,7 @@ from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor
 from cooptest.analyses.fields import ALLOCATORS, FieldKey, HeapCells
 from cooptest.cfa.calls import CallContext, callee_name, path_contexts
-from cooptest.analyses.reachability.refinement import PathCheck, relevant_variables
+from cooptest.analyses.reachability.refinement import PathCheck, relevant_places
 from cooptest.cfa.ctype import IntType, PointerType
 from cooptest.core.budget import Budget
 from cooptest.cfa.fold import fold
@@ -351,7 +351,7 @@ class ValueAnalysis(CEGARAnalysis):
         def places(edge: Edge, e: Expr) -> set[Any]:
             return variables_of(e) | cells.cells_of(e, edge)
 
-        relevant = {v for v in relevant_variables(program, edges, check.core, places)
+        relevant = {v for v in relevant_places(program, edges, check.core, places)
                     if not isinstance(v, Variable) or trackable(v)}
         contexts = path_contexts(program, edges)
         for i, state in enumerate(path[1:]):
