@@ -43,7 +43,7 @@ from itertools import product
 from math import prod
 from typing import Callable, Iterator
 
-from cooptest.cfa.calls import address_taken, callee_name
+from cooptest.cfa.calls import address_taken, callee_name, expressions
 from cooptest.cfa.ctype import ArrayType, CType, IntType, PointerType, StructType
 from cooptest.cfa.fold import const_int, fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
@@ -128,17 +128,6 @@ def _base_pointer(e: Expr) -> Expr | None:
 def _store(edge: Edge) -> Expr | None:
     """The lvalue ``edge`` writes, if any."""
     return edge.lhs if isinstance(edge, (AssignEdge, NondetEdge, CallEdge)) else None
-
-
-def _expressions(edge: Edge) -> Iterator[Expr]:
-    for name in ("cond", "lhs", "rhs", "value"):
-        e = getattr(edge, name, None)
-        if isinstance(e, Expr):
-            yield e
-    if isinstance(edge, CallEdge):
-        yield from edge.args
-        if isinstance(edge.callee, Expr):
-            yield edge.callee
 
 
 def _initialised(program: Program) -> dict[int, frozenset[Variable]]:
@@ -332,7 +321,7 @@ class BurstallModel:
             if _contains(v.type, root, set()):
                 return f"variable {v.source_name} holds a {root}"
         for edge in self.edges:
-            for e in _expressions(edge):
+            for e in expressions(edge):
                 for sub in e.walk():
                     if (why := self._leaves_heap(sub, root, edge)) is not None:
                         return f"line {edge.line}: {why}"
@@ -378,7 +367,7 @@ class BurstallModel:
         as two struct types (``a = (struct A *) t; b = (struct B *) t``) would make
         fields of different types alias."""
         for edge in self.edges:
-            for e in _expressions(edge):
+            for e in expressions(edge):
                 for sub in e.walk():
                     if isinstance(sub, Var) and sub.var is tmp and e is not _store(edge) and not (
                             isinstance(edge, AssignEdge) and isinstance(edge.rhs, Cast)
@@ -402,7 +391,7 @@ class BurstallModel:
         reads."""
         wanted: dict[StructType, set[tuple[str, ...]]] = {}
         for edge in self.edges:
-            for e in _expressions(edge):
+            for e in expressions(edge):
                 for sub in e.walk():
                     if (key := field_key(sub)) is not None and isinstance(sub.type, kinds) \
                             and not _bit_field(sub):
@@ -471,7 +460,7 @@ class BurstallModel:
         out: set[Variable] = set()
         for edge in self.edges:
             lhs = _store(edge)
-            for e in _expressions(edge):
+            for e in expressions(edge):
                 for sub in e.walk():
                     if isinstance(sub, Var) and sub is not lhs and sub.var in registers \
                             and not sub.var.is_global and sub.var.function is not None \

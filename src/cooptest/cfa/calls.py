@@ -65,7 +65,8 @@ def path_contexts(program: Program, edges: Sequence[Edge]) -> dict[int, CallCont
     return out
 
 
-def _expressions(edge: Edge) -> Iterator[Expr]:
+def expressions(edge: Edge) -> Iterator[Expr]:
+    """Every expression ``edge`` evaluates (a direct call's callee is a name, not one)."""
     for name in ("cond", "lhs", "rhs", "value", "code"):
         e = getattr(edge, name, None)
         if isinstance(e, Expr):
@@ -81,7 +82,7 @@ def address_taken(program: Program) -> set[str]:
     address may call them (a pointer call, a library function)."""
     out: set[str] = set()
     for edge in program.edges():
-        for e in _expressions(edge):
+        for e in expressions(edge):
             out |= {sub.name for sub in e.walk() if isinstance(sub, FuncRef)}
     return out
 
@@ -111,7 +112,7 @@ def forged_function_pointer(program: Program) -> str | None:
     ``compFptr = compRegistered; pended = compFptr;``) makes no pointer that is called."""
     as_integer = _read_only_as_integers(program)
     for edge in program.edges():
-        for e in _expressions(edge):
+        for e in expressions(edge):
             for sub in e.walk():
                 if isinstance(sub, Cast) and isinstance(sub.type, PointerType) \
                         and isinstance(sub.type.target, FunctionType) \
@@ -126,11 +127,11 @@ def forged_function_pointer(program: Program) -> str | None:
 def _read_only_as_integers(program: Program) -> set[Variable]:
     """Register variables of function-pointer type every read of which converts the
     value to an integer."""
-    candidates = {sub.var for edge in program.edges() for e in _expressions(edge) for sub in e.walk()
+    candidates = {sub.var for edge in program.edges() for e in expressions(edge) for sub in e.walk()
                   if isinstance(sub, Var) and isinstance(sub.var.type, PointerType)
                   and isinstance(sub.var.type.target, FunctionType) and not in_memory(sub.var)}
     for edge in program.edges():
-        for e in _expressions(edge):
+        for e in expressions(edge):
             if isinstance(edge, AssignEdge) and e is edge.lhs and isinstance(e, Var):
                 continue  # written, not read
             converted = {id(sub.operand) for sub in e.walk()
