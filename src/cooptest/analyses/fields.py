@@ -565,14 +565,13 @@ class HeapCells:
 def _made_once(program: Program, roots: set[StructType], model: BurstallModel) -> set[StructType]:
     """The roots whose objects one allocator call makes, in ``main``, on no cycle of
     its CFA, ``main`` being called by nobody: at most one object per run."""
-    main = program.main
     if any(isinstance(edge, CallEdge) and program.entry in call_targets(program, edge, model.addressed)
            for edge in model.edges):
         return set()
     out = set()
     for root in roots:
         calls = model.allocations(root)
-        if len(calls) == 1 and calls[0].src.function == main.name and not _on_cycle(calls[0]):
+        if len(calls) == 1 and calls[0].src.function == program.entry and not _on_cycle(calls[0]):
             out.add(root)
     return out
 

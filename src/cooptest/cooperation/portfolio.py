@@ -69,10 +69,10 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
         return [Lane([(make("callgraph"), None), (make("fields"), None),
                       (make("random"), RANDOM_SHARE), (make("concolic"), 0.5), (coveritest(), None),
                       (make("random", 1), None)], "all")]
-    directed = make_analysis("concolic", replace(settings, search="cfg"))
     if goals > LARGE:
         return [Lane([(make("callgraph"), None), (make("fields"), None), (make("concolic"), None),
                       (make("random", 1), None)], "testing")]
+    directed = make_analysis("concolic", replace(settings, search="cfg"))
     lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),
                    (make("random", 1), None)], "testing"),
              Lane([(make("callgraph"), None), (make("fields"), None),

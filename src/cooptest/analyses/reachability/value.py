@@ -90,7 +90,10 @@ class ValueState:
     def frame_of(self, v: Place) -> int:
         return 0 if _global(v) else len(self.frames) - 1
 
-    def set(self, v: Place, value: int | str | None, tracked: frozenset[Place]) -> ValueState:
+    def set(self, v: Place | None, value: int | str | None, tracked: frozenset[Place]) -> ValueState:
+        """The state after ``v`` is written (``v`` None: a place no analysis tracks)."""
+        if v is None:
+            return self
         k = self.frame_of(v)
         frame = {x: y for x, y in self.frames[k] if x != v}
         if value is not None and v in tracked:
@@ -108,12 +111,12 @@ class ValueState:
     def decide(self, edge: AssumeEdge, place: PlaceOf, tracked: frozenset[Place]) -> ValueState | None:
         """The state after ``edge`` by its facts: None if they contradict it; with its
         outcome as a new fact if its condition reads only tracked globals and cells."""
-        fact = Fact.of(edge.cond, place)
+        fact = Fact.of(edge.cond, edge.positive, place)
         if fact is None or not fact.places <= tracked:
             return self
-        if Fact(fact.shape, not edge.positive, fact.places) in self.facts:
+        if replace(fact, truth=not fact.truth) in self.facts:
             return None
-        return replace(self, facts=self.facts | {Fact(fact.shape, edge.positive, fact.places)})
+        return replace(self, facts=self.facts | {fact})
 
     def evaluate(self, e: Expr, place: PlaceOf = register) -> int | None:
         """The value of an integer expression, if the known values determine it."""
@@ -193,10 +196,10 @@ class Fact:
     places: frozenset[Place]
 
     @staticmethod
-    def of(cond: Expr, place: PlaceOf) -> Fact | None:
+    def of(cond: Expr, truth: bool, place: PlaceOf) -> Fact | None:
         places: set[Place] = set()
         shape = _shape(cond, place, places)
-        return Fact(shape, True, frozenset(places)) if shape is not None and places else None
+        return Fact(shape, truth, frozenset(places)) if shape is not None and places else None
 
 
 def _shape(e: Expr, place: PlaceOf, places: set[Place]) -> tuple[Any, ...] | None:
@@ -254,14 +257,11 @@ class ValueCPA:
             decided = data.decide(edge, place, tracked)
             return self._learn(decided, edge, tracked, place) if decided is not None else None
         if isinstance(edge, AssignEdge):
-            target = place(edge.lhs)
-            return data.set(target, data.value_of(edge.rhs, place), tracked) \
-                if target is not None else data
+            return data.set(place(edge.lhs), data.value_of(edge.rhs, place), tracked)
         if isinstance(edge, DeclEdge):
             return data.set(edge.var, 0 if edge.var.is_global else None, tracked)
         if isinstance(edge, NondetEdge):
-            target = place(edge.lhs)
-            return data.set(target, None, tracked) if target is not None else data
+            return data.set(place(edge.lhs), None, tracked)
         if isinstance(edge, CallEdge):
             if len(succ.call_stack) > len(state.call_stack):  # entering a body
                 callee = self.program.functions[callee_name(edge)]  # type: ignore[index]
@@ -270,15 +270,14 @@ class ValueCPA:
                     entered = entered.set(param, data.value_of(arg, place) if arg is not None else None,
                                           tracked)
                 return entered
-            target = place(edge.lhs) if edge.lhs is not None else None
             made = NONNULL if callee_name(edge) in ALLOCATORS else None  # as the symbolic semantics
-            return data.set(target, made, tracked) if target is not None else data
+            return data.set(place(edge.lhs), made, tracked) if edge.lhs is not None else data
         if isinstance(edge, ReturnEdge) and len(succ.call_stack) < len(state.call_stack):
             call = state.call_stack[-1]
             value = data.value_of(edge.value, place) if edge.value is not None else None
             returned = data.returned()
-            target = self.place_at(call)(call.lhs) if call.lhs is not None else None
-            return returned.set(target, value, tracked) if target is not None else returned
+            return returned.set(self.place_at(call)(call.lhs), value, tracked) \
+                if call.lhs is not None else returned
         return data
 
     @staticmethod
@@ -319,19 +318,21 @@ class ValueCPA:
 def _writes(program: Program, edge: Edge, ctx: CallContext | None, cpa: ValueCPA) -> set[Place]:
     """The places an edge of a path gives a (possibly known) value."""
     if isinstance(edge, AssignEdge | NondetEdge):  # a nondet place tracked keeps facts
-        target = cpa.place_at(edge)(edge.lhs)
-        return {target} if target is not None else set()
+        return _written(cpa, edge, edge.lhs)
     if isinstance(edge, DeclEdge):
         return {edge.var}
     if isinstance(edge, CallEdge) and ctx is not None:
         return set(program.functions[ctx.callee].params)  # type: ignore[index]
     if isinstance(edge, CallEdge) and edge.lhs is not None:  # a library call: ``malloc``'s NONNULL
-        target = cpa.place_at(edge)(edge.lhs)
-        return {target} if target is not None else set()
+        return _written(cpa, edge, edge.lhs)
     if isinstance(edge, ReturnEdge) and ctx is not None and ctx.call.lhs is not None:  # type: ignore[union-attr]
-        target = cpa.place_at(ctx.call)(ctx.call.lhs)  # type: ignore[union-attr, arg-type]
-        return {target} if target is not None else set()
+        return _written(cpa, ctx.call, ctx.call.lhs)  # type: ignore[union-attr, arg-type]
     return set()
+
+
+def _written(cpa: ValueCPA, edge: Edge, lhs: Expr) -> set[Place]:
+    target = cpa.place_at(edge)(lhs)
+    return {target} if target is not None else set()
 
 
 class ValueAnalysis(CEGARAnalysis):
