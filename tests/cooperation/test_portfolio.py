@@ -67,14 +67,16 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
     to a second."""
     from cooptest.cooperation.portfolio import LARGE, lanes_for
 
-    def names(goals: int) -> dict[str, list[str]]:
+    def names(goals: int, jobs: int = 2) -> dict[str, list[str]]:
         return {lane.name: [analysis.name for analysis, _ in lane.analyses]
-                for lane in lanes_for(2, Settings(), goals)}
+                for lane in lanes_for(jobs, Settings(), goals)}
 
     assert names(LARGE) == {
         "testing": ["random", "concolic", "random"],
         "proving": ["callgraph", "fields", "coveritest", "bite", "concolic", "random"]}
     assert names(LARGE + 1) == {"testing": ["callgraph", "fields", "concolic", "random"]}
+    # Cores beyond two run random testing, whatever the program's size.
+    assert names(LARGE + 1, jobs=3)["random-0"] == names(LARGE, jobs=3)["random-0"] == ["random"]
 
 
 def test_workers_report_in_batches(program_of) -> None:

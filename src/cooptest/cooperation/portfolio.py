@@ -70,14 +70,15 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
                       (make("random"), RANDOM_SHARE), (make("concolic"), 0.5), (coveritest(), None),
                       (make("random", 1), None)], "all")]
     if goals > LARGE:
-        return [Lane([(make("callgraph"), None), (make("fields"), None), (make("concolic"), None),
-                      (make("random", 1), None)], "testing")]
-    directed = make_analysis("concolic", replace(settings, search="cfg"))
-    lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),
-                   (make("random", 1), None)], "testing"),
-             Lane([(make("callgraph"), None), (make("fields"), None),
-                   (coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None),
-                   (make("random", 2), None)], "proving")]
+        lanes = [Lane([(make("callgraph"), None), (make("fields"), None), (make("concolic"), None),
+                       (make("random", 1), None)], "testing")]
+    else:
+        directed = make_analysis("concolic", replace(settings, search="cfg"))
+        lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),
+                       (make("random", 1), None)], "testing"),
+                 Lane([(make("callgraph"), None), (make("fields"), None),
+                       (coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None),
+                       (make("random", 2), None)], "proving")]
     return lanes + [Lane([(make("random", 3 + k), None)], f"random-{k}") for k in range(jobs - 2)]
 
 
