@@ -164,6 +164,20 @@ int main() { struct S *s = malloc(sizeof *s); struct S *t = s; s->x = __VERIFIER
 int main() { g = __VERIFIER_nondet_int(); if (g & 4) { g = __VERIFIER_nondet_int();
   if (!(g & 4)) { return 1; } } return 0; }
 """, [["4", "0"], ["4", "4"], ["0"]]),
+    # facts over locals hold in their own frame until the local is written: a recursive
+    # call's ``x`` is another object, a loop's ``y`` a new value each iteration
+    "fact-local-recursion": (HEAD + """int f(int x, int d) {
+  if (x > 0) { if (!(x > 0)) { return 9; }
+    if (d == 0) { int r = f(__VERIFIER_nondet_int(), 1); if (r == 5) { return 4; } return 3; }
+    return 2; }
+  if (d == 1) { return 5; } return 0; }
+int main() { return f(__VERIFIER_nondet_int(), 0); }
+""", [["1", "-1"], ["-1"], ["1", "1"]]),
+    "fact-local-loop": (HEAD + """int main() { int n = 0, k = 0;
+  for (int i = 0; i < 2; i++) { int y = __VERIFIER_nondet_int();
+    if (y > 0) { if (y <= 0) { return 7; } n++; } else { k++; } }
+  if (n == 1) { if (k == 1) { return 1; } } return 0; }
+""", [["1", "0"], ["1", "1"], ["0", "0"]]),
     "offsetof-null": (HEAD + """struct S { int first; int second; };
 int main() { int n = __VERIFIER_nondet_int(); void *q = &((struct S *) 0)->first;
   if (q != 0) { return 3; } if (n == 7) { return 1; } if (n == 8) { return 2; } return 0; }

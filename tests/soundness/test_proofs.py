@@ -197,3 +197,32 @@ def test_the_value_analysis_tracks_heap_cells_null_pointers_and_branch_facts(tmp
     dead = {i for i, t in enumerate(HANDSHAKE.splitlines(), 1) if "dead" in t}
     assert not put.open(), "every goal decided"
     assert {put.goals[g].line for g in put.infeasible} == dead
+
+
+LOCAL_FACTS = """extern int __VERIFIER_nondet_int(void);
+int check(int level) {
+  int status = __VERIFIER_nondet_int();
+  if (status >= 0) {
+    if (level > 0) { check(level - 1); } /* a call between: the fact is this frame's */
+    if (!(status >= 0)) { return 9; } /* dead: the same outcome */
+    return 1;
+  }
+  return 0;
+}
+int main() { return check(1); }
+"""
+
+
+def test_the_value_analysis_keeps_branch_facts_over_locals_in_their_frame(tmp_path):
+    """diskperf's ``main`` tests its local ``status >= 0`` twice: the second test's
+    outcome is the first's, also across a recursive call that has its own ``status``."""
+    path = tmp_path / "facts.c"
+    path.write_text(LOCAL_FACTS)
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    for seed in (["1", "1"], ["-1"], ["1", "-1"]):
+        put.submit(seed, "seed")
+    METHODS["value"]().run(put, Job(put.open(), Budget.seconds(20)))
+    dead = {i for i, t in enumerate(LOCAL_FACTS.splitlines(), 1) if "dead" in t}
+    assert not put.open(), "every goal decided"
+    assert {put.goals[g].line for g in put.infeasible} == dead

@@ -75,10 +75,13 @@ def _global(v: Place) -> bool:
 @dataclass(frozen=True)
 class ValueState:
     """``frames[0]`` holds the globals and the heap cells, ``frames[k]`` the locals of
-    the k-th call. ``facts`` are the outcomes of branches over tracked globals and cells
-    whose values are unknown (``(cond shape, truth)``, see ``Fact``): a nondeterministic
+    the k-th call. ``facts`` are the outcomes of branches over tracked places whose
+    values are unknown (``(cond shape, truth)``, see ``Fact``): a nondeterministic
     ``algorithms`` tested twice, ``if (a & 256) ... if (a & 256)``, takes the same branch
-    both times until ``a`` is written again."""
+    both times until ``a`` is written again; so does a local ``status`` tested in
+    ``if (status >= 0) { ... if (!(status >= 0)) return -1; ...``. A fact over locals
+    belongs to the frame it was learnt in: it decides branches only there (a recursive
+    call has the same ``Variable`` for another object) and ends with the frame."""
 
     frames: tuple[Frame, ...]
     facts: frozenset[Fact] = frozenset()
@@ -98,20 +101,22 @@ class ValueState:
         frame = {x: y for x, y in self.frames[k] if x != v}
         if value is not None and v in tracked:
             frame[v] = value
-        facts = self.facts if not self.facts or not _global(v) else \
-            frozenset(f for f in self.facts if v not in f.places)
+        facts = self.facts if not self.facts else \
+            frozenset(f for f in self.facts if v not in f.places or not _global(v) and f.frame != k)
         return ValueState(self.frames[:k] + (frozenset(frame.items()),) + self.frames[k + 1:], facts)
 
     def called(self) -> ValueState:
         return ValueState(self.frames + (frozenset(),), self.facts)
 
     def returned(self) -> ValueState:
-        return ValueState(self.frames[:-1], self.facts)
+        k = len(self.frames) - 1
+        facts = self.facts if not self.facts else frozenset(f for f in self.facts if f.frame != k)
+        return ValueState(self.frames[:-1], facts)
 
     def decide(self, edge: AssumeEdge, place: PlaceOf, tracked: frozenset[Place]) -> ValueState | None:
         """The state after ``edge`` by its facts: None if they contradict it; with its
-        outcome as a new fact if its condition reads only tracked globals and cells."""
-        fact = Fact.of(edge.cond, edge.positive, place)
+        outcome as a new fact if its condition reads only tracked places."""
+        fact = Fact.of(edge.cond, edge.positive, place, len(self.frames) - 1)
         if fact is None or not fact.places <= tracked:
             return self
         if replace(fact, truth=not fact.truth) in self.facts:
@@ -189,25 +194,29 @@ def _unconverted(e: Expr) -> Expr:
 class Fact:
     """A branch outcome: the condition of ``shape`` (its structure, with places in place
     of the lvalues read) evaluated to ``truth``; it holds until one of ``places`` is
-    written (only globals and heap cells, which no call or return hides)."""
+    written. ``frame`` is 0 when every place is a global or a heap cell, which no call or
+    return hides; otherwise the frame of the locals read (``ValueState``)."""
 
     shape: tuple[Any, ...]
     truth: bool
     places: frozenset[Place]
+    frame: int
 
     @staticmethod
-    def of(cond: Expr, truth: bool, place: PlaceOf) -> Fact | None:
+    def of(cond: Expr, truth: bool, place: PlaceOf, frame: int) -> Fact | None:
+        """The fact of ``cond`` evaluating to ``truth`` in the call of depth ``frame``."""
         places: set[Place] = set()
         shape = _shape(cond, place, places)
-        return Fact(shape, truth, frozenset(places)) if shape is not None and places else None
+        if shape is None or not places:
+            return None
+        return Fact(shape, truth, frozenset(places), 0 if all(map(_global, places)) else frame)
 
 
 def _shape(e: Expr, place: PlaceOf, places: set[Place]) -> tuple[Any, ...] | None:
-    """``e`` as a hashable structure, or None if it reads something but tracked globals
-    and heap cells."""
+    """``e`` as a hashable structure, or None if it reads something but trackable places."""
     if isinstance(e, Var | Member):
         v = place(e)
-        if v is None or not _global(v):
+        if v is None:
             return None
         places.add(v)
         return ("place", v)
