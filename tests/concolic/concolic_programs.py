@@ -121,3 +121,34 @@ int main(void) {
   return 3;
 }
 """
+
+# A SAT instance without a model, written as Test-Comp's xcsp tasks write them: every
+# clause an assume(), whose failing side runs straight into abort().
+UNSAT_CLAUSES = r"""
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assume(int);
+extern void abort(void);
+void reach_error(void) {}
+void assume(int cond) { if (!cond) abort(); }
+int main(void) {
+  int a = __VERIFIER_nondet_int(); assume(a >= 0); assume(a <= 1);
+  int b = __VERIFIER_nondet_int(); assume(b >= 0); assume(b <= 1);
+  int c = __VERIFIER_nondet_int(); __VERIFIER_assume(c >= 0 & c <= 1);
+  assume(!(a == 0 & b == 0)); assume(!(a == 1 & c == 1));
+  assume(!(b == 1 & c == 0)); assume(!(a == 1 & b == 1 & c == 0));
+  assume(!(a == 0 & c == 0));
+  if (a + b + c == 3) reach_error();
+  return 0;
+}
+"""
+
+# The inputs a == 65521, b == 65519 (or the other way round) are a factoring problem:
+# tens of milliseconds for z3.
+FACTORS = r"""
+extern unsigned __VERIFIER_nondet_uint(void);
+int main(void) {
+  unsigned a = __VERIFIER_nondet_uint(), b = __VERIFIER_nondet_uint();
+  if (a > 1 && b > 1 && a < 65536 && b < 65536 && a * b == 65521u * 65519u) return 1;
+  return 0;
+}
+"""

@@ -7,7 +7,8 @@ from cooptest.analyses.concolic import SEARCHERS, ConcolicAnalysis
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 
-from concolic_programs import DIVERGING, ENDLESS, EXACT, FLOATS, MANY_INPUTS, MEMORY, NESTED
+from concolic_programs import (DIVERGING, ENDLESS, EXACT, FACTORS, FLOATS, MANY_INPUTS, MEMORY, NESTED,
+                               UNSAT_CLAUSES)
 
 
 def run(put, budget: float = 10.0, **options):
@@ -50,6 +51,29 @@ def test_exhausted_exact_tree_is_complete_and_names_the_infeasible_goal(make_pro
     assert result.stopped == "done"  # every goal decided: covered or proven infeasible
     (goal,) = open_goals
     assert put.goals[goal].line == 6  # the x < 3 inside x > 5
+
+
+def test_runs_ending_in_abort_are_exact_and_its_dead_ends_are_not_run(make_program) -> None:
+    """Every path but one ends in ``abort()`` (SIGABRT natively, the CFA's own abort),
+    and the clauses admit no model with ``a + b + c == 3``: the tree is exhausted and
+    proves the goal infeasible. Once one failing side of ``assume``'s branch is covered,
+    the others are closed without a query or a run."""
+    put = make_program(UNSAT_CLAUSES)
+    result = run(put, budget=30.0)
+    assert result.state.complete and result.stopped == "done"
+    line = next(i for i, t in enumerate(UNSAT_CLAUSES.splitlines(), 1) if "reach_error();" in t)
+    assert {put.goals[g].line for g in put.infeasible} == {line}
+    assert put.stats["dead_ends"] >= 5
+
+
+def test_a_query_the_solver_gave_up_on_is_asked_again_with_more_time(make_program) -> None:
+    """With a 1-ms limit z3 gives up on the factoring; asked again with twice the limit
+    each time nothing else is left to negate, it finds the factors, and the goal is
+    covered. Without the retries the run would restart from random inputs forever."""
+    put = make_program(FACTORS)
+    run(put, budget=20.0, solver_timeout=0.001)
+    assert put.stats["solver_unknown"] >= 1
+    assert set(put.covered) == set(put.goals)
 
 
 def test_float_unsigned_bool_models_are_read_back_exactly(make_program) -> None:

@@ -178,6 +178,14 @@ int main() { return f(__VERIFIER_nondet_int(), 0); }
     if (y > 0) { if (y <= 0) { return 7; } n++; } else { k++; } }
   if (n == 1) { if (k == 1) { return 1; } } return 0; }
 """, [["1", "0"], ["1", "1"], ["0", "0"]]),
+    # concolic search closes a decision whose other side runs straight into abort()
+    # without running it (StaticInfo.dead_end): a call on the way is no straight run
+    "abort-after-call": (HEAD + """int g;
+void note(int v) { if (v == 7) { g = 1; } else { g = 2; } }
+void check(int c, int v) { if (!c) { note(v); abort(); } }
+int main() { int x = __VERIFIER_nondet_int(), y = __VERIFIER_nondet_int(), z = __VERIFIER_nondet_int();
+  check(x == 4242, 0); check(y != 12345, z); return 0; }
+""", [["4242", "12345", "7"], ["4242", "12345", "1"], ["4242", "0", "0"], ["0"]]),
     "offsetof-null": (HEAD + """struct S { int first; int second; };
 int main() { int n = __VERIFIER_nondet_int(); void *q = &((struct S *) 0)->first;
   if (q != 0) { return 3; } if (n == 7) { return 1; } if (n == 8) { return 2; } return 0; }

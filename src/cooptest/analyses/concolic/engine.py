@@ -23,15 +23,19 @@ Completeness. An execution tree without open decisions proves every goal it did 
 reach infeasible only if each path's symbolic model was exact: no concretisation, no
 imprecision (havoc of unknown calls), no divergence, no solver timeout, no misprediction
 and no native crash or timeout, and no native run left a guiding automaton (its cuts
-rest on its claims). Only then is the ARG marked complete.
+rest on its claims). Only then is the ARG marked complete. A decision whose other side
+runs straight into ``abort()`` (``StaticInfo.dead_end``: ``assume``'s ``if (!cond)
+abort();``) is closed without a query or a run once that side's goal is covered: its
+subtree is one path, which reaches no other goal.
 """
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from cooptest.analyses.concolic.execution_tree import (MISPREDICTED, UNKNOWN, UNSAT, ConcolicARG,
-                                                       Decision, ExecutionTree, Node, Path, Pending)
+from cooptest.analyses.concolic.execution_tree import (DEAD_END, MISPREDICTED, UNKNOWN, UNSAT,
+                                                       ConcolicARG, Decision, ExecutionTree, Node,
+                                                       Path, Pending)
 from cooptest.analyses.concolic.inputs import literal, small, to_z3
 from cooptest.analyses.concolic.padding import FIRST, may_pad, padded, run_fed
 from cooptest.analyses.concolic.replay import TermMemo, replay, resume
@@ -99,14 +103,24 @@ class ConcolicAnalysis:
                         continue
             else:
                 negated = searcher.select(arg.tree)
-                if negated is None:
-                    if not arg.tree.frontier and arg.exact:
+                if negated is None and arg.undecided:
+                    negated, limit_ms = arg.undecided.pop(0)
+                    negated.closed = None  # open again (not on the frontier: no searcher picks it)
+                    inputs = self._solve(program, arg, negated, budget, limit_ms)
+                    if inputs is None:
+                        continue
+                elif negated is None:
+                    if not arg.tree.frontier and arg.exact and not arg.undecided:
                         arg.complete = True
                         break
                     if arg.last is not None and not arg.last.symbols:
                         break  # the program reads no input: every run is the same
                     program.count("restarts")
                     inputs = self._random_inputs(arg)
+                elif negated.target in program.covered and arg.searcher.ctx.static.dead_end(negated.negation):
+                    arg.tree.close(negated, DEAD_END)  # its one path would cover nothing new
+                    program.count("dead_ends")
+                    continue
                 else:
                     inputs = self._solve(program, arg, negated, budget)
                     if inputs is None:
@@ -132,23 +146,29 @@ class ConcolicAnalysis:
                                             f"symbolic model{cut}")
         return finish(program, job, arg)
 
-    def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node, budget: Budget) -> list[str] | None:
+    def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node, budget: Budget,
+               limit_ms: int | None = None) -> list[str] | None:
         """Inputs for the path to ``node.parent`` followed by the other side of ``node``.
-        The solver's time limit is its own, cut to what the budget has left; an
-        "unknown" of a query cut that way leaves the node open, pending."""
+        The time limit is the solver's own (or ``limit_ms``, a retry's), cut to what the
+        budget has left; an "unknown" of a query cut that way leaves the node open,
+        pending. One the solver gave up on within the limit closes the node for now:
+        it is undecided, asked again with twice the limit when nothing else is left to
+        negate (on ``aim-200-1-6-unsat-2`` the last query, all 1,100 clauses, takes
+        over a second), and the tree is complete only once no node is."""
         path = node.path
         assert path is not None
-        timeout_ms = budget.solver_timeout_ms(arg.solver.timeout_ms / 1000)
+        limit_ms = limit_ms or arg.solver.timeout_ms
+        timeout_ms = budget.solver_timeout_ms(limit_ms / 1000)
         result = arg.solver.solve(*path.query(node.index), arg.small, timeout_ms=timeout_ms)
         program.count("solver_calls")
-        if result.status == solver.UNKNOWN and timeout_ms < arg.solver.timeout_ms:
+        if result.status == solver.UNKNOWN and timeout_ms < limit_ms:
             arg.pending.insert(0, Pending(None, node))
             return None
         if result.status != solver.SAT:
             arg.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
             program.count(f"solver_{result.status}")
             if result.status != solver.UNSAT:
-                arg.exact = False
+                arg.undecided.append((node, 2 * limit_ms))
             return None
         inputs = list(path.inputs)
         for k, read in enumerate(path.symbols):

@@ -29,6 +29,7 @@ UNSAT = "unsat"  # the other side is infeasible after this prefix
 UNKNOWN = "unknown"  # the solver gave up (timeout, unsupported theory)
 MISPREDICTED = "mispredicted"  # inputs were found but the native run went elsewhere
 CUT = "cut"  # the other side leaves the automaton guiding the search (searchers.Guided)
+DEAD_END = "dead end"  # the other side runs straight into abort(), its goal covered already
 
 
 @dataclass(eq=False)
@@ -194,11 +195,15 @@ class ConcolicARG(AnalysisState):
     guided: Any = None  # searchers.Guided: the searcher wrapped by the last job's automaton
     guides: set[str] = field(default_factory=set)  # names of the automata that guided it
     pending: list[Pending] = field(default_factory=list)  # done first, in order
+    # nodes whose query the solver gave up on, each with the time limit of its next try:
+    # asked again, with twice the limit, when nothing is left to negate
+    undecided: list[tuple[Node, int]] = field(default_factory=list)
     symbols: Any = None  # solver.Symbols
     memo: Any = None  # replay.TermMemo
     solver: Any = None  # solver.PathSolver
     last: Path | None = None  # the path run last
-    exact: bool = True  # no path so far was imprecise, concretised, diverged or cut
+    exact: bool = True  # no path so far was imprecise, concretised, diverged or cut (and
+    # every query decided: see ``undecided``)
     small: dict[int, Any] = field(default_factory=dict)  # input symbol id -> inputs.small bound
     snapshots: dict[Node, Any] = field(default_factory=dict)  # node -> replay.Snapshot after it
     padding: Padding = field(default_factory=Padding)

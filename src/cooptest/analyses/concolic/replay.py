@@ -26,6 +26,7 @@ its automaton on them).
 """
 from __future__ import annotations
 
+import signal
 from collections import defaultdict, deque
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -37,8 +38,8 @@ from cooptest.analyses.concolic.inputs import parse_literal, to_z3
 from cooptest.analyses.concolic.solver import Symbols
 from cooptest.analyses.symbolic import Frozen, SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType, PointerType
-from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, Expr, Index, Location, Member,
-                             NondetEdge, Program, Unary)
+from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, ErrorEdge, Expr, Index, Location,
+                             Member, NondetEdge, Program, TerminateEdge, Unary)
 from cooptest.core.budget import Budget
 from cooptest.harness.executor import Execution
 
@@ -328,6 +329,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     start = start or begin(program, execution, symbols, memo)
     state, model, path, queues, input_ids = start.state, start.model, start.path, start.queues, start.input_ids
     path.crashed = execution.crashed or execution.timed_out or execution.truncated
+    aborted = False  # the path ends in an abort() of the CFA
     pc = state.path_condition
     loc = start.loc
     for step in range(start.steps, max_steps + 1):
@@ -384,8 +386,10 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
         elif isinstance(first, AssumeEdge):  # __VERIFIER_assume: the native run aborts when false
             loc = state.step(first)
             if _ref(model.eval(pc[-1], model_completion=True)) != _ref(TRUE):
+                aborted = True
                 break
         else:
+            aborted = isinstance(first, ErrorEdge) or isinstance(first, TerminateEdge) and first.kind == "abort"
             loc = state.step(first)
         for observe in observers:
             observe(first, state)
@@ -393,4 +397,6 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             break
     path.concretized = state.concretized
     path.imprecise = state.imprecise
+    if aborted and execution.signal == signal.SIGABRT and not execution.timed_out and not execution.truncated:
+        path.crashed = False  # the SIGABRT is the abort() the path ends in: no crash
     return path

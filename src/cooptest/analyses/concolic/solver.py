@@ -17,9 +17,9 @@ Models are asked for small inputs first (``preferred`` bounds, dropped when they
 the query unsatisfiable): z3 answers ``x != 0`` with any value, and a value in the
 billions turns the next run into a recursion or a loop that never ends in time.
 
-Every query has a time limit (the solver's own, or less when the caller's budget has
-less left); a timeout is "unknown", never a proof, and one under a cut limit is not
-cached (with more time, the query may be decided).
+Every query has a time limit (the solver's own, a retry's, or less when the caller's
+budget has less left); a timeout is "unknown", never a proof, and is cached with its
+limit: with more time, the query is asked again.
 """
 from __future__ import annotations
 
@@ -126,6 +126,7 @@ class PathSolver:
         self.stats = SolverStats()
         self._z3 = z3.Solver()
         self._scopes: list[int] = []  # ids of the constraints asserted, one scope each
+        self._gave_up: dict[frozenset[int], int] = {}  # key of a cached "unknown" -> its limit
 
     def solve(self, prefix: list[z3.BoolRef], negated: z3.BoolRef,
               preferred: Mapping[int, z3.BoolRef | None] | None = None,
@@ -133,28 +134,32 @@ class PathSolver:
         """Inputs satisfying ``prefix`` and ``negated`` (values of the symbols in the
         constraints solved; other symbols keep their old values). ``preferred`` maps
         symbol ids to a constraint their values should meet if they can; ``timeout_ms``
-        lowers the solver's time limit for this query."""
+        is this query's time limit (default: the solver's). An "unknown" is remembered
+        with its limit and answers only queries with no more time."""
         st = self.stats
         st.queries += 1
         st.constraints_in += len(prefix) + 1
         query = self.slice(prefix, negated) if self.slicing else [c for c in prefix if not z3.is_true(c)]
         st.constraints_solved += len(query) + 1
         key = frozenset(c.get_id() for c in query) | {negated.get_id()}
-        if self.cache is not None and key in self.cache:
+        limit = self.timeout_ms if timeout_ms is None else timeout_ms
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None and (hit.status != UNKNOWN or self._gave_up[key] >= limit):
             st.cache_hits += 1
-            return self.cache[key]
+            return hit
         t0 = time.perf_counter()
         # only symbols of the query: a bound on another would give it a new value
         solved = frozenset().union(self.symbols.of(negated), *map(self.symbols.of, query))
         bounds = [b for i in solved if (b := (preferred or {}).get(i)) is not None]
-        limit = self.timeout_ms if timeout_ms is None else min(timeout_ms, self.timeout_ms)
         result = self._check(query, negated, bounds, limit)
         st.seconds += time.perf_counter() - t0
         st.z3_calls += 1
         setattr(st, result.status, getattr(st, result.status) + 1)
-        if self.cache is not None and (result.status != UNKNOWN or limit == self.timeout_ms):
+        if self.cache is not None:
             self.cache[key] = result
             self._alive.append(negated)  # its id is part of the key: keep it from reuse
+            if result.status == UNKNOWN:
+                self._gave_up[key] = limit
         return result
 
     def slice(self, prefix: list[z3.BoolRef], negated: z3.BoolRef) -> list[z3.BoolRef]:

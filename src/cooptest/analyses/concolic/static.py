@@ -14,8 +14,8 @@ from collections import deque
 from functools import cached_property
 from typing import Callable, Iterable
 
-from cooptest.cfa.ir import (AssumeEdge, BlankEdge, CallEdge, Edge, FunctionCFA, Location, Program,
-                             branch_goal_id, error_goal_id)
+from cooptest.cfa.ir import (AssumeEdge, BlankEdge, CallEdge, DeclEdge, Edge, FunctionCFA, Location,
+                             Program, TerminateEdge, branch_goal_id, error_goal_id)
 
 
 def immediate_dominators(entry: object, succ: Callable[[object], Iterable[object]]) -> dict[object, object]:
@@ -180,6 +180,27 @@ class StaticInfo:
                 preds[f.entry].append(e.src)
                 preds[e.dst].append(f.exit)
         return preds
+
+    # -------------------------------------------------------------- dead ends
+
+    def dead_end(self, edge: AssumeEdge) -> bool:
+        """Whether ``edge`` leads straight into ``abort()``, through blank edges and
+        declarations only: the one path on from it has no decision and no goal but the
+        edge's own (``assume``'s ``if (!cond) abort();``). Not ``exit()``, after which
+        ``atexit`` handlers run; and never when a library function may call back into
+        the program (a SIGABRT handler: ``ProofBlockers.everywhere``)."""
+        if self.program.proof_blockers.everywhere is not None:
+            return False
+        location, seen = edge.dst, set()
+        while id(location) not in seen and len(location.leaving) == 1:
+            seen.add(id(location))
+            step = location.leaving[0]
+            if isinstance(step, TerminateEdge):
+                return step.kind == "abort"
+            if not isinstance(step, BlankEdge | DeclEdge):
+                return False
+            location = step.dst
+        return False
 
     def goal_edges(self) -> dict[str, Edge]:
         out: dict[str, Edge] = {}
