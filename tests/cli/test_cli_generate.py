@@ -287,3 +287,28 @@ def test_bite_decides_every_goal_of_guarded_in_either_frontier_order(tmp_path: P
     assert proc.returncode == 0, proc.stderr
     summary = check_report(tmp_path)["summary"]
     assert summary["unknown"] == 0 and summary["infeasible"] == 2  # the error call's branch
+
+
+LONG_READER = """extern int __VERIFIER_nondet_int(void);
+int a[150000], b[150000];
+int main(void) {
+  for (int i = 0; i < 150000; i++) { a[i] = __VERIFIER_nondet_int(); b[i] = __VERIFIER_nondet_int(); }
+  if (a[149999] > b[149999]) return 1;
+  return 0;
+}
+"""
+
+
+def test_random_tests_grow_to_the_300000_reads_of_an_array_program(tmp_path: Path) -> None:
+    """Like array-programs' copysome1-2 (2 x 200,000 reads), the decision after the
+    loops needs more than 2^18 inputs: tests grow up to 2^19 (``MAX_INPUTS``), and the
+    suite's tests are that long."""
+    prog = tmp_path / "long.c"
+    prog.write_text(LONG_READER)
+    out = tmp_path / "out"
+    proc = cooptest("generate", prog, "--budget", "30", "--out", out, "--strategy", "random", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = check_report(out)
+    last = [g for g in doc["goals"] if g["line"] == 5]
+    assert len(last) == 2 and all(g["status"] == "covered" for g in last)
+    assert max(len(t.inputs) for t in read_suite(str(out / "test-suite.zip"))) > 300_000

@@ -17,12 +17,11 @@ from cooptest.cfa.ir import NondetEdge
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
-from cooptest.harness.executor import starved
+from cooptest.harness.executor import MAX_INPUTS, starved
 
 BOUNDARIES = (0, 1, -1, 2, 127, 128, 255, 256, -128, 32767, -32768, 65535,
               2147483647, -2147483648, 4294967295)
 FLOAT_KINDS = {"float", "double"}
-MAX_LENGTH = 1 << 18  # enough for the 2 x 100000 reads of array benchmarks
 MUTATE = 0.5  # probability of mutating a corpus test rather than drawing a fresh one
 
 
@@ -89,7 +88,7 @@ class RandomTesting:
             board.count("iterations")
             if ex.new:
                 state.corpus.append(inputs)
-            if starved(ex) and len(inputs) >= state.length and state.length < MAX_LENGTH:
+            if starved(ex) and len(inputs) >= state.length and state.length < MAX_INPUTS:
                 state.length *= 2
         return finish(board, job, state)
 
@@ -102,7 +101,7 @@ def mutate(parent: list[str], source: InputSource, length: int) -> list[str]:
             child[source.rng.randrange(len(child))] = source.value()
     if source.rng.random() < 0.3 or len(child) < length // 2:
         child += source.vector(max(1, len(child)))
-    return child[:MAX_LENGTH]
+    return child[:MAX_INPUTS]
 
 
 def from_settings(settings: Settings) -> RandomTesting:

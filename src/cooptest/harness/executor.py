@@ -21,6 +21,10 @@ from cooptest.harness.build import Executable, compile_program
 TRUNCATED = -(1 << 31)
 STARVED_EXIT = 1  # the nondet harness exits with 1 when the inputs run out
 MIN_TIMEOUT = 0.01  # seconds: a run at the end of the budget still starts (and is cut)
+# The longest test any analysis makes: enough for the 2 x 200,000 reads of array-programs'
+# copysome1-2. TestCov's harness (reproduced in harness.nondet) keeps a 3,000-byte buffer
+# per input: a run of 2^19 inputs holds 1.5 GB of a test's 2-GB address space.
+MAX_INPUTS = 1 << 19
 
 
 @dataclass

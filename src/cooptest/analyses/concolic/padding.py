@@ -22,14 +22,10 @@ from dataclasses import dataclass
 
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.harness.executor import Execution, starved
+from cooptest.harness.executor import MAX_INPUTS, Execution, starved
 
 PADDING = "0"  # the value of an input the search has not chosen yet
 FIRST = 8  # inputs given to a run that starved on no inputs at all
-# TestCov's harness (reproduced in harness.nondet) keeps a 3,000-byte buffer per input:
-# a run of 2^18 inputs holds 768 MB, 2^19 1.5 GB of a test's 2-GB address space, and two
-# lanes' runs at once would approach a run's 4-GB default (``--memory``).
-MAX_INPUTS = 1 << 18
 
 
 @dataclass
