@@ -31,6 +31,7 @@ subtree is one path, which reaches no other goal.
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 from cooptest.analyses.concolic.execution_tree import (DEAD_END, MISPREDICTED, UNKNOWN, UNSAT,
@@ -52,6 +53,8 @@ from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.errors import UserError
 
 ORIGIN = "concolic"
+RETRY_SHARE = 0.25  # of the analysis' time, at most, on asking undecided queries again
+RETRY_LIMIT = 16  # times the solver's time limit: a query undecided then is given up
 SNAPSHOTS = 2048  # replay states kept for resuming (the oldest go first); with 256, 40% of the
 # nodes cgs negated on openssl had lost their parent's and were replayed from the start; 2048
 # cost 35 MB there
@@ -86,6 +89,7 @@ class ConcolicAnalysis:
     def run(self, program: GoalBoard, job: Job) -> Outcome:
         arg = job.state if isinstance(job.state, ConcolicARG) else self.new_arg(program)
         budget, goals = job.budget, job.goals
+        started = time.monotonic() - arg.seconds
         arg.searcher.ctx.covered = program.covered
         arg.searcher.ctx.count = program.count
         searcher = _guided(arg, job)
@@ -103,10 +107,13 @@ class ConcolicAnalysis:
                         continue
             else:
                 negated = searcher.select(arg.tree)
-                if negated is None and arg.undecided:
+                if negated is None and arg.undecided and \
+                        arg.retry_seconds <= RETRY_SHARE * (time.monotonic() - started):
                     negated, limit_ms = arg.undecided.pop(0)
                     negated.closed = None  # open again (not on the frontier: no searcher picks it)
+                    asked = time.monotonic()
                     inputs = self._solve(program, arg, negated, budget, limit_ms)
+                    arg.retry_seconds += time.monotonic() - asked
                     if inputs is None:
                         continue
                 elif negated is None:
@@ -139,6 +146,7 @@ class ConcolicAnalysis:
             searcher.update(arg.tree, path, nodes, negated)
             if path.left_automaton:
                 arg.exact = False
+        arg.seconds = time.monotonic() - started
         if arg.complete:
             cut = f", cut by {', '.join(sorted(arg.guides))}" if arg.guides else ""
             for g in sorted(program.open()):
@@ -154,7 +162,10 @@ class ConcolicAnalysis:
         pending. One the solver gave up on within the limit closes the node for now:
         it is undecided, asked again with twice the limit when nothing else is left to
         negate (on ``aim-200-1-6-unsat-2`` the last query, all 1,100 clauses, takes
-        over a second), and the tree is complete only once no node is."""
+        over a second), and the tree is complete only once no node is. Retries take at
+        most ``RETRY_SHARE`` of the analysis' time (the rest goes to restarts from random
+        inputs, which cover arctan_Pade's float branches z3 gives up on), and a query
+        undecided at ``RETRY_LIMIT`` times the solver's limit is given up for good."""
         path = node.path
         assert path is not None
         limit_ms = limit_ms or arg.solver.timeout_ms
@@ -167,8 +178,10 @@ class ConcolicAnalysis:
         if result.status != solver.SAT:
             arg.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
             program.count(f"solver_{result.status}")
-            if result.status != solver.UNSAT:
+            if result.status == solver.UNKNOWN and 2 * limit_ms <= RETRY_LIMIT * arg.solver.timeout_ms:
                 arg.undecided.append((node, 2 * limit_ms))
+            elif result.status != solver.UNSAT:
+                arg.exact = False
             return None
         inputs = list(path.inputs)
         for k, read in enumerate(path.symbols):

@@ -198,6 +198,8 @@ class ConcolicARG(AnalysisState):
     # nodes whose query the solver gave up on, each with the time limit of its next try:
     # asked again, with twice the limit, when nothing is left to negate
     undecided: list[tuple[Node, int]] = field(default_factory=list)
+    retry_seconds: float = 0.0  # spent asking them again
+    seconds: float = 0.0  # spent in the analysis, over all its jobs
     symbols: Any = None  # solver.Symbols
     memo: Any = None  # replay.TermMemo
     solver: Any = None  # solver.PathSolver
