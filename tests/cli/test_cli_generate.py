@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from clitools import cooptest, cooptest_process
+from clitools import SHARED, cooptest, cooptest_process
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
 from cooptest.harness.testsuite import read_suite
@@ -312,3 +312,18 @@ def test_random_tests_grow_to_the_300000_reads_of_an_array_program(tmp_path: Pat
     last = [g for g in doc["goals"] if g["line"] == 5]
     assert len(last) == 2 and all(g["status"] == "covered" for g in last)
     assert max(len(t.inputs) for t in read_suite(str(out / "test-suite.zip"))) > 300_000
+
+
+def test_a_lane_that_ends_early_does_not_hold_up_the_exit(tmp_path: Path) -> None:
+    """On pals_lcr (13,406 goals) the proving lane ends within a second while concolic
+    search covers goals for the whole minute: the board's messages to the ended lane
+    filled its pipe, and the run, its report written, hung at exit."""
+    task = SHARED / "benchmarks" / "testcomp" / "combinations" / \
+        "pals_lcr.3.1.ufo.UNBOUNDED.pals+Problem12_label02.yml"
+    if not task.exists():
+        pytest.skip("no shared/benchmarks/testcomp")
+    started = time.monotonic()
+    proc = cooptest("generate", task, "--budget", "60", "--out", tmp_path / "out", "--quiet",
+                    timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - started <= 62

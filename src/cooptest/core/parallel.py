@@ -157,12 +157,12 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 inputs, origin, ex = value
                 new = board.accept(inputs, origin, ex)
                 if new:
-                    _broadcast(inboxes, k, ("covered", new, board.covered[next(iter(new))]))
+                    _broadcast(inboxes, k, alive, ("covered", new, board.covered[next(iter(new))]))
                     undecided = bool(board.open(goals))
             elif kind == "proof":
                 goal, proof, origin = value
                 if board.prove_infeasible(goal, proof, origin):
-                    _broadcast(inboxes, k, ("infeasible", (goal,), proof))
+                    _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
                     undecided = bool(board.open(goals))
             elif kind == "refused":
                 board.refused.setdefault(*value)
@@ -183,6 +183,8 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
             if on_event is not None:
                 on_event(kind, k, value)
     finally:
+        for inbox in inboxes:  # what no worker will read must not hold up this process's exit
+            inbox.cancel_join_thread()
         for p in workers:
             if p.is_alive():
                 p.terminate()
@@ -194,7 +196,11 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
     return stopped
 
 
-def _broadcast(inboxes: list[Any], sender: int, message: tuple[str, Any, str]) -> None:
+def _broadcast(inboxes: list[Any], sender: int, alive: set[int], message: tuple[str, Any, str]) -> None:
+    """To every lane still running but the sender: what is put into the inbox of a lane
+    that ended stays in the pipe, and once the pipe is full the queue's feeder thread
+    blocks, and with it this process's exit (pals_lcr at 60 s, where the proving lane
+    ends in a second)."""
     for j, inbox in enumerate(inboxes):
-        if j != sender:
+        if j != sender and j in alive:
             inbox.put(message)
