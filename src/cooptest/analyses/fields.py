@@ -358,7 +358,8 @@ class BurstallModel:
                 and not (isinstance(edge.lhs, Var) and in_memory(edge.lhs.var))):
             return False
         tmp = cast.operand.var
-        writes = self._registers[0].get(id(tmp), [])
+        writes_of, _ = self._registers
+        writes = writes_of.get(id(tmp), [])
         return bool(writes) and not in_memory(tmp) and all(
             isinstance(w, CallEdge) and callee_name(w) in ALLOCATORS for w in writes) \
             and self._only_cast_to(tmp, cast.type)
@@ -367,9 +368,10 @@ class BurstallModel:
         """Whether every read of ``tmp`` is ``P = (pointer) tmp``: one allocation seen
         as two struct types (``a = (struct A *) t; b = (struct B *) t``) would make
         fields of different types alias."""
+        _, reads_of = self._registers
         return all(isinstance(edge, AssignEdge) and isinstance(edge.rhs, Cast)
                    and edge.rhs.operand is sub and edge.rhs.type == pointer
-                   for edge, sub in self._registers[1].get(id(tmp), []))
+                   for edge, sub in reads_of.get(id(tmp), []))
 
     @cached_property
     def _registers(self) -> tuple[dict[int, list[Edge]], dict[int, list[tuple[Edge, Var]]]]:

@@ -30,10 +30,13 @@ get far in a minute and cover little, while concolic search still finds new goal
 every run, as fast as it gets CPU: there concolic search runs as the single strategy
 runs it, from the first second, and the other core proves what the call graph and the
 field invariants prove (0.8 s on pals_lcr) and is then left to the board and the
-TestCov-style count, which on such a program replay thousands of goals per test. At 60 s on pals_lcr.3.1 (idle, twice each), two concolic lanes of equal priority
-covered 75% of the goals against 78% for concolic search alone; with the second lane
-niced (proofs, directed concolic search, CoVeriTest), 73.7 and 74.0% against 76.3 and
-74.5% (TestCov-style 52.2 and 52.9 against 57.4 and 54.2), and no proof.
+TestCov-style count, which on such a program replay thousands of goals per test. At
+60 s on pals_lcr.3.1 (idle, twice each), two concolic lanes of equal priority covered
+75% of the goals against 78% for concolic search alone; with the second lane niced
+(proofs, directed concolic search, CoVeriTest), 73.7 and 74.0% against 76.3 and 74.5%
+(TestCov-style 52.2 and 52.9 against 57.4 and 54.2), and no proof. Even so, the lane
+makes 10-20% fewer concolic iterations than concolic search alone there (RESULTS.md,
+sixth session): the board's bookkeeping in the parent costs it CPU.
 """
 from __future__ import annotations
 

@@ -204,8 +204,8 @@ class ConcolicARG(AnalysisState):
     memo: Any = None  # replay.TermMemo
     solver: Any = None  # solver.PathSolver
     last: Path | None = None  # the path run last
-    exact: bool = True  # no path so far was imprecise, concretised, diverged or cut (and
-    # every query decided: see ``undecided``)
+    exact: bool = True  # no path so far was imprecise, concretised, diverged or cut, and
+    # no query was given up for good (those still to be asked again are ``undecided``)
     small: dict[int, Any] = field(default_factory=dict)  # input symbol id -> inputs.small bound
     snapshots: dict[Node, Any] = field(default_factory=dict)  # node -> replay.Snapshot after it
     padding: Padding = field(default_factory=Padding)

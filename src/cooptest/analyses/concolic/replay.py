@@ -329,7 +329,8 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     start = start or begin(program, execution, symbols, memo)
     state, model, path, queues, input_ids = start.state, start.model, start.path, start.queues, start.input_ids
     path.crashed = execution.crashed or execution.timed_out or execution.truncated
-    aborted = False  # the path ends in an abort() of the CFA
+    last: Edge | None = None  # the last edge without a branch decision stepped
+    assumed_false = False  # the path ends in a __VERIFIER_assume whose condition is false
     pc = state.path_condition
     loc = start.loc
     for step in range(start.steps, max_steps + 1):
@@ -372,6 +373,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
                                                path.divergences))
             continue
         visited.add(first)
+        last = first
         if isinstance(first, NondetEdge):
             k = len(state.inputs)
             if k >= len(inputs):
@@ -386,10 +388,9 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
         elif isinstance(first, AssumeEdge):  # __VERIFIER_assume: the native run aborts when false
             loc = state.step(first)
             if _ref(model.eval(pc[-1], model_completion=True)) != _ref(TRUE):
-                aborted = True
+                assumed_false = True
                 break
         else:
-            aborted = isinstance(first, ErrorEdge) or isinstance(first, TerminateEdge) and first.kind == "abort"
             loc = state.step(first)
         for observe in observers:
             observe(first, state)
@@ -397,6 +398,8 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             break
     path.concretized = state.concretized
     path.imprecise = state.imprecise
+    aborted = assumed_false or isinstance(last, ErrorEdge) or \
+        isinstance(last, TerminateEdge) and last.kind == "abort"
     if aborted and execution.signal == signal.SIGABRT and not execution.timed_out and not execution.truncated:
         path.crashed = False  # the SIGABRT is the abort() the path ends in: no crash
     return path
