@@ -2,12 +2,13 @@
 worker sees the others' results, cancelling stops them all."""
 from __future__ import annotations
 
+import queue
 import threading
 import time
 
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
-from cooptest.core.parallel import Lane, run_lanes
+from cooptest.core.parallel import Lane, WorkerBoard, run_lanes
 from cooptest.core.registry import Settings, make_analysis
 
 DEAD = """extern int __VERIFIER_nondet_int(void);
@@ -35,6 +36,21 @@ def test_lanes_share_the_board_and_decide_every_goal(program_of) -> None:
     for test in board.tests:  # the parent's record of a worker's test is a real native run
         assert board.executor.run(test.inputs).covered >= {
             g for g, name in board.covered.items() if name == test.name}
+
+
+def test_a_worker_asks_which_goals_are_open_with_the_other_lanes_results_in(program_of) -> None:
+    board = program_of(DEAD)
+    inbox: queue.Queue[tuple[str, tuple[str, ...], str]] = queue.Queue()
+    worker = WorkerBoard(board, 0, queue.Queue(), inbox)
+    try:
+        *covered, last = sorted(worker.open())
+        inbox.put(("covered", tuple(covered), "test0"))
+        assert worker.has_open() and worker.has_open(covered + [last]) and not worker.has_open(covered)
+        assert worker.is_open(last) and not worker.is_open(covered[0]) and not worker.is_open("NO-GOAL")
+        inbox.put(("infeasible", (last,), "proof"))
+        assert not worker.is_open(last) and not worker.has_open() and not worker.open()
+    finally:
+        worker.executor.close()
 
 
 def test_cancelling_the_budget_stops_every_worker(program_of) -> None:

@@ -35,3 +35,18 @@ def test_a_parent_over_the_limit_on_its_own_stops_its_analysis() -> None:
     watch = MemoryWatch(1, budget)
     watch.check()
     assert watch.exceeded and budget.cancelled and budget.expired()
+
+
+def test_a_helper_that_grows_between_two_exact_readings_is_killed_at_the_next_reading() -> None:
+    budget = Budget.seconds(60)
+    killed: list[int] = []
+    watch = MemoryWatch((_rss(os.getpid()) >> 20) + 100, budget, killed.append)
+    watch.check()  # the first reading is an exact one, under the limit
+    mb = max(300, (_rss(os.getpid()) >> 20) + 200)
+    hog = subprocess.Popen([sys.executable, "-c", HOG.format(mb=mb)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert hog.stdout is not None and hog.stdout.readline().strip() == "ready"
+        watch.check()  # not an exact one: the resident sets' bound is over, so Pss is read
+        assert killed == [hog.pid] and hog.wait(timeout=10) < 0
+    finally:
+        hog.kill()

@@ -79,7 +79,7 @@ class RandomTesting:
         rng = state.rng
         source = InputSource(rng, float_share(board))
         state.corpus.extend(t.inputs for t in board.tests if t.inputs not in state.corpus)
-        while not job.budget.expired() and board.open(job.goals):
+        while not job.budget.expired() and board.has_open(job.goals):
             if state.corpus and rng.random() < MUTATE:
                 inputs = mutate(rng.choice(state.corpus), source, state.length)
             else:

@@ -269,7 +269,7 @@ class GCFG:
 
     def loop(self) -> None:
         budget, state = self.job.budget, self.state
-        while not budget.expired() and self.board.open(self.job.goals):
+        while not budget.expired() and self.board.has_open(self.job.goals):
             before = (len(self.board.covered), len(self.board.infeasible))
             state.iterations += 1
             started = time.monotonic()
@@ -329,7 +329,7 @@ class GCFG:
         """Sec. 4.1: the frontier edge <S, R>: if S /\\ R is satisfiable, its model is a
         test (run natively through the concolic engine, whose replay adds S-states)."""
         _, _, s, r = heapq.heappop(self.state.frontier)
-        if r.removed or r.goal not in self.board.open():
+        if r.removed or not self.board.is_open(r.goal):
             return
         self.board.count("bite_execution_steps")
         inputs = self.meet(s, r)
@@ -566,7 +566,7 @@ class GCFG:
     def coarsen(self) -> None:
         """Sec. 5: the R-states (and with them their frontier edges, lazily) of goals
         decided since are dropped, and removed R-states leave the location index."""
-        decided = [g for g in self.state.backward if g not in self.board.open()]
+        decided = [g for g in self.state.backward if not self.board.is_open(g)]
         for g in decided:
             for r in self.state.backward.pop(g).live:
                 r.removed = True
@@ -576,9 +576,8 @@ class GCFG:
 
     def prove(self) -> None:
         """Inv5: a goal whose backward exploration is complete is infeasible."""
-        open_ = self.board.open()
         for g, b in list(self.state.backward.items()):
-            if b.complete() and g in open_:
+            if b.complete() and self.board.is_open(g):
                 self.board.prove_infeasible(
                     g, f"bite: backward reachability: every weakest precondition towards {g} is "
                        f"unsatisfiable ({b.r_states} R-states, {b.removed} removed, "

@@ -139,11 +139,11 @@ class CoVeriTest:
     def interleave(self, board: GoalBoard, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, CoVeriTestState) else \
             CoVeriTestState(self.name, states=[None] * len(self.analyses))
-        while board.open(job.goals) and not job.budget.expired():
+        while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1
             stopped = []
             for i, analysis in enumerate(self.analyses):
-                if not board.open(job.goals) or job.budget.expired():
+                if not board.has_open(job.goals) or job.budget.expired():
                     break
                 board.context = f"round {state.round}"
                 outcome = analysis.run(board, self._job(state, i, job, board))

@@ -61,13 +61,13 @@ class Crabs:
             state.complete = outcome.state.complete
             return finish(board, job, state, interrupted=outcome.cut)
         length = max(MIN_ROUND, job.budget.remaining() / self.rounds)
-        while board.open(job.goals) and not job.budget.expired():
+        while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1
             board.context = f"round {state.round}"
             monitor = Product(tuple(state.monitors)) if state.monitors else None
             self.concolic.run(board, Job(board.open(job.goals),
                                          job.budget.child(self.share * length), monitor=monitor))
-            if board.open(job.goals):
+            if board.has_open(job.goals):
                 outcome = self.predicate.run(board, Job(board.open(job.goals),
                                                         job.budget.child((1 - self.share) * length),
                                                         state=state.arg))

@@ -97,7 +97,7 @@ def finish(board: GoalBoard, job: Job, state: AnalysisState, interrupted: bool =
     the clock may not show (z3's timer fires up to a millisecond before the deadline it
     was given; a sub-budget ran out before its parent's); such a run stopped for its
     budget, never by itself."""
-    if not board.open(job.goals):
+    if not board.has_open(job.goals):
         return Outcome(state, "done")
     if interrupted or job.budget.expired():
         return Outcome(state, job.budget.stop_reason())

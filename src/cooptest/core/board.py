@@ -71,6 +71,18 @@ class GoalBoard:
         return frozenset(g for g in pool
                          if g in self.goals and g not in self.covered and g not in self.infeasible)
 
+    def is_open(self, goal: str) -> bool:
+        return goal in self.goals and goal not in self.covered and goal not in self.infeasible
+
+    def has_open(self, among: Iterable[str] | None = None) -> bool:
+        """Whether any goal (of ``among``) is open: the test of every analysis' loop,
+        which must not build the set of open goals on each turn (3 ms on pals_lcr's 13k
+        goals, 40% of its concolic search, whose loop turns once per query)."""
+        if among is None:
+            return not self.decided()
+        goals, covered, infeasible = self.goals, self.covered, self.infeasible
+        return any(g in goals and g not in covered and g not in infeasible for g in among)
+
     def decided(self) -> bool:
         return len(self.covered) + len(self.infeasible) >= len(self.goals)
 

@@ -62,6 +62,14 @@ class WorkerBoard(GoalBoard):
         self.sync()
         return super().open(among)
 
+    def is_open(self, goal: str) -> bool:
+        self.sync()
+        return super().is_open(goal)
+
+    def has_open(self, among: Any = None) -> bool:
+        self.sync()
+        return super().has_open(among)
+
     def submit(self, inputs: list[str], origin: str) -> Execution:
         self.sync()
         ex = super().submit(inputs, origin)
@@ -116,7 +124,7 @@ def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float
     budget = Budget(deadline)
     try:
         for analysis, share in lane.analyses:
-            if budget.expired() or not board.open(goals):
+            if budget.expired() or not board.has_open(goals):
                 break
             board.outbox.put(("analysis", board.worker, analysis.name))
             child = budget.child(share * budget.remaining() if share is not None else None)
@@ -145,7 +153,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         workers.append(p)
     alive = set(range(len(lanes)))
     stopped: list[list[str]] = [[] for _ in lanes]
-    undecided = bool(board.open(goals))
+    undecided = board.has_open(goals)
     try:
         while alive and not budget.expired() and undecided:
             try:
@@ -158,12 +166,12 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 new = board.accept(inputs, origin, ex)
                 if new:
                     _broadcast(inboxes, k, alive, ("covered", new, board.covered[next(iter(new))]))
-                    undecided = bool(board.open(goals))
+                    undecided = board.has_open(goals)
             elif kind == "proof":
                 goal, proof, origin = value
                 if board.prove_infeasible(goal, proof, origin):
                     _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
-                    undecided = bool(board.open(goals))
+                    undecided = board.has_open(goals)
             elif kind == "refused":
                 board.refused.setdefault(*value)
             elif kind == "counts":

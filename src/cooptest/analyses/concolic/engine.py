@@ -93,7 +93,7 @@ class ConcolicAnalysis:
         arg.searcher.ctx.covered = program.covered
         arg.searcher.ctx.count = program.count
         searcher = _guided(arg, job)
-        while not budget.expired() and program.open(goals):
+        while not budget.expired() and program.has_open(goals):
             negated: Node | None = None
             if arg.pending:
                 work = arg.pending.pop(0)

@@ -99,6 +99,7 @@ class Symbols:
 class Result:
     status: str
     model: dict[int, z3.ExprRef] = field(default_factory=dict)  # symbol id -> value
+    limit_ms: int = 0  # of an UNKNOWN: z3's time, so a cached one answers no query given longer
 
 
 @dataclass
@@ -126,7 +127,6 @@ class PathSolver:
         self.stats = SolverStats()
         self._z3 = z3.Solver()
         self._scopes: list[int] = []  # ids of the constraints asserted, one scope each
-        self._gave_up: dict[frozenset[int], int] = {}  # key of a cached "unknown" -> its limit
 
     def solve(self, prefix: list[z3.BoolRef], negated: z3.BoolRef,
               preferred: Mapping[int, z3.BoolRef | None] | None = None,
@@ -144,7 +144,7 @@ class PathSolver:
         key = frozenset(c.get_id() for c in query) | {negated.get_id()}
         limit = self.timeout_ms if timeout_ms is None else timeout_ms
         hit = self.cache.get(key) if self.cache is not None else None
-        if hit is not None and (hit.status != UNKNOWN or self._gave_up[key] >= limit):
+        if hit is not None and (hit.status != UNKNOWN or hit.limit_ms >= limit):
             st.cache_hits += 1
             return hit
         t0 = time.perf_counter()
@@ -158,8 +158,6 @@ class PathSolver:
         if self.cache is not None:
             self.cache[key] = result
             self._alive.append(negated)  # its id is part of the key: keep it from reuse
-            if result.status == UNKNOWN:
-                self._gave_up[key] = limit
         return result
 
     def slice(self, prefix: list[z3.BoolRef], negated: z3.BoolRef) -> list[z3.BoolRef]:
@@ -230,11 +228,11 @@ class PathSolver:
             r = s.check(PREFER_SMALL)
             left = timeout_ms - int(1000 * (time.perf_counter() - started))
             if r == z3.unknown and left <= 0:
-                return Result(UNKNOWN)
+                return Result(UNKNOWN, limit_ms=timeout_ms)
             s.set("timeout", max(1, left))
         if r != z3.sat:
             r = s.check()
         if r == z3.sat:
             m = s.model()
             return Result(SAT, {d().get_id(): m[d] for d in m.decls() if d.arity() == 0 and not d().eq(PREFER_SMALL)})
-        return Result(UNSAT if r == z3.unsat else UNKNOWN)
+        return Result(UNSAT) if r == z3.unsat else Result(UNKNOWN, limit_ms=timeout_ms)

@@ -82,7 +82,7 @@ class MultiGoalAnalysis:
             state = PartitionedARG(self.name, partitions=parts, args=[None] * len(parts))
         cut = False  # a partition's share ran out: running the state again goes on with it
         for k, part in enumerate(state.partitions):
-            if not board.open(part) or job.budget.expired():
+            if not board.has_open(part) or job.budget.expired():
                 continue
             share = job.budget.child(job.budget.remaining() / (len(state.partitions) - k))
             analysis = self.base()
