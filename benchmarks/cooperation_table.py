@@ -22,6 +22,9 @@
         the default (auto) vs concolic (cgs) alone vs random alone: mean TestCov coverage,
         mean cov_f, tasks decided, goals proven infeasible, worst task difference, the
         longest wall time and the largest memory peak
+    python benchmarks/cooperation_table.py portfolio --task T.yml --repeat 4 --only auto,concolic
+        one task, each configuration run four times, alternately (run k of each before run
+        k+1 of any), for a comparison of the same idle machine: the mean of the runs
     every mode ends with the soundness cross-check of all its suites (unsound must be 0)
 
 Runs go through the CLI (``cooptest generate``), one at a time by default (the machine
@@ -114,6 +117,8 @@ def tasks_of(mode: str, args: argparse.Namespace) -> list[Path]:
         return [SEEDS / name for name in CRABS_SEEDS]
     if mode == "crabs-share":
         return [SEEDS / "loop_foo.c"] + [TESTCOMP / t for t in DEV_TASKS[:args.tasks]]
+    if args.task:
+        return [TESTCOMP / t for t in args.task]
     names = {"dev": DEV_TASKS[:args.tasks], "stratified": DEV_TASKS[:args.tasks] + STRATIFIED_EXTRA,
              "extra": STRATIFIED_EXTRA}[args.sample]
     return [TESTCOMP / t for t in names]
@@ -127,6 +132,9 @@ def main() -> int:
     ap.add_argument("--tasks", type=int, default=20)
     ap.add_argument("--sample", choices=("dev", "stratified", "extra"), default="dev")
     ap.add_argument("--only", help="comma-separated configurations of the mode to run")
+    ap.add_argument("--task", action="append", help="this Test-Comp task (relative path) instead "
+                    "of the sample; may be repeated")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each configuration, alternately")
     ap.add_argument("--pair", default="20/80")
     ap.add_argument("--reuse", default="reuse-arg")
     ap.add_argument("--jobs", type=int, default=1)
@@ -141,6 +149,10 @@ def main() -> int:
     only = set(args.only.split(",")) if args.only else set(configs)
     if only - set(configs):
         ap.error(f"--only: not a configuration of {args.mode}: {', '.join(sorted(only - set(configs)))}")
+    if args.repeat > 1:  # "auto #1", "concolic #1", "auto #2", ...: alternately, in this order
+        configs = {f"{n} #{k}": opts for k in range(1, args.repeat + 1)
+                   for n, opts in configs.items() if n in only}
+        only = set(configs)
     cells = [(t, name, opts) for t in tasks for name, opts in configs.items() if name in only]
 
     def run(cell: tuple[Path, str, list[str]]) -> None:
@@ -184,7 +196,9 @@ def table(tasks: list[Path], configs: dict[str, list[str]], results: Results, ar
         print(f"{n[:28]:28} {statistics.fmean(r.get('testcov', 0) for r in rows):12.2f} "
               f"{statistics.fmean(r.get('cov_f', 0) for r in rows):10.2f} {statistics.fmean(rel[n]):8.3f} "
               f"{decided:7} {sum(r.get('infeasible', 0) for r in rows):10} {sum(r.get('cut', 0) for r in rows):6}")
-    if args.mode == "portfolio":
+    if args.repeat > 1:
+        repeated(tasks, configs, results, args.budget)
+    elif args.mode == "portfolio":
         portfolio_extremes(tasks, configs, results, args.budget)
     if args.mode not in ("seeds", "crabs-seeds"):
         import matplotlib
@@ -198,6 +212,22 @@ def table(tasks: list[Path], configs: dict[str, list[str]], results: Results, ar
         fig.tight_layout()
         fig.savefig(Path(args.work) / f"{args.mode}.png", dpi=100)
         print(f"plot: {Path(args.work) / (args.mode + '.png')}")
+
+
+def repeated(tasks: list[Path], configs: dict[str, list[str]], results: Results, budget: float) -> None:
+    """Each configuration's runs of ``--repeat``, and their mean, per task."""
+    for t in tasks:
+        runs: dict[str, list[dict]] = {}
+        for n in configs:
+            if r := results.get(str(t), n, budget):
+                runs.setdefault(n.rsplit(" #", 1)[0], []).append(r)
+        print(f"\n{t.stem}: TestCov / TestCov-style count / goals covered / concolic iterations")
+        for name, rows in runs.items():
+            cells = [f"{r.get('testcov', 0):.2f} / {r.get('coverage_testcov_style') or 0:.2f} / "
+                     f"{r.get('covered', 0)} / {r.get('iterations', 0)}" for r in rows]
+            print(f"  {name:10} mean {statistics.fmean(r.get('testcov', 0) for r in rows):6.2f} "
+                  f"({statistics.fmean(r.get('coverage_testcov_style') or 0 for r in rows):.2f}); "
+                  + "; ".join(cells))
 
 
 def portfolio_extremes(tasks: list[Path], configs: dict[str, list[str]], results: Results,
