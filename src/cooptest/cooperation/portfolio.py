@@ -34,9 +34,11 @@ TestCov-style count, which on such a program replay thousands of goals per test.
 60 s on pals_lcr.3.1 (idle, twice each), two concolic lanes of equal priority covered
 75% of the goals against 78% for concolic search alone; with the second lane niced
 (proofs, directed concolic search, CoVeriTest), 73.7 and 74.0% against 76.3 and 74.5%
-(TestCov-style 52.2 and 52.9 against 57.4 and 54.2), and no proof. Even so, the lane
-makes 10-20% fewer concolic iterations than concolic search alone there (RESULTS.md,
-sixth session): the board's bookkeeping in the parent costs it CPU.
+(TestCov-style 52.2 and 52.9 against 57.4 and 54.2), and no proof. With the board's
+bookkeeping in the parent, the lane now makes more concolic iterations than concolic
+search alone, which keeps the board on its own core: 1,093 and 1,043 against 923 and
+914, TestCov 61.1 and 59.3 against 55.0 and 54.8 (idle, alternately; RESULTS.md,
+seventh session).
 """
 from __future__ import annotations
 
