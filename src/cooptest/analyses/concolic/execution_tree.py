@@ -15,7 +15,7 @@ The tree is the concolic analysis' ARG (:class:`ConcolicARG`): handing it back t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import z3
 
@@ -119,13 +119,6 @@ class Node:
 
     def sibling(self) -> Node | None:
         return self.parent.children.get((self.branch, not self.outcome)) if self.parent else None
-
-    def ancestors(self) -> Iterator[Node]:
-        """The decisions before this one, nearest first (without the root)."""
-        n = self.parent
-        while n is not None and n.parent is not None:
-            yield n
-            n = n.parent
 
     def __repr__(self) -> str:
         return f"Node(B{self.branch}{'T' if self.outcome else 'F'}@{self.depth})"
