@@ -18,7 +18,7 @@ suite with it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from cooptest.cfa.ir import Goal, Program
 from cooptest.harness.executor import Execution, Executor
@@ -67,12 +67,10 @@ class GoalBoard:
 
     def open(self, among: Iterable[str] | None = None) -> frozenset[str]:
         """The goals neither covered nor proven infeasible (of ``among``, if given)."""
-        pool = self.goals.keys() if among is None else among
-        return frozenset(g for g in pool
-                         if g in self.goals and g not in self.covered and g not in self.infeasible)
+        return frozenset(self._open_of(self.goals.keys() if among is None else among))
 
     def is_open(self, goal: str) -> bool:
-        return goal in self.goals and goal not in self.covered and goal not in self.infeasible
+        return self.has_open((goal,))
 
     def has_open(self, among: Iterable[str] | None = None) -> bool:
         """Whether any goal (of ``among``) is open: the test of every analysis' loop,
@@ -80,8 +78,11 @@ class GoalBoard:
         goals, 40% of its concolic search, whose loop turns once per query)."""
         if among is None:
             return not self.decided()
+        return next(self._open_of(among), None) is not None
+
+    def _open_of(self, pool: Iterable[str]) -> Iterator[str]:
         goals, covered, infeasible = self.goals, self.covered, self.infeasible
-        return any(g in goals and g not in covered and g not in infeasible for g in among)
+        return (g for g in pool if g in goals and g not in covered and g not in infeasible)
 
     def decided(self) -> bool:
         return len(self.covered) + len(self.infeasible) >= len(self.goals)

@@ -62,10 +62,6 @@ class WorkerBoard(GoalBoard):
         self.sync()
         return super().open(among)
 
-    def is_open(self, goal: str) -> bool:
-        self.sync()
-        return super().is_open(goal)
-
     def has_open(self, among: Any = None) -> bool:
         self.sync()
         return super().has_open(among)
