@@ -190,4 +190,31 @@ int main() { int x = __VERIFIER_nondet_int(), y = __VERIFIER_nondet_int(), z = _
 int main() { int n = __VERIFIER_nondet_int(); void *q = &((struct S *) 0)->first;
   if (q != 0) { return 3; } if (n == 7) { return 1; } if (n == 8) { return 2; } return 0; }
 """, [["7"], ["8"], ["0"]]),
+    # Invariant templates (analyses/reachability/templates.py): candidates that look
+    # invariant from the loop's own edges, but a callee, a wrap or a zero step breaks them.
+    "template-parity-callee": (HEAD + """int g;
+void bump(int c) { if (c == 3) { g = g + 1; } }
+int main() { int n = 0; g = 1;
+  while (n < 4) { int d = __VERIFIER_nondet_int(); g = g + 2 * d; bump(d); n++; }
+  if ((g & 1) == 0) { return 1; } return 0; }
+""", [["3", "0", "0", "0"], ["0", "0", "0", "0"]]),
+    "template-balance-global": (HEAD + """unsigned n;
+void grow(int c) { if (c == 7) { n = n + 1; } }
+int main() { unsigned x = (unsigned) __VERIFIER_nondet_int() % 4, y = 0; n = x;
+  while (x > 0) { x--; y++; grow(__VERIFIER_nondet_int()); }
+  if (y != n) { return 1; } return 0; }
+""", [["1", "7"], ["1", "0"]]),
+    "template-balance-wrap": (HEAD + """int main() { unsigned char x = __VERIFIER_nondet_int(), y = 250, n = x;
+  while (x > 0) { x--; y++; }
+  if (y < 250) { return 1; } if (n == 3) { return 2; } return 0; }
+""", [["10"], ["3"], ["1"]]),
+    "template-order-stalls": (HEAD + """int main() { int i = 0, k = 0;
+  while (i < 10) { int j = __VERIFIER_nondet_int(); if (j < 0 || j > 5) { return 0; }
+    if (k > 20) { return 0; } i = i + j; k++; }
+  if (k > i) { return 1; } return 0; }
+""", [["0"] * 10 + ["5", "5"], ["5", "5"], ["9"], ["0"] * 22]),
+    "template-target-in-body": (HEAD + """int main() { int i = 0, s = 0;
+  while (i < 5) { int d = __VERIFIER_nondet_int(); if (i == 2) { if (d == 9) { s = 1; } } i++; }
+  return s; }
+""", [["0", "0", "9", "0", "0"], ["0"] * 5]),
 }

@@ -21,7 +21,9 @@ from cooptest.cfa.ctype import CType, DataModel, FunctionType, IntType, PointerT
 class Variable:
     """A program variable. ``name`` is unique in the program (locals are qualified
     ``function::name``, shadowed ones get a suffix), ``source_name`` is what the C source
-    says. Globals and static locals are zero-initialised; other locals start undefined."""
+    says. Globals and static locals are zero-initialised; other locals start undefined.
+    ``temporary``: made by the front end to hold a call's result or an operand, never
+    named by the program (no invariant is worth stating about it)."""
 
     name: str
     source_name: str
@@ -30,6 +32,7 @@ class Variable:
     function: str | None = None
     line: int = 0
     address_taken: bool = False
+    temporary: bool = False
 
     def __repr__(self) -> str:
         return self.name

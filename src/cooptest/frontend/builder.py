@@ -625,7 +625,7 @@ class CFABuilder:
     def _temp(self, t: CType) -> Var:
         self.fs.temps += 1
         v = Variable(self._unique(f"{self.fs.name}::__tmp{self.fs.temps}"), f"__tmp{self.fs.temps}",
-                     t, False, self.fs.name)
+                     t, False, self.fs.name, temporary=True)
         self.fs.locals.append(v)
         return Var(t, v)
 

@@ -1,7 +1,10 @@
 """Predicate abstraction with adjustable-block encoding and lazy abstraction.
 
-Blocks end at loop heads, function entries, call-return locations and target states
-(states reached by the edge of an open goal). Inside a block the abstract data is the
+Blocks end at loop heads, function entries and call-return locations. A target state
+(reached by the edge of an open goal) inside a block is kept if its block is satisfiable
+and not abstracted, so that the block, and what the abstraction before it knew, goes on
+past it (a target abstracted over its own location's predicates lost the loop
+invariants of every loop with a goal in its body). Inside a block the abstract data is the
 strongest post (a :class:`SymbolicState` started from the block's abstraction); at a
 block end the precision adjustment computes the cartesian predicate abstraction of it
 over the predicates of that location (lazy abstraction: predicates per location), or
@@ -38,6 +41,7 @@ from cooptest.analyses.reachability.arg import ARGState, CallStack, Reachability
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor, solve
 from cooptest.analyses.reachability.refinement import PathCheck
+from cooptest.analyses.reachability.templates import templates
 from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Literal, truth
 from cooptest.cfa.calls import NO_CALL, callee_name, path_contexts
 from cooptest.cfa.fold import fold
@@ -56,11 +60,18 @@ Predicate = tuple[Literal, ...]  # a conjunction of IR conditions (or their nega
 @dataclass
 class PredicatePrecision:
     """Predicates per location, keyed by their text (IR expressions compare by identity),
-    and the loop counters whose values abstractions keep exactly (``explicit``)."""
+    and the loop counters whose values abstractions keep exactly (``explicit``).
+
+    ``candidates``: the template predicates (``templates.py``) still on trial at each
+    location, with the truth value every abstraction there has given them so far (None:
+    none yet). Houdini's rule: a candidate an abstraction does not decide, or decides
+    the other way, is no invariant there and leaves the precision (``judge``); one a
+    refinement asks for stays as any learnt predicate."""
 
     predicates: dict[Location, dict[str, Predicate]] = field(default_factory=dict)
     keys: dict[Location, frozenset[str]] = field(default_factory=dict)
     explicit: frozenset[Variable] = frozenset()
+    candidates: dict[Location, dict[str, bool | None]] = field(default_factory=dict)
 
     def at(self, location: Location) -> frozenset[str]:
         """What an abstraction at ``location`` is computed with."""
@@ -70,6 +81,32 @@ class PredicatePrecision:
         preds = self.predicates.setdefault(location, {})
         preds.update(atoms)
         self.keys[location] = frozenset(preds)
+        if trial := self.candidates.get(location):
+            for key in atoms.keys() & trial.keys():
+                del trial[key]
+
+    def seed(self, location: Location, candidates: dict[str, Predicate]) -> None:
+        """Put template predicates on trial at ``location``."""
+        fresh = {k: p for k, p in candidates.items() if k not in self.predicates.get(location, {})}
+        self.add(location, fresh)
+        self.candidates.setdefault(location, {}).update(dict.fromkeys(fresh))
+
+    def judge(self, location: Location, literals: set[tuple[str, bool]]) -> None:
+        """Drop the candidates at ``location`` that an abstraction there, ``literals``,
+        shows are not invariant. The states already computed with them stay sound:
+        every abstraction over-approximates, whatever its predicates."""
+        trial = self.candidates.get(location)
+        if not trial:
+            return
+        values = dict(literals)
+        for key, seen in list(trial.items()):
+            value = values.get(key)
+            if value is None or seen not in (None, value):
+                del trial[key]
+                del self.predicates[location][key]
+                self.keys[location] = frozenset(self.predicates[location])
+            else:
+                trial[key] = value
 
     def size(self) -> int:
         return sum(len(p) for p in self.predicates.values())
@@ -167,7 +204,13 @@ class PredicateCPA:
         return PredicateState(frozenset(), FrameState(program), True)
 
     def initial_precision(self) -> PredicatePrecision:
-        return PredicatePrecision()
+        """The loops' invariant templates (``templates.py``), what a refinement along
+        one path would learn one iteration at a time, at every block end of an iteration."""
+        precision = PredicatePrecision()
+        for loop, preds in templates(self.program):
+            for location in loop.through & self.block_ends:
+                precision.seed(location, preds)
+        return precision
 
     def snapshot(self, precision: PredicatePrecision, location: Location) -> frozenset[str]:
         return precision.at(location)
@@ -183,11 +226,14 @@ class PredicateCPA:
 
     def adjust(self, data: PredicateState, location: Location, call_stack: CallStack,
                precision: PredicatePrecision, target: bool, budget: Budget) -> PredicateState | None:
-        if location not in self.block_ends and not target:
-            return data
+        if location not in self.block_ends:
+            if target and self._abstraction(data.block, {}, budget) is None:
+                return None
+            return data  # a target inside a block is checked, not abstracted (as in ABE)
         literals = self._abstraction(data.block, precision.predicates.get(location, {}), budget)
         if literals is None:
             return None
+        precision.judge(location, literals)
         block = FrameState.havoc_at(self.program, list(call_stack))
         for v, value in self._values(data.block, precision.explicit, location, call_stack).items():
             block.write(Var(v.type, v), value)
@@ -269,7 +315,7 @@ def predicates_of(cases: list[Formula]) -> dict[str, Predicate]:
 
 
 class PredicateAnalysis(CEGARAnalysis):
-    """Predicate abstraction with CEGAR (starts without predicates)."""
+    """Predicate abstraction with CEGAR (starts with the loop heads' templates)."""
 
     name = "predicate"
 
