@@ -3,7 +3,7 @@ Houdini's rule that drops a candidate an abstraction does not confirm."""
 from __future__ import annotations
 
 from cooptest.analyses.reachability import PredicateAnalysis
-from cooptest.analyses.reachability.predicate import PredicatePrecision
+from cooptest.analyses.reachability.predicate import PredicatePrecision, loop_counters
 from cooptest.analyses.reachability.templates import templates
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
@@ -69,3 +69,31 @@ def test_an_order_between_counters_proves_a_bound(program_of):
     assert program.infeasible.get(dead) == "predicate: complete ARG"
     trial = next(c for loc, c in result.state.precision.candidates.items() if loc.line == head)
     assert trial == {"(main::k <= main::i)": True}, "Houdini keeps only the invariant"
+
+
+BALANCE = """extern unsigned int __VERIFIER_nondet_uint(void);
+int main(void) {
+  unsigned int n = __VERIFIER_nondet_uint();
+  unsigned int x = n, y = 0, z;
+  while (x > 0) { x--; y++; }
+  z = y;
+  while (z > 0) { x++; z--; }
+  while (y > 0) { y--; z++; }
+  if (z != n) { return 1; }  /* infeasible */
+  return 0;
+}
+"""
+
+
+def test_balanced_counters_carry_a_value_through_three_loops(program_of):
+    """in-de31's shape: ``x + y == n``, ``x + z == n``, ``y + z == n`` at the three
+    heads. ``y`` is no loop counter to keep exactly, though it is tested against 0 at a
+    loop head and only ever stepped by one: the first loop steps it as often as ``x``
+    says, so exact values would unroll that loop forever."""
+    program = program_of(BALANCE)
+    assert "((main::x + main::y) == main::n)" in _texts(program, line_of(BALANCE, "while (x > 0)"))
+    dead = goal_at(program, line_of(BALANCE, "infeasible"), True)
+    result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    assert program.infeasible.get(dead) == "predicate: complete ARG"
+    assert not {v.source_name for v in result.state.precision.explicit} & {"y", "z"}
+    assert not loop_counters(program.program), "y and z step in loops x and z count"

@@ -45,6 +45,7 @@ from cooptest.analyses.reachability.templates import templates
 from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Literal, truth
 from cooptest.cfa.calls import NO_CALL, callee_name, path_contexts
 from cooptest.cfa.fold import fold
+from cooptest.cfa.loops import cycle_edges
 from cooptest.cfa.ctype import IntType
 from cooptest.core.budget import Budget
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
@@ -165,8 +166,10 @@ def _bounded(cond: Expr) -> Variable | None:
 @lru_cache(maxsize=8)
 def loop_counters(program: Program) -> frozenset[Variable]:
     """Integer register variables compared with a constant at a loop head and only ever
-    assigned constants or themselves plus or minus a constant: along any path their value
-    is a constant, and so is the number of iterations of the loop they count.
+    assigned constants or themselves plus or minus a constant, the latter only outside
+    loops or in loops they count: along any path their value is a constant, and so is
+    the number of iterations of the loop they count (``y++`` in ``while (x > 0)`` makes
+    ``y`` as many as that loop's iterations, which need not be constant).
 
     Predicates learn such a counter one value per refinement (``j < 30``, ``j + 1 < 30``,
     ...); an abstraction that keeps its value exactly, as value analysis does, unrolls
@@ -174,13 +177,25 @@ def loop_counters(program: Program) -> frozenset[Variable]:
     predicates, which can generalise over its iterations (``i < size``)."""
     tested: set[Variable] = set()
     spoiled: set[Variable] = set()
+    counts: dict[Variable, set[Edge]] = {}  # the edges of the loops each variable counts
+    looping: set[Edge] = set()  # the edges of every loop
     for edge in program.edges():
         if isinstance(edge, AssumeEdge) and edge.src.is_loop_head:
+            cycle = cycle_edges(edge.src)
+            looping.update(cycle)
             counter = _bounded(edge.cond)
             if counter is not None:
                 tested.add(counter)
-        elif isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var) and not _counted(edge.lhs.var, edge.rhs):
+                counts.setdefault(counter, set()).update(cycle)
+    for edge in program.edges():
+        if isinstance(edge, AssumeEdge):
+            continue
+        if isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var) and not _counted(edge.lhs.var, edge.rhs):
             spoiled.add(edge.lhs.var)
+        elif isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var) \
+                and not isinstance(fold(_uncast(edge.rhs)), Const) and edge in looping \
+                and edge not in counts.get(edge.lhs.var, ()):
+            spoiled.add(edge.lhs.var)  # a step in a loop another variable counts: y++ in while (x > 0)
         elif isinstance(edge, NondetEdge) and isinstance(edge.lhs, Var):
             spoiled.add(edge.lhs.var)
         elif isinstance(edge, CallEdge) and isinstance(edge.lhs, Var):

@@ -34,6 +34,7 @@ from functools import lru_cache
 from cooptest.cfa.ctype import IntType
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa.fold import fold
+from cooptest.cfa.loops import cycle_edges
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
                              Location, NondetEdge, Program, ReturnEdge, Var, Variable, in_memory,
                              variables_of)
@@ -121,24 +122,6 @@ def _step(v: Variable, rhs: Expr) -> tuple[int | None, int]:
     return None, 1
 
 
-def _cycle_edges(head: Location) -> list[Edge]:
-    """The edges of ``head``'s function that lie on a cycle through ``head``."""
-    def closure(start: Location, forwards: bool) -> set[Location]:
-        seen = {start}
-        todo = [start]
-        while todo:
-            loc = todo.pop()
-            for e in (loc.leaving if forwards else loc.entering):
-                nxt = e.dst if forwards else e.src
-                if nxt.function == head.function and nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        return seen
-
-    on_cycle = closure(head, True) & closure(head, False)
-    return [e for loc in on_cycle for e in loc.leaving if e.dst in on_cycle]
-
-
 def _register(v: Variable) -> bool:
     return isinstance(v.type, IntType) and not v.type.is_bool and not in_memory(v) and not v.temporary
 
@@ -157,7 +140,7 @@ def _called(program: Program, edges: list[Edge]) -> set[Location]:
 
 
 def loop_of(program: Program, head: Location) -> Loop:
-    edges = _cycle_edges(head)
+    edges = cycle_edges(head)
     loop = Loop(head, edges, {head} | {e.src for e in edges} | _called(program, edges))
     for e in loop.edges:
         reads: set[Variable] = set()
