@@ -16,7 +16,8 @@ decide only what can be expressed, and their number what an abstraction costs (e
 predicate is one or two z3 queries at every abstraction of its loop head), hence
 ``MAX_PER_LOOP``.
 
-The shapes, over integer variables kept in registers, of one type:
+The shapes, over integer variables kept in registers (a sum of two counters of one type,
+modulo its width; comparisons with C's usual arithmetic conversions):
 
 - **congruence** ``(v & (2^m - 1)) == c``: ``v`` only ever steps by multiples of ``2^m``
   in the loop (``y = y + 2*a`` keeps ``y`` odd);
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from cooptest.cfa.ctype import IntType
+from cooptest.frontend import conversions as conv
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa.fold import fold
 from cooptest.cfa.loops import cycle_edges
@@ -170,7 +172,8 @@ def _scope(program: Program, function: str) -> list[Variable]:
 
 
 def _compare(op: str, left: Expr, right: Expr, program: Program) -> Expr:
-    return Binary(program.types.int, op, left, right)
+    """``left op right`` with C's usual arithmetic conversions (any two integer types)."""
+    return conv.binary(program.types, op, left, right)
 
 
 def _literal(e: Expr) -> Predicate:
@@ -200,12 +203,12 @@ def loop_templates(program: Program, loop: Loop) -> dict[str, Predicate]:
                 continue
             op = "+" if unit[u] == -unit[w] else "-"
             for r in var:
-                if r not in (u, w) and r not in loop.written and r.type == u.type:
+                if r not in (u, w) and r not in loop.written:
                     add(_compare("==", Binary(u.type, op, var[u], var[w]), var[r], program))
     ordered = sorted(loop.read | loop.written, key=lambda v: v.name)
     for i, u in enumerate(ordered):
         for w in ordered[i + 1:]:
-            if u.type == w.type and (u in loop.written or w in loop.written) and u in var and w in var:
+            if (u in loop.written or w in loop.written) and u in var and w in var:
                 add(_compare("<=", var[u], var[w], program))
                 add(_compare("<=", var[w], var[u], program))
                 add(_compare("==", var[u], var[w], program))
