@@ -3,8 +3,12 @@
     python benchmarks/reachability_table.py seeds [--budget 60]
         unreach.c, check_valves.c, loop_foo.c: the status of the goals the papers discuss
     python benchmarks/reachability_table.py table [--budget 30] [--jobs 2] [--tasks N] [--strategies value]
+            [--sample dev|loops]
         mean TestCov coverage, mean cov_f and tasks with every goal decided, per analysis,
-        over the dev subset of Test-Comp tasks; then the soundness cross-check: every
+        over the dev subset of Test-Comp tasks (``--sample loops``: every task of the
+        categories ``LOOP_CATEGORIES``, where proofs need loop invariants, e.g. to measure
+        the predicate analysis' invariant templates against an earlier version of the
+        code); then the soundness cross-check: every
         suite of every strategy is replayed natively against every analysis' infeasible
         goals ("unsound" counts goals claimed infeasible but covered by some test)
 
@@ -27,6 +31,9 @@ from concolic_table import DEV_TASKS, SEEDS, TESTCOMP, Results, testcov
 from soundness import replay_claims
 
 ANALYSES = ("value", "predicate", "mgp")
+LOOP_CATEGORIES = ("bitvector", "bitvector-loops", "loop-acceleration", "loop-crafted", "loop-invariants",
+                   "loop-invgen", "loop-lit", "loop-new", "loop-simple", "loop-zilu", "loops",
+                   "loops-crafted-1", "nla-digbench", "nla-digbench-scaling")
 CROSS = ("random", "concolic")  # further strategies whose suites the soundness check replays
 
 
@@ -100,7 +107,11 @@ def cross_check(tasks: list[str], budget: float, results: Results, strategies: t
 
 def table(args: argparse.Namespace) -> None:
     results = Results(Path(args.results))
-    tasks = DEV_TASKS[: args.tasks]
+    if args.sample == "loops":
+        tasks = sorted(str(p.relative_to(TESTCOMP)) for c in LOOP_CATEGORIES
+                       for p in (TESTCOMP / c).glob("*.yml"))[: args.tasks]
+    else:
+        tasks = DEV_TASKS[: args.tasks]
     strategies = tuple(args.strategies.split(",")) if args.strategies else ANALYSES + CROSS
     cells = [(t, TESTCOMP / t, s) for t in tasks for s in strategies]
     run_cells(cells, args.budget, results, args.jobs, Path(args.work))
@@ -121,7 +132,8 @@ def main() -> None:
     parser.add_argument("mode", choices=("seeds", "table"))
     parser.add_argument("--budget", type=float, default=30)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--tasks", type=int, default=len(DEV_TASKS))
+    parser.add_argument("--tasks", type=int, default=1000, help="the first N tasks of the sample")
+    parser.add_argument("--sample", choices=("dev", "loops"), default="dev")
     parser.add_argument("--strategies", help="comma-separated (default: value, predicate, mgp, "
                         "random, concolic); to compare two versions of the code, run each with "
                         "PYTHONPATH set to its src/ and its own --results")
