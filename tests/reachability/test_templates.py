@@ -65,6 +65,8 @@ def test_an_order_between_counters_proves_a_bound(program_of):
     head = line_of(ORDER, "while")
     assert "(main::k <= main::i)" in _texts(program, head)
     dead = goal_at(program, line_of(ORDER, "infeasible"), True)
+    for inputs in (["0"], ["101"], ["100"] * 10):  # the body's goals, as testing covers them first
+        program.submit(inputs, "seed")
     result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
     trial = next(c for loc, c in result.state.precision.candidates.items() if loc.line == head)
@@ -93,6 +95,7 @@ def test_balanced_counters_carry_a_value_through_three_loops(program_of):
     program = program_of(BALANCE)
     assert "((main::x + main::y) == main::n)" in _texts(program, line_of(BALANCE, "while (x > 0)"))
     dead = goal_at(program, line_of(BALANCE, "infeasible"), True)
+    program.submit(["1"], "seed")
     result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
     assert not {v.source_name for v in result.state.precision.explicit} & {"y", "z"}
