@@ -61,6 +61,7 @@ from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, C
 from cooptest.core.budget import Budget
 
 Literal = tuple[Expr, bool]  # an IR condition, asserted (True) or negated (False)
+Predicate = tuple[Literal, ...]  # a conjunction of literals: one predicate of a precision
 
 
 @dataclass(frozen=True)

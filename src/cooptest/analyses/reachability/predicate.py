@@ -45,7 +45,7 @@ from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor, solve
 from cooptest.analyses.reachability.refinement import PathCheck
 from cooptest.analyses.reachability.templates import templates
-from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Literal, truth
+from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Predicate, truth
 from cooptest.cfa.calls import NO_CALL, callee_name, path_contexts
 from cooptest.cfa.fold import fold
 from cooptest.cfa.loops import cycle_edges
@@ -57,8 +57,6 @@ from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Con
 
 ABSTRACTION_CAP = 5.0  # seconds z3 may spend on one query of an abstraction
 MAX_CASES = 16  # WP cases a refinement follows (any subset yields sound predicates)
-
-Predicate = tuple[Literal, ...]  # a conjunction of IR conditions (or their negations)
 
 
 @dataclass

@@ -40,15 +40,14 @@ from cooptest.frontend import conversions as conv
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa.fold import fold
 from cooptest.cfa.loops import cycle_edges
+from cooptest.analyses.wp import Predicate
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
-                             Location, NondetEdge, Program, ReturnEdge, Var, Variable, in_memory,
+                             Location, Program, ReturnEdge, Var, Variable, in_memory,
                              variables_of)
 
 MAX_PER_LOOP = 40  # template predicates at one loop head (the shapes' order is their priority)
 MAX_SCOPE = 16  # integer register variables in a function: above, its loops get no templates
 MAX_CONGRUENCE_BITS = 2  # v mod 4 at most: 2^m predicates per variable
-
-Predicate = tuple[tuple[Expr, bool], ...]
 
 
 @dataclass
