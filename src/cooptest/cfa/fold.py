@@ -43,6 +43,13 @@ COMPARE = {"==": int.__eq__, "!=": int.__ne__, "<": int.__lt__, "<=": int.__le__
            ">": int.__gt__, ">=": int.__ge__}
 
 
+def uncast(e: Expr) -> Expr:
+    """``e`` under its casts (what a loop-step or bound pattern looks at)."""
+    while isinstance(e, Cast):
+        e = e.operand
+    return e
+
+
 def fold(e: Expr) -> Expr:
     """``e`` with its top operation evaluated when its operands are integer constants."""
     if isinstance(e, Cast) and isinstance(e.operand, Const) and isinstance(e.type, IntType) \

@@ -47,11 +47,11 @@ from cooptest.analyses.reachability.refinement import PathCheck
 from cooptest.analyses.reachability.templates import templates
 from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Predicate, truth
 from cooptest.cfa.calls import NO_CALL, callee_name, path_contexts
-from cooptest.cfa.fold import fold
+from cooptest.cfa.fold import fold, uncast
 from cooptest.cfa.loops import cycle_edges
 from cooptest.cfa.ctype import IntType
 from cooptest.core.budget import Budget
-from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
+from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Const, Edge, Expr,
                              Location, NondetEdge, Program, Var, Variable, in_memory,
                              variables_of)
 
@@ -136,29 +136,23 @@ def _definition(pred: Predicate) -> tuple[Var, Expr] | None:
     return None
 
 
-def _uncast(e: Expr) -> Expr:
-    while isinstance(e, Cast):
-        e = e.operand
-    return e
-
-
 def _counted(v: Variable, rhs: Expr) -> bool:
     """``rhs`` is a constant, or ``v`` plus or minus a constant (under casts)."""
-    rhs = _uncast(rhs)
+    rhs = uncast(rhs)
     if isinstance(fold(rhs), Const):
         return True
     if isinstance(rhs, Binary) and rhs.op in ("+", "-") and isinstance(fold(rhs.right), Const):
-        left = _uncast(rhs.left)
+        left = uncast(rhs.left)
         return isinstance(left, Var) and left.var == v
     return False
 
 
 def _bounded(cond: Expr) -> Variable | None:
     """The variable ``cond`` compares with a constant (``j < 30``), if it is one."""
-    cond = _uncast(cond)
+    cond = uncast(cond)
     if isinstance(cond, Binary) and cond.op in ("<", "<=", ">", ">=", "==", "!="):
         for var, bound in ((cond.left, cond.right), (cond.right, cond.left)):
-            var = _uncast(var)
+            var = uncast(var)
             if isinstance(var, Var) and isinstance(fold(bound), Const):
                 return var.var
     return None
@@ -192,7 +186,7 @@ def loop_counters(program: Program) -> frozenset[Variable]:
         if isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var) and not _counted(edge.lhs.var, edge.rhs):
             spoiled.add(edge.lhs.var)
         elif isinstance(edge, AssignEdge) and isinstance(edge.lhs, Var) \
-                and not isinstance(fold(_uncast(edge.rhs)), Const) and edge in counted \
+                and not isinstance(fold(uncast(edge.rhs)), Const) and edge in counted \
                 and edge not in counts.get(edge.lhs.var, ()):
             spoiled.add(edge.lhs.var)  # a step in a loop another variable counts: y++ in while (x > 0)
         elif isinstance(edge, NondetEdge) and isinstance(edge.lhs, Var):

@@ -38,10 +38,10 @@ from functools import lru_cache
 from cooptest.cfa.ctype import IntType
 from cooptest.frontend import conversions as conv
 from cooptest.cfa.calls import callee_name
-from cooptest.cfa.fold import fold
+from cooptest.cfa.fold import fold, uncast
 from cooptest.cfa.loops import cycle_edges
 from cooptest.analyses.wp import Predicate
-from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, Edge, Expr,
+from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Const, Edge, Expr,
                              Location, Program, ReturnEdge, Var, Variable, in_memory,
                              variables_of)
 
@@ -71,12 +71,6 @@ class Loop:
         return set(self.steps)
 
 
-def _uncast(e: Expr) -> Expr:
-    while isinstance(e, Cast):
-        e = e.operand
-    return e
-
-
 def _signed(value: int, t: IntType) -> int:
     """``value`` of the unsigned bits of ``t`` read as two's complement (``x - 1`` may
     be ``x + 4294967295``)."""
@@ -100,7 +94,7 @@ def _power_of_two(n: int) -> int:
 
 def _multiple(e: Expr) -> int:
     """A power of two ``e`` is always a multiple of (1 when none is known)."""
-    e = _uncast(e)
+    e = uncast(e)
     if (c := _constant(e)) is not None:
         return _power_of_two(c)
     if isinstance(e, Binary) and e.op == "*":
@@ -115,12 +109,12 @@ def _multiple(e: Expr) -> int:
 def _step(v: Variable, rhs: Expr) -> tuple[int | None, int]:
     """How ``v = rhs`` moves ``v``: the constant step (None: not ``v`` plus a constant)
     and the power of two the step is a multiple of (1: no congruence is kept)."""
-    rhs = _uncast(rhs)
+    rhs = uncast(rhs)
     if isinstance(rhs, Binary) and rhs.op in ("+", "-") and isinstance(rhs.type, IntType) \
             and rhs.type.bits >= v.type.bits:  # a narrower sum would wrap at another width
         sign = 1 if rhs.op == "+" else -1
         for own, other, s in ((rhs.left, rhs.right, sign), (rhs.right, rhs.left, 1)):
-            own = _uncast(own)
+            own = uncast(own)
             if isinstance(own, Var) and own.var == v and (rhs.op == "+" or s == sign):
                 c = _constant(other)
                 return (s * c if c is not None else None), _multiple(other)
