@@ -100,3 +100,31 @@ def test_balanced_counters_carry_a_value_through_three_loops(program_of):
     assert program.infeasible.get(dead) == "predicate: complete ARG"
     assert not {v.source_name for v in result.state.precision.explicit} & {"y", "z"}
     assert not loop_counters(program.program), "y and z step in loops x and z count"
+
+
+AFFINE = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int i, n, a, b;
+  i = 0; a = 0; b = 0; n = __VERIFIER_nondet_int();
+  if (!(n >= 0 && n <= 1000000)) return 0;
+  while (i < n) {
+    if (__VERIFIER_nondet_int()) { a = a + 1; b = b + 2; }
+    else { a = a + 2; b = b + 1; }
+    i = i + 1;
+  }
+  if (a + b != 3 * n) { return 1; }  /* infeasible */
+  return 0;
+}
+"""
+
+
+def test_an_affine_relation_of_the_body_paths_proves_a_sum(program_of):
+    """bhmr2007 (Path Invariants, PLDI 2007): each path through the body adds 3 to
+    ``a + b`` and 1 to ``i``; neither pair is balanced, the three together are."""
+    program = program_of(AFFINE)
+    assert "((main::a + main::b) == (3 * main::i))" in _texts(program, line_of(AFFINE, "while"))
+    dead = goal_at(program, line_of(AFFINE, "infeasible"), True)
+    for inputs in (["-1"], ["0"], ["2", "1", "0"]):  # the body's goals, as testing covers them first
+        program.submit(inputs, "seed")
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    assert program.infeasible.get(dead) == "predicate: complete ARG"

@@ -217,4 +217,20 @@ int main() { unsigned x = (unsigned) __VERIFIER_nondet_int() % 4, y = 0; n = x;
   while (i < 5) { int d = __VERIFIER_nondet_int(); if (i == 2) { if (d == 9) { s = 1; } } i++; }
   return s; }
 """, [["0", "0", "9", "0", "0"], ["0"] * 5]),
+    "template-affine-callee": (HEAD + """int g;
+void bump(int c) { if (c == 4) { g = g + 1; } }
+int main() { int i = 0; g = 0;
+  while (i < 3) { bump(__VERIFIER_nondet_int()); g = g + 2; i++; }
+  if (g != 2 * i) { return 1; } return 0; }
+""", [["4", "0", "0"], ["0", "0", "0"]]),
+    "template-affine-wrap": (HEAD + """int main() { int i = 0, n = __VERIFIER_nondet_int(); unsigned char a = 0, b = 0;
+  while (i < n && i < 200) { a = a + 1; b = b + 2; i++; }
+  if (a + b != 3 * i) { return 1; } return 0; }
+""", [["130"], ["3"]]),
+    "template-affine-call-before": (HEAD + """int a, b;
+void reset(int c) { if (c == 4) { a = 7; } }
+int main() { int i = 0; a = 0; b = 0; reset(__VERIFIER_nondet_int());
+  while (i < 3) { a = a + 1; b = b + 2; i++; }
+  if (a + b != 3 * i) { return 1; } return 0; }
+""", [["4"], ["0"]]),
 }

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from cooptest.cfa.calls import forged_function_pointer
 from cooptest.cfa.ir import Program
-from cooptest.cfa.unmodelled import callees
+from cooptest.cfa.calls import callees
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings

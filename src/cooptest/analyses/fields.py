@@ -44,13 +44,12 @@ from itertools import product
 from math import prod
 from typing import Callable, Iterator
 
-from cooptest.cfa.calls import address_taken, callee_name, expressions
+from cooptest.cfa.calls import address_taken, call_targets, callee_name, callees, expressions
 from cooptest.cfa.ctype import ArrayType, CType, IntType, PointerType, StructType
 from cooptest.cfa.fold import const_int, fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
                              Deref, Edge, Expr, FuncRef, Index, Member, NondetEdge,
                              Program, ReturnEdge, StringLit, Unary, Var, Variable, in_memory)
-from cooptest.cfa.unmodelled import call_targets, callees
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings

@@ -10,7 +10,7 @@ that cannot resolve a pointer treat the call as unknown, never as a call of noth
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from cooptest.cfa.ctype import FunctionType, IntType, PointerType
 from cooptest.cfa.fold import fold
@@ -85,6 +85,33 @@ def address_taken(program: Program) -> set[str]:
         for e in expressions(edge):
             out |= {sub.name for sub in e.walk() if isinstance(sub, FuncRef)}
     return out
+
+
+def call_targets(program: Program, edge: CallEdge, addressed: set[str]) -> set[str]:
+    """The functions with a body ``edge`` may enter: the one it names, or, for a call
+    through a pointer, every function whose address is taken (``addressed``)."""
+    name = callee_name(edge)
+    return ({name} if name is not None else addressed) & program.functions.keys()
+
+
+def callees(program: Program, roots: set[str]) -> set[str]:
+    """``roots`` and every function they may call, directly or through a pointer."""
+    addressed = address_taken(program)
+    seen, todo = set(roots), list(roots)
+    while todo:
+        for edge in program.functions[todo.pop()].edges():
+            if isinstance(edge, CallEdge):
+                for t in call_targets(program, edge, addressed) - seen:
+                    seen.add(t)
+                    todo.append(t)
+    return seen
+
+
+def called_from(program: Program, edges: Iterable[Edge]) -> set[str]:
+    """Every function the calls among ``edges`` may enter, directly or not."""
+    addressed = address_taken(program)
+    return callees(program, set().union(*(call_targets(program, e, addressed)
+                                          for e in edges if isinstance(e, CallEdge))))
 
 
 def callers(program: Program, address_taken: set[str]) -> dict[str, list[CallEdge]]:

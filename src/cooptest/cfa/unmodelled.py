@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from cooptest.cfa.calls import address_taken, callee_name
+from cooptest.cfa.calls import address_taken, callees
 from cooptest.cfa.ir import CallEdge, Program, ProofBlockers
 
 NON_LOCAL_JUMPS = frozenset({
@@ -80,23 +80,3 @@ def _callback(program: Program) -> str | None:
 def _jump(program: Program) -> str | None:
     jumps = [f for f in _external_calls(program) if f in NON_LOCAL_JUMPS]
     return f"{jumps[0]}(): non-local jumps are not modelled" if jumps else None
-
-
-def call_targets(program: Program, edge: CallEdge, addressed: set[str]) -> set[str]:
-    """The functions with a body ``edge`` may enter: the one it names, or, for a call
-    through a pointer, every function whose address is taken (``addressed``)."""
-    name = callee_name(edge)
-    return ({name} if name is not None else addressed) & program.functions.keys()
-
-
-def callees(program: Program, roots: set[str]) -> set[str]:
-    """``roots`` and every function they may call, directly or through a pointer."""
-    addressed = address_taken(program)
-    seen, todo = set(roots), list(roots)
-    while todo:
-        for edge in program.functions[todo.pop()].edges():
-            if isinstance(edge, CallEdge):
-                for t in call_targets(program, edge, addressed) - seen:
-                    seen.add(t)
-                    todo.append(t)
-    return seen

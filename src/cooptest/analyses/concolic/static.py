@@ -14,6 +14,7 @@ from collections import deque
 from functools import cached_property
 from typing import Callable, Iterable
 
+from cooptest.cfa.calls import called_from
 from cooptest.cfa.ir import (AssumeEdge, BlankEdge, CallEdge, DeclEdge, Edge, FunctionCFA, Location,
                              Program, TerminateEdge, branch_goal_id, error_goal_id)
 
@@ -138,7 +139,6 @@ class StaticInfo:
         out: set[Edge] = set()
         seen = {edge.dst}
         todo = deque([edge.dst])
-        callees: set[str] = set()
         while todo:
             loc = todo.popleft()
             if loc is stop:
@@ -146,25 +146,13 @@ class StaticInfo:
             for e in loc.leaving:
                 if not isinstance(e, BlankEdge):
                     out.add(e)
-                if isinstance(e, CallEdge) and isinstance(e.callee, str) and e.callee in self.program.functions:
-                    callees.add(e.callee)
                 if e.dst not in seen:
                     seen.add(e.dst)
                     todo.append(e.dst)
-        for name in self._called_closure(callees):
+        for name in called_from(self.program, out):
             out.update(e for e in self.program.functions[name].edges() if not isinstance(e, BlankEdge))
         self._regions[edge] = hit = frozenset(out)
         return hit
-
-    def _called_closure(self, names: set[str]) -> set[str]:
-        todo, seen = list(names), set(names)
-        while todo:
-            for e in self.program.functions[todo.pop()].edges():
-                if isinstance(e, CallEdge) and isinstance(e.callee, str) \
-                        and e.callee in self.program.functions and e.callee not in seen:
-                    seen.add(e.callee)
-                    todo.append(e.callee)
-        return seen
 
     # -------------------------------------------------------------- distances
 

@@ -27,6 +27,12 @@ modulo its width; comparisons with C's usual arithmetic conversions):
 - **balanced counters** ``u + w == r`` (``u`` and ``w`` step by opposite amounts) or
   ``u - w == r`` (equal amounts), ``r`` any variable of the function the loop leaves
   alone (``x--; y++`` keeps ``x + y == n``);
+- **affine relation** ``c1*v1 + ... == k`` over the variables every iteration steps by
+  constants: the coefficients are those that every path through the loop body leaves
+  unchanged (the null space of the paths' steps, as in Karr's analysis restricted to
+  constant steps), ``k`` the value of the sum at entry when straight-line code before the
+  loop assigns the variables constants (``a++; b += 2`` or ``a += 2; b++``, then ``i++``,
+  keep ``a + b == 3*i``);
 - **order** ``u <= w`` and ``u == w`` between variables the loop reads, one of which it
   writes (``i = i + j`` with ``j >= 1`` and ``k++`` keep ``k <= i``).
 """
@@ -35,19 +41,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import sympy
+
 from cooptest.cfa.ctype import IntType
 from cooptest.frontend import conversions as conv
-from cooptest.cfa.calls import callee_name
+from cooptest.cfa.calls import called_from
 from cooptest.cfa.fold import fold, uncast
 from cooptest.cfa.loops import cycle_edges
+from cooptest.analyses.reachability.refinement import edge_reads
 from cooptest.analyses.wp import Predicate
-from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Const, Edge, Expr,
-                             Location, Program, ReturnEdge, Var, Variable, in_memory,
-                             variables_of)
+from cooptest.cfa.ir import (AssignEdge, Binary, CallEdge, Const, DeclEdge, Edge, Expr, Location,
+                             Program, Var, Variable, in_memory)
 
 MAX_PER_LOOP = 40  # template predicates at one loop head (the shapes' order is their priority)
 MAX_SCOPE = 16  # integer register variables in a function: above, its loops get no templates
 MAX_CONGRUENCE_BITS = 2  # v mod 4 at most: 2^m predicates per variable
+MAX_PATHS = 32  # paths through one loop body: above, the loop gets no affine relations
+MAX_RELATIONS = 8  # affine relations of one loop (a null space basis, pairs first)
 
 
 @dataclass
@@ -57,7 +67,10 @@ class Loop:
     write is not ``v`` plus a constant), ``strides[v]`` the power of two every step of
     ``v`` is a multiple of. ``through``: every location an iteration may pass, in the
     functions it calls too: a cartesian abstraction anywhere on the way must keep the
-    invariant, or the next abstraction at the head cannot find it again."""
+    invariant, or the next abstraction at the head cannot find it again. ``deltas``: for
+    each path through the body (none when an inner loop makes them endless), what it adds
+    to each variable all of whose steps are constants; ``entry``: the constants
+    straight-line code before the loop leaves in variables."""
 
     head: Location
     edges: list[Edge]
@@ -65,6 +78,8 @@ class Loop:
     read: set[Variable] = field(default_factory=set)
     steps: dict[Variable, set[int] | None] = field(default_factory=dict)
     strides: dict[Variable, int] = field(default_factory=dict)
+    deltas: list[dict[Variable, int]] = field(default_factory=list)
+    entry: dict[Variable, int] = field(default_factory=dict)
 
     @property
     def written(self) -> set[Variable]:
@@ -125,33 +140,13 @@ def _register(v: Variable) -> bool:
     return isinstance(v.type, IntType) and not v.type.is_bool and not in_memory(v) and not v.temporary
 
 
-def _called(program: Program, edges: list[Edge]) -> set[Location]:
-    """The locations of the functions ``edges`` call, directly or not."""
-    todo = [name for e in edges if isinstance(e, CallEdge) and (name := callee_name(e)) in program.functions]
-    seen: set[str] = set()
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo += [c for e in program.functions[name].edges() if isinstance(e, CallEdge)
-                     and (c := callee_name(e)) in program.functions]
-    return {loc for name in seen for loc in program.functions[name].locations}
-
-
 def loop_of(program: Program, head: Location) -> Loop:
     edges = cycle_edges(head)
-    loop = Loop(head, edges, {head} | {e.src for e in edges} | _called(program, edges))
+    called = {loc for name in called_from(program, edges) for loc in program.functions[name].locations}
+    loop = Loop(head, edges, {head} | {e.src for e in edges} | called)
+    moves: dict[Edge, tuple[Variable, int]] = {}  # the assignments that step a variable by a constant
     for e in loop.edges:
-        reads: set[Variable] = set()
-        if isinstance(e, AssumeEdge):
-            reads = variables_of(e.cond)
-        elif isinstance(e, AssignEdge):
-            reads = variables_of(e.rhs)
-        elif isinstance(e, CallEdge):
-            reads = set().union(*(variables_of(a) for a in e.args))
-        elif isinstance(e, ReturnEdge) and e.value is not None:
-            reads = variables_of(e.value)
-        loop.read |= {v for v in reads if _register(v)}
+        loop.read |= {v for v in edge_reads(e) if _register(v)}
         lhs = getattr(e, "lhs", None)
         if not (isinstance(lhs, Var) and _register(lhs.var)):
             continue
@@ -160,7 +155,103 @@ def loop_of(program: Program, head: Location) -> Loop:
         known = loop.steps.get(v, set())
         loop.steps[v] = None if step is None or known is None else known | {step}
         loop.strides[v] = min(loop.strides.get(v, stride), stride)
+        if step is not None:
+            moves[e] = (v, step)
+    exact = sorted((v for v, s in loop.steps.items() if s is not None), key=lambda v: v.name)
+    for path in _iterations(head, edges):
+        delta = dict.fromkeys(exact, 0)
+        for e in path:
+            if e in moves and moves[e][0] in delta:
+                delta[moves[e][0]] += moves[e][1]
+        loop.deltas.append(delta)
+    loop.entry = _entry_values(head, set(edges))
     return loop
+
+
+def _iterations(head: Location, edges: list[Edge]) -> list[list[Edge]]:
+    """The paths from ``head`` back to it over ``edges``: none when an inner loop makes
+    them endless, or when there are more than ``MAX_PATHS``."""
+    on_cycle = set(edges)
+    out: list[list[Edge]] = []
+    todo: list[tuple[Location, list[Edge]]] = [(head, [])]
+    while todo:
+        loc, path = todo.pop()
+        for e in loc.leaving:
+            if e not in on_cycle:
+                continue
+            if e.dst is head:
+                out.append(path + [e])
+                if len(out) > MAX_PATHS:
+                    return []
+            elif any(e.dst is p.src for p in path):
+                return []  # an inner loop
+            else:
+                todo.append((e.dst, path + [e]))
+    return out
+
+
+def _entry_values(head: Location, cycle: set[Edge]) -> dict[Variable, int]:
+    """The constants the straight-line code before the loop assigns: walking back from
+    the loop's one entry for as long as each location has one predecessor, the nearest
+    assignment of each register variable, when it is a constant (a call ends the walk:
+    the callee may write globals)."""
+    entering = [e for e in head.entering if e not in cycle]
+    values: dict[Variable, int] = {}
+    seen: set[Variable] = set()
+    visited: set[Location] = {head}
+    while len(entering) == 1 and not isinstance(e := entering[0], CallEdge) and e.src not in visited:
+        visited.add(e.src)
+        if isinstance(e, DeclEdge):
+            v: Variable | None = e.var
+        else:
+            lhs = getattr(e, "lhs", None)
+            v = lhs.var if isinstance(lhs, Var) else None
+        if v is not None and v not in seen:
+            seen.add(v)
+            if isinstance(e, AssignEdge) and _register(v) and (c := _constant(e.rhs)) is not None:
+                values[v] = c
+        entering = e.src.entering
+    return values
+
+
+def _relations(loop: Loop, scope: set[Variable]) -> list[dict[Variable, int]]:
+    """Integer coefficients ``c`` with ``sum c[v] * delta[v] == 0`` on every path through
+    the body (a basis of the null space), over two or more variables of ``scope``."""
+    if not loop.deltas:
+        return []
+    names = [v for v in loop.deltas[0] if v in scope and any(d[v] for d in loop.deltas)]
+    if len(names) < 2:
+        return []
+    out = []
+    for basis in sympy.Matrix([[d[v] for v in names] for d in loop.deltas]).nullspace():
+        scale = sympy.ilcm(*(x.q for x in basis))
+        ints = [int(x * scale) for x in basis]
+        g = sympy.igcd(*ints) * (-1 if sum(n < 0 for n in ints) > sum(n > 0 for n in ints) else 1)
+        c = {v: n // g for v, n in zip(names, ints) if n}  # more terms added than subtracted
+        if len(c) >= 2:
+            out.append(c)
+    return sorted(out, key=len)[:MAX_RELATIONS]
+
+
+def _affine(program: Program, c: dict[Variable, int], var: dict[Variable, Var], k: int) -> Expr:
+    """``sum c[v] * v == k`` with the negative terms and ``k`` moved to the side where
+    they are positive (no negative constants: ``a + b == 3 * i``)."""
+    sides: tuple[list[Expr], list[Expr]] = ([], [])
+    for v, n in c.items():
+        term = var[v] if abs(n) == 1 else _compare("*", Const(program.types.int, abs(n)), var[v], program)
+        sides[n < 0].append(term)
+    if k:
+        sides[k > 0].append(Const(program.types.int, abs(k)))
+
+    def total(terms: list[Expr]) -> Expr:
+        if not terms:
+            return Const(program.types.int, 0)
+        out = terms[0]
+        for t in terms[1:]:
+            out = _compare("+", out, t, program)
+        return out
+
+    return _compare("==", total(sides[0]), total(sides[1]), program)
 
 
 def _scope(program: Program, function: str) -> list[Variable]:
@@ -193,6 +284,9 @@ def loop_templates(program: Program, loop: Loop) -> dict[str, Predicate]:
             mask = Const(v.type, stride - 1)
             for c in range(stride if stride > 2 else 1):  # mod 2: one predicate and its negation
                 add(_compare("==", Binary(v.type, "&", var[v], mask), Const(v.type, c), program))
+    for c in _relations(loop, var.keys()):
+        if c.keys() <= loop.entry.keys():
+            add(_affine(program, c, var, sum(n * loop.entry[v] for v, n in c.items())))
     unit = {v: next(iter(s)) for v, s in loop.steps.items()
             if v in var and s is not None and len(s) == 1 and next(iter(s)) != 0}
     counters = sorted(unit, key=lambda v: v.name)
