@@ -128,3 +128,26 @@ def test_an_affine_relation_of_the_body_paths_proves_a_sum(program_of):
         program.submit(inputs, "seed")
     PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
+
+
+HALVES = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int n = __VERIFIER_nondet_int(), i, k;
+  k = n;
+  i = 0;
+  while (i < n) { k--; i = i + 2; }
+  if (i + 2 * k != 2 * n) { return 1; }  /* infeasible */
+  return 0;
+}
+"""
+
+
+def test_an_affine_relation_starts_from_a_variable_the_loop_leaves_alone(program_of):
+    """half_2's first loop: ``k`` starts at ``n``, which the loop does not write."""
+    program = program_of(HALVES)
+    assert "((main::i + (2 * main::k)) == (2 * main::n))" in _texts(program, line_of(HALVES, "while"))
+    dead = goal_at(program, line_of(HALVES, "infeasible"), True)
+    for inputs in (["0"], ["3"]):
+        program.submit(inputs, "seed")
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    assert program.infeasible.get(dead) == "predicate: complete ARG"

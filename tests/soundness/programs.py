@@ -233,4 +233,8 @@ int main() { int i = 0; a = 0; b = 0; reset(__VERIFIER_nondet_int());
   while (i < 3) { a = a + 1; b = b + 2; i++; }
   if (a + b != 3 * i) { return 1; } return 0; }
 """, [["4"], ["0"]]),
+    "template-affine-entry-moves": (HEAD + """int main() { int n = __VERIFIER_nondet_int() % 8, i = 0, k; k = n; n++;
+  while (i < 6) { k--; i = i + 2; }
+  if (i + 2 * k != 2 * n) { return 1; } if (n == 3) { return 2; } return 0; }
+""", [["0"], ["2"]]),
 }

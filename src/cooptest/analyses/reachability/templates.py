@@ -30,9 +30,10 @@ modulo its width; comparisons with C's usual arithmetic conversions):
 - **affine relation** ``c1*v1 + ... == k`` over the variables every iteration steps by
   constants: the coefficients are those that every path through the loop body leaves
   unchanged (the null space of the paths' steps, as in Karr's analysis restricted to
-  constant steps), ``k`` the value of the sum at entry when straight-line code before the
-  loop assigns the variables constants (``a++; b += 2`` or ``a += 2; b++``, then ``i++``,
-  keep ``a + b == 3*i``);
+  constant steps), ``k`` the value of the sum at entry, from what straight-line code
+  before the loop assigns, 0 where it assigns nothing known (``a++; b += 2`` or
+  ``a += 2; b++``, then ``i++``, keep ``a + b == 3*i``; ``k = n; i = 0`` then ``k--;
+  i += 2`` keep ``i + 2*k == 2*n``);
 - **order** ``u <= w`` and ``u == w`` between variables the loop reads, one of which it
   writes (``i = i + j`` with ``j >= 1`` and ``k++`` keep ``k <= i``).
 """
@@ -69,8 +70,9 @@ class Loop:
     functions it calls too: a cartesian abstraction anywhere on the way must keep the
     invariant, or the next abstraction at the head cannot find it again. ``deltas``: for
     each path through the body (none when an inner loop makes them endless), what it adds
-    to each variable all of whose steps are constants; ``entry``: the constants
-    straight-line code before the loop leaves in variables."""
+    to each variable all of whose steps are constants; ``entry``: what straight-line
+    code before the loop leaves in variables (a constant, or a variable the loop does
+    not write)."""
 
     head: Location
     edges: list[Edge]
@@ -79,7 +81,7 @@ class Loop:
     steps: dict[Variable, set[int] | None] = field(default_factory=dict)
     strides: dict[Variable, int] = field(default_factory=dict)
     deltas: list[dict[Variable, int]] = field(default_factory=list)
-    entry: dict[Variable, int] = field(default_factory=dict)
+    entry: dict[Variable, int | Variable] = field(default_factory=dict)
 
     @property
     def written(self) -> set[Variable]:
@@ -164,7 +166,7 @@ def loop_of(program: Program, head: Location) -> Loop:
             if e in moves and moves[e][0] in delta:
                 delta[moves[e][0]] += moves[e][1]
         loop.deltas.append(delta)
-    loop.entry = _entry_values(head, set(edges))
+    loop.entry = _entry_values(head, set(edges), loop.written)
     return loop
 
 
@@ -190,14 +192,15 @@ def _iterations(head: Location, edges: list[Edge]) -> list[list[Edge]]:
     return out
 
 
-def _entry_values(head: Location, cycle: set[Edge]) -> dict[Variable, int]:
-    """The constants the straight-line code before the loop assigns: walking back from
-    the loop's one entry for as long as each location has one predecessor, the nearest
-    assignment of each register variable, when it is a constant (a call ends the walk:
-    the callee may write globals)."""
+def _entry_values(head: Location, cycle: set[Edge], written: set[Variable]) -> dict[Variable, int | Variable]:
+    """What the straight-line code before the loop assigns: walking back from the loop's
+    one entry for as long as each location has one predecessor, the nearest assignment
+    of each register variable, when it is a constant or a register variable that is
+    neither written later on the way nor in the loop (a call ends the walk: the callee
+    may write globals)."""
     entering = [e for e in head.entering if e not in cycle]
-    values: dict[Variable, int] = {}
-    seen: set[Variable] = set()
+    values: dict[Variable, int | Variable] = {}
+    seen: set[Variable] = set()  # assigned on the way, nearer the loop than the walk is
     visited: set[Location] = {head}
     while len(entering) == 1 and not isinstance(e := entering[0], CallEdge) and e.src not in visited:
         visited.add(e.src)
@@ -208,8 +211,12 @@ def _entry_values(head: Location, cycle: set[Edge]) -> dict[Variable, int]:
             v = lhs.var if isinstance(lhs, Var) else None
         if v is not None and v not in seen:
             seen.add(v)
-            if isinstance(e, AssignEdge) and _register(v) and (c := _constant(e.rhs)) is not None:
-                values[v] = c
+            if isinstance(e, AssignEdge) and _register(v):
+                if (c := _constant(e.rhs)) is not None:
+                    values[v] = c
+                elif isinstance(w := uncast(e.rhs), Var) and _register(w.var) \
+                        and w.var.type == v.type and w.var not in seen | written:
+                    values[v] = w.var
         entering = e.src.entering
     return values
 
@@ -233,15 +240,15 @@ def _relations(loop: Loop, scope: set[Variable]) -> list[dict[Variable, int]]:
     return sorted(out, key=len)[:MAX_RELATIONS]
 
 
-def _affine(program: Program, c: dict[Variable, int], var: dict[Variable, Var], k: int) -> Expr:
-    """``sum c[v] * v == k`` with the negative terms and ``k`` moved to the side where
-    they are positive (no negative constants: ``a + b == 3 * i``)."""
+def _affine(program: Program, form: dict[Variable, int], k: int, var: dict[Variable, Var]) -> Expr:
+    """``sum form[v] * v + k == 0``, the negative terms and constant on the right-hand
+    side (``a + b == 3 * i``, ``i + 2 * k == 2 * n``)."""
     sides: tuple[list[Expr], list[Expr]] = ([], [])
-    for v, n in c.items():
+    for v, n in form.items():
         term = var[v] if abs(n) == 1 else _compare("*", Const(program.types.int, abs(n)), var[v], program)
         sides[n < 0].append(term)
     if k:
-        sides[k > 0].append(Const(program.types.int, abs(k)))
+        sides[k < 0].append(Const(program.types.int, abs(k)))
 
     def total(terms: list[Expr]) -> Expr:
         if not terms:
@@ -252,6 +259,19 @@ def _affine(program: Program, c: dict[Variable, int], var: dict[Variable, Var], 
         return out
 
     return _compare("==", total(sides[0]), total(sides[1]), program)
+
+
+def _at_entry(c: dict[Variable, int], entry: dict[Variable, int | Variable]) -> tuple[dict[Variable, int], int]:
+    """``sum c[v] * v - sum c[v] * entry[v]`` as a linear form and a constant (a
+    variable of unknown entry value is taken as 0 there: a guess Houdini may drop)."""
+    form, k = dict(c), 0
+    for v, n in c.items():
+        start = entry.get(v, 0)
+        if isinstance(start, int):
+            k -= n * start
+        else:
+            form[start] = form.get(start, 0) - n
+    return {v: n for v, n in form.items() if n}, k
 
 
 def _scope(program: Program, function: str) -> list[Variable]:
@@ -285,8 +305,9 @@ def loop_templates(program: Program, loop: Loop) -> dict[str, Predicate]:
             for c in range(stride if stride > 2 else 1):  # mod 2: one predicate and its negation
                 add(_compare("==", Binary(v.type, "&", var[v], mask), Const(v.type, c), program))
     for c in _relations(loop, var.keys()):
-        if c.keys() <= loop.entry.keys():
-            add(_affine(program, c, var, sum(n * loop.entry[v] for v, n in c.items())))
+        form, k = _at_entry(c, loop.entry)
+        if form.keys() <= var.keys():
+            add(_affine(program, form, k, var))
     unit = {v: next(iter(s)) for v, s in loop.steps.items()
             if v in var and s is not None and len(s) == 1 and next(iter(s)) != 0}
     counters = sorted(unit, key=lambda v: v.name)
