@@ -38,6 +38,7 @@ in ``--results`` so that an interrupted table resumes. Tasks: the 20-task dev su
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -200,6 +201,7 @@ def table(tasks: list[Path], configs: dict[str, list[str]], results: Results, ar
         repeated(tasks, configs, results, args.budget)
     elif args.mode == "portfolio":
         portfolio_extremes(tasks, configs, results, args.budget)
+        headroom(tasks, configs, results, args.budget)
     if args.mode not in ("seeds", "crabs-seeds"):
         import matplotlib
         matplotlib.use("Agg")
@@ -252,6 +254,31 @@ def portfolio_extremes(tasks: list[Path], configs: dict[str, list[str]], results
             wall = max(rows, key=lambda r: r.get("wall_s", 0))
             print(f"{n}: longest wall {wall.get('wall_s', 0):.1f} s ({Path(wall['out']).name}), "
                   f"largest memory peak {max(r.get('memory_peak_mb') or 0 for r in rows)} MB")
+
+
+def headroom(tasks: list[Path], configs: dict[str, list[str]], results: Results, budget: float) -> None:
+    """Where more coverage could come from: the goals each configuration left unknown
+    that another one covered (feasible: a native run reached them), and the goals every
+    configuration left unknown (feasible or not, no run of the table knows)."""
+    missed: dict[str, int] = {}
+    nobody = in_tasks = 0
+    for t in tasks:
+        status = {}
+        for n in configs:
+            r = results.get(str(t), n, budget)
+            if r and "out" in r and (report := Path(r["out"]) / "report.json").exists():
+                status[n] = {g["id"]: g["status"] for g in json.loads(report.read_text())["goals"]}
+        if len(status) < 2:
+            continue
+        covered = set().union(*({g for g, s in st.items() if s == "covered"} for st in status.values()))
+        for n, st in status.items():
+            missed[n] = missed.get(n, 0) + sum(1 for g, s in st.items() if s == "unknown" and g in covered)
+        unknown = set.intersection(*({g for g, s in st.items() if s == "unknown"} for st in status.values()))
+        nobody += len(unknown)
+        in_tasks += bool(unknown)
+    print("goals left unknown that another configuration covered: "
+          + ", ".join(f"{n} {k}" for n, k in missed.items())
+          + f"; unknown in every configuration: {nobody} goals in {in_tasks} tasks")
 
 
 if __name__ == "__main__":

@@ -42,8 +42,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import sympy
-
 from cooptest.cfa.ctype import IntType
 from cooptest.frontend import conversions as conv
 from cooptest.cfa.calls import called_from
@@ -229,6 +227,7 @@ def _relations(loop: Loop, scope: set[Variable]) -> list[dict[Variable, int]]:
     names = [v for v in loop.deltas[0] if v in scope and any(d[v] for d in loop.deltas)]
     if len(names) < 2:
         return []
+    import sympy  # here: its import takes half a second, which most programs need not pay
     out = []
     for basis in sympy.Matrix([[d[v] for v in names] for d in loop.deltas]).nullspace():
         scale = sympy.ilcm(*(x.q for x in basis))
