@@ -232,8 +232,9 @@ def _relations(loop: Loop, scope: set[Variable]) -> list[dict[Variable, int]]:
     for basis in sympy.Matrix([[d[v] for v in names] for d in loop.deltas]).nullspace():
         scale = sympy.ilcm(*(x.q for x in basis))
         ints = [int(x * scale) for x in basis]
+        # the sign with more terms added than subtracted: a + b == 3*i, not 3*i == a + b
         g = sympy.igcd(*ints) * (-1 if sum(n < 0 for n in ints) > sum(n > 0 for n in ints) else 1)
-        c = {v: n // g for v, n in zip(names, ints) if n}  # more terms added than subtracted
+        c = {v: n // g for v, n in zip(names, ints) if n}
         if len(c) >= 2:
             out.append(c)
     return sorted(out, key=len)[:MAX_RELATIONS]
