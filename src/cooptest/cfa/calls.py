@@ -94,9 +94,10 @@ def call_targets(program: Program, edge: CallEdge, addressed: set[str]) -> set[s
     return ({name} if name is not None else addressed) & program.functions.keys()
 
 
-def callees(program: Program, roots: set[str]) -> set[str]:
-    """``roots`` and every function they may call, directly or through a pointer."""
-    addressed = address_taken(program)
+def callees(program: Program, roots: set[str], addressed: set[str] | None = None) -> set[str]:
+    """``roots`` and every function they may call, directly or through a pointer
+    (``addressed``: ``address_taken(program)``, when the caller has it already)."""
+    addressed = address_taken(program) if addressed is None else addressed
     seen, todo = set(roots), list(roots)
     while todo:
         for edge in program.functions[todo.pop()].edges():
@@ -107,11 +108,12 @@ def callees(program: Program, roots: set[str]) -> set[str]:
     return seen
 
 
-def called_from(program: Program, edges: Iterable[Edge]) -> set[str]:
-    """Every function the calls among ``edges`` may enter, directly or not."""
-    addressed = address_taken(program)
+def called_from(program: Program, edges: Iterable[Edge], addressed: set[str]) -> set[str]:
+    """Every function the calls among ``edges`` may enter, directly or not
+    (``addressed``: ``address_taken(program)``, a walk of the whole program that a
+    caller asking for many sets of edges computes once)."""
     return callees(program, set().union(*(call_targets(program, e, addressed)
-                                          for e in edges if isinstance(e, CallEdge))))
+                                          for e in edges if isinstance(e, CallEdge))), addressed)
 
 
 def callers(program: Program, address_taken: set[str]) -> dict[str, list[CallEdge]]:

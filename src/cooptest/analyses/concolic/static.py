@@ -14,7 +14,7 @@ from collections import deque
 from functools import cached_property
 from typing import Callable, Iterable
 
-from cooptest.cfa.calls import called_from
+from cooptest.cfa.calls import address_taken, called_from
 from cooptest.cfa.ir import (AssumeEdge, BlankEdge, CallEdge, DeclEdge, Edge, FunctionCFA, Location,
                              Program, TerminateEdge, branch_goal_id, error_goal_id)
 
@@ -149,10 +149,15 @@ class StaticInfo:
                 if e.dst not in seen:
                     seen.add(e.dst)
                     todo.append(e.dst)
-        for name in called_from(self.program, out):
+        for name in called_from(self.program, out, self._addressed):
             out.update(e for e in self.program.functions[name].edges() if not isinstance(e, BlankEdge))
         self._regions[edge] = hit = frozenset(out)
         return hit
+
+    @cached_property
+    def _addressed(self) -> set[str]:
+        """The functions whose address the program takes: what a pointer call may enter."""
+        return address_taken(self.program)
 
     # -------------------------------------------------------------- distances
 

@@ -44,7 +44,7 @@ from functools import lru_cache
 
 from cooptest.cfa.ctype import IntType
 from cooptest.frontend import conversions as conv
-from cooptest.cfa.calls import called_from
+from cooptest.cfa.calls import address_taken, called_from
 from cooptest.cfa.fold import fold, uncast
 from cooptest.cfa.loops import cycle_edges
 from cooptest.analyses.reachability.refinement import edge_reads
@@ -140,9 +140,10 @@ def _register(v: Variable) -> bool:
     return isinstance(v.type, IntType) and not v.type.is_bool and not in_memory(v) and not v.temporary
 
 
-def loop_of(program: Program, head: Location) -> Loop:
+def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
+    """``head``'s loop (``addressed``: the functions whose address ``program`` takes)."""
     edges = cycle_edges(head)
-    called = {loc for name in called_from(program, edges) for loc in program.functions[name].locations}
+    called = {loc for name in called_from(program, edges, addressed) for loc in program.functions[name].locations}
     loop = Loop(head, edges, {head} | {e.src for e in edges} | called)
     moves: dict[Edge, tuple[Variable, int]] = {}  # the assignments that step a variable by a constant
     for e in loop.edges:
@@ -292,8 +293,6 @@ def loop_templates(program: Program, loop: Loop) -> dict[str, Predicate]:
     """The template predicates of one loop, the most specific shapes first."""
     out: dict[str, Predicate] = {}
     var = {v: Var(v.type, v) for v in _scope(program, loop.head.function)}
-    if len(var) > MAX_SCOPE:
-        return out
 
     def add(e: Expr) -> None:
         out.setdefault(repr(e), _literal(e))
@@ -331,6 +330,9 @@ def loop_templates(program: Program, loop: Loop) -> dict[str, Predicate]:
 
 @lru_cache(maxsize=8)
 def templates(program: Program) -> list[tuple[Loop, dict[str, Predicate]]]:
-    """Every loop of ``program`` with its template predicates."""
-    loops = (loop_of(program, loc) for loc in program.locations() if loc.is_loop_head)
+    """Every loop of ``program`` with its template predicates (none in a function over
+    ``MAX_SCOPE``, whose loops are not even looked at)."""
+    addressed = address_taken(program)
+    loops = (loop_of(program, loc, addressed) for loc in program.locations()
+             if loc.is_loop_head and len(_scope(program, loc.function)) <= MAX_SCOPE)
     return [(loop, preds) for loop in loops if (preds := loop_templates(program, loop))]
