@@ -73,7 +73,7 @@ class Loop:
     not write)."""
 
     head: Location
-    edges: list[Edge]
+    edges: tuple[Edge, ...]
     through: set[Location] = field(default_factory=set)
     read: set[Variable] = field(default_factory=set)
     steps: dict[Variable, set[int] | None] = field(default_factory=dict)
@@ -169,7 +169,7 @@ def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
     return loop
 
 
-def _iterations(head: Location, edges: list[Edge]) -> list[list[Edge]]:
+def _iterations(head: Location, edges: tuple[Edge, ...]) -> list[list[Edge]]:
     """The paths from ``head`` back to it over ``edges``: none when an inner loop makes
     them endless, or when there are more than ``MAX_PATHS``."""
     on_cycle = set(edges)
