@@ -176,6 +176,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             except Interrupted as e:
                 exit_code = e.exit_code
                 report.extra.setdefault("stopped", "budget" if exit_code == 0 else str(e))
+                measured = None if meter is None or board is None else meter.count_so_far(board.tests)
+                if measured is not None:  # the suite is every test kept: no time to ask
+                    report.extra["coverage_testcov_style"] = measured
             finally:  # also after an internal error: the suite so far is worth its report
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):

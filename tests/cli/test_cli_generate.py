@@ -130,8 +130,10 @@ def test_referee_accepts_the_suite_of_an_interrupted_run(tmp_path: Path, triangl
     assert ref.returncode == 0, ref.stderr
     result = json.loads(ref.stdout.splitlines()[-1])
     assert result["result"] == "DONE"
-    assert result["tests_in_suite"] == check_report(out)["summary"]["tests"]
+    summary = check_report(out)["summary"]
+    assert result["tests_in_suite"] == summary["tests"]
     assert result["coverage"] > 50
+    assert summary["coverage_testcov_style"] == result["coverage"]  # counted as tests came
 
 
 @pytest.mark.slow

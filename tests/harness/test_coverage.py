@@ -95,5 +95,9 @@ def test_the_live_count_of_any_subset_of_the_kept_tests_is_the_joint_measurement
             for subset in combinations(board.tests, k):
                 expected = measure(data / "harness_labels.c", [t.inputs for t in subset], tmp_path)
                 assert meter.count(list(subset), Budget.seconds(30.0)) == round(expected.percent, 2)
+        # what a stopped run reports without asking: every test kept, counted already
+        everything = measure(data / "harness_labels.c", [t.inputs for t in board.tests], tmp_path)
+        assert meter.count_so_far(board.tests) == round(everything.percent, 2)
+        assert meter.count_so_far(board.tests[1:]) is None  # not the tests it counted
     finally:
         meter.close()

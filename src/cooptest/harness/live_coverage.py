@@ -15,6 +15,7 @@ neither a signal nor a kill leaves it behind or waits for it.
 """
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import queue
@@ -29,25 +30,33 @@ from cooptest.harness.coverage import CoverageMeter
 from cooptest.harness.testsuite import TestCase
 from cooptest.task import Task
 
+SO_FAR_BASE = 100_000  # tests * SO_FAR_BASE + hundredths of a percent: one word
+
 
 class LiveMeter:
     """The parent's side: hears of each kept test (a board listener) and asks for the
-    count of the final suite."""
+    count of the final suite. The child also posts, after each test, the count of every
+    test so far in shared memory (``_so_far``): what a run stopped before it could ask
+    (a signal, an analysis that overran the budget) reports, without waiting."""
 
     def __init__(self, task: Task, preprocessed: str, work_dir: str) -> None:
         ctx = multiprocessing.get_context("fork")
         inbox, self.requests = ctx.Pipe(duplex=False)
         self.replies, outbox = ctx.Pipe(duplex=False)
+        self._so_far = ctx.Value(ctypes.c_longlong, -1, lock=False)  # one word: read whole
         self.child = ctx.Process(target=_serve, daemon=True,
-                                 args=(inbox, outbox, task, preprocessed, work_dir, os.getpid()))
+                                 args=(inbox, outbox, task, preprocessed, work_dir, os.getpid(),
+                                       self._so_far))
         start_forked(self.child)
         inbox.close()
         outbox.close()
+        self.sent: list[str] = []  # the tests sent, in order
 
     def listen(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
         if event == "covered":
             test = board.records[-1].test
-            self._send(("test", test.name, test.inputs))
+            if self._send(("test", test.name, test.inputs)):
+                self.sent.append(test.name)
 
     def count(self, tests: list[TestCase], deadline: Budget) -> float | None:
         """The coverage of ``tests`` in percent, rounded as TestCov prints it; None when
@@ -61,6 +70,15 @@ class LiveMeter:
         except (EOFError, OSError):  # the child died
             pass
         return None
+
+    def count_so_far(self, tests: list[TestCase]) -> float | None:
+        """The count of ``tests`` if they are every test sent and the child has counted
+        them all already; else None."""
+        word = self._so_far.value
+        n, hundredths = divmod(word, SO_FAR_BASE)
+        if word < 0 or n != len(self.sent) or {t.name for t in tests} != set(self.sent):
+            return None
+        return hundredths / 100
 
     def _send(self, message: tuple[Any, ...]) -> bool:
         try:
@@ -81,7 +99,7 @@ class LiveMeter:
 
 
 def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str,
-           parent: int) -> None:
+           parent: int, so_far: Any) -> None:
     """The child's body: build, then answer requests in the order they were sent."""
     die_with_parent(signal.SIGKILL, parent)
     take_own_signals()
@@ -96,10 +114,14 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
     except Exception:  # noqa: BLE001 - no count is better than a failed run
         meter = None
     covered: dict[str, set[int]] = {}
+    hit: set[int] = set()  # by every test so far
     while (request := requests.get())[0] != "stop":
         if request[0] == "test" and meter is not None:
             try:
                 covered[request[1]] = meter.covered_by(request[2])
+                hit |= covered[request[1]]
+                percent = round(meter.result(goals, hit, len(covered)).percent, 2)
+                so_far.value = len(covered) * SO_FAR_BASE + round(percent * 100)
             except Exception:  # noqa: BLE001 - as above
                 meter = None
         elif request[0] == "count":
