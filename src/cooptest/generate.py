@@ -168,9 +168,10 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                         board.submit(inputs, "seed-suite")
                     outcome = analysis.run(board, Job(board.open(), budget))
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
+                answer_by = deadline.child(deadline.remaining() - page)
                 if opts.reduce:
-                    board.reduce()
-                measured = meter.count(board.tests, deadline.child(deadline.remaining() - page))
+                    board.reduce(also=meter.covers(board.tests, answer_by))
+                measured = meter.count(board.tests, answer_by)
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:

@@ -162,6 +162,28 @@ def test_reduction_keeps_a_smallest_covering_suite(program_of):
     assert {program.covered[g] for g in program.covered} <= {t.name for t in program.tests}
 
 
+SUBSUMED = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int r = 0;
+  if (x > 0) r = 1;
+  if (x > 5) { if (x > 8) r = 3; }
+  return r;
+}
+"""
+
+
+def test_reduction_keeps_a_test_for_the_further_goals_it_alone_covers(program_of):
+    """``1`` covers nothing ``0`` and ``9`` do not: dropped, unless it alone covers a
+    further goal (a TestCov goal of the labelled build, say)."""
+    for also, expected in ((None, [["0"], ["9"]]), ({"test1": frozenset({7})}, [["0"], ["1"], ["9"]])):
+        program = program_of(SUBSUMED)
+        for inputs in (["0"], ["1"], ["9"]):
+            program.submit(inputs, origin="test")
+        assert [t.name for t in program.tests] == ["test0", "test1", "test2"]
+        assert [r.test.inputs for r in program.reduce(also)] == expected
+
+
 def test_mgp_covers_proves_and_returns_a_reduced_suite(program_of):
     program = program_of(LOOP)
     result = MultiGoalAnalysis(partitions=3).run(program, Job(program.open(), Budget.seconds(90)))

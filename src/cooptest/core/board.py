@@ -18,7 +18,7 @@ suite with it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from cooptest.cfa.ir import Goal, Program
 from cooptest.harness.executor import Execution, Executor
@@ -144,18 +144,24 @@ class GoalBoard:
     def _tagged(self, origin: str) -> str:
         return f"{origin} ({self.context})" if self.context else origin
 
-    def reduce(self) -> list[TestRecord]:
+    def reduce(self, also: Mapping[str, frozenset[object]] | None = None) -> list[TestRecord]:
         """Keep a minimal set of tests covering every covered goal and rewrite the
-        suite with it; each goal is then credited to a kept test.
+        suite with it; each goal is then credited to a kept test. ``also``: further
+        goals each test covers, by test name, that the kept tests must cover too (the
+        TestCov-style count's, which a run on the labelled build may reach otherwise
+        than the native replay where the program reads indeterminate memory).
 
         Greedy set cover, largest coverage first; the generation order breaks ties, so
         the result is deterministic."""
+        extra = also or {}
+        covers = {id(r): {("goal", g) for g in r.covers} | {("also", g) for g in extra.get(r.test.name, ())}
+                  for r in self.records}
         kept: list[TestRecord] = []
-        left = set(self.covered)
-        for r in sorted(self.records, key=lambda r: -len(r.covers)):
-            if r.covers & left:
+        left = set().union(*covers.values())
+        for r in sorted(self.records, key=lambda r: -len(covers[id(r)])):
+            if covers[id(r)] & left:
                 kept.append(r)
-                left -= r.covers
+                left -= covers[id(r)]
         kept.sort(key=self.records.index)
         if len(kept) < len(self.records):
             if self.suite is not None:

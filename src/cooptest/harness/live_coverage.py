@@ -61,12 +61,25 @@ class LiveMeter:
     def count(self, tests: list[TestCase], deadline: Budget) -> float | None:
         """The coverage of ``tests`` in percent, rounded as TestCov prints it; None when
         the child has not caught up by ``deadline``, or could not build the program."""
-        if not self._send(("count", [t.name for t in tests])):
+        result: float | None = self._ask(("count", [t.name for t in tests]), deadline)
+        return result
+
+    def covers(self, tests: list[TestCase], deadline: Budget) -> dict[str, frozenset[int]] | None:
+        """The TestCov goals each of ``tests`` covers, by name (what the suite's
+        reduction must keep); None as for ``count``."""
+        result: dict[str, frozenset[int]] | None = self._ask(("covers", [t.name for t in tests]), deadline)
+        return result
+
+    def _ask(self, request: tuple[str, list[str]], deadline: Budget) -> Any:
+        """The child's answer to ``request`` (answers come in the order asked; one to an
+        earlier question that timed out is skipped), None if none came by ``deadline``."""
+        if not self._send(request):
             return None
         try:
-            if self.replies.poll(max(0.0, deadline.remaining())):
-                result: float | None = self.replies.recv()
-                return result
+            while self.replies.poll(max(0.0, deadline.remaining())):
+                kind, answer = self.replies.recv()
+                if kind == request[0]:
+                    return answer
         except (EOFError, OSError):  # the child died
             pass
         return None
@@ -126,8 +139,11 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
                 meter = None
         elif request[0] == "count":
             names: list[str] = request[1]
-            outbox.send(None if meter is None else round(meter.result(
-                goals, set().union(*(covered[n] for n in names)), len(names)).percent, 2))
+            outbox.send(("count", None if meter is None else round(meter.result(
+                goals, set().union(*(covered[n] for n in names)), len(names)).percent, 2)))
+        elif request[0] == "covers":
+            outbox.send(("covers", None if meter is None else
+                         {n: frozenset(covered.get(n, ())) for n in request[1]}))
 
 
 def _receive(inbox: Any, requests: queue.SimpleQueue[tuple[Any, ...]]) -> None:
