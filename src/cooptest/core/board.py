@@ -12,8 +12,8 @@ named proof). There are exactly two ways to change that, and both are here:
 Analyses return only their state and why they stopped (``core.analysis``); whatever
 they found is already on the board. Listeners (report, progress display) hear of every
 change. At the end of a run :meth:`reduce` keeps a minimal set of tests that covers
-every covered goal (greedy set cover, as Tiger-MGP reduces its suite) and rewrites the
-suite with it.
+every covered goal, and any further goals it is given (the TestCov-style count's), by
+greedy set cover, as Tiger-MGP reduces its suite, and rewrites the suite with it.
 """
 from __future__ import annotations
 
