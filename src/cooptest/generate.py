@@ -170,7 +170,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 answer_by = deadline.child(deadline.remaining() - page)
                 if opts.reduce:
-                    board.reduce(also=meter.covers(board.tests, answer_by))
+                    board.reduce(lambda kept, dropped: meter.rescue(kept, dropped, answer_by))
                 measured = meter.count(board.tests, answer_by)
                 if measured is not None:
                     report.extra["coverage_testcov_style"] = measured

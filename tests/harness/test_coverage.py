@@ -99,5 +99,13 @@ def test_the_live_count_of_any_subset_of_the_kept_tests_is_the_joint_measurement
         everything = measure(data / "harness_labels.c", [t.inputs for t in board.tests], tmp_path)
         assert meter.count_so_far(board.tests) == round(everything.percent, 2)
         assert meter.count_so_far(board.tests[1:]) is None  # not the tests it counted
+        # the reduction's rescue: dropped tests that add TestCov goals, in order
+        names = [t.name for t in board.tests]
+        assert meter.rescue(names, [], Budget.seconds(30.0)) == []
+        saved = meter.rescue([], names, Budget.seconds(30.0))
+        assert saved and saved[0] == names[0]
+        by_name = {t.name: t for t in board.tests}
+        assert meter.count([by_name[n] for n in saved], Budget.seconds(30.0)) == \
+            meter.count(board.tests, Budget.seconds(30.0))
     finally:
         meter.close()

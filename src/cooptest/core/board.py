@@ -12,13 +12,13 @@ named proof). There are exactly two ways to change that, and both are here:
 Analyses return only their state and why they stopped (``core.analysis``); whatever
 they found is already on the board. Listeners (report, progress display) hear of every
 change. At the end of a run :meth:`reduce` keeps a minimal set of tests that covers
-every covered goal, and any further goals it is given (the TestCov-style count's), by
-greedy set cover, as Tiger-MGP reduces its suite, and rewrites the suite with it.
+every covered goal (greedy set cover, as Tiger-MGP reduces its suite), and the tests
+it would drop that the TestCov-style count needs, and rewrites the suite with it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator
 
 from cooptest.cfa.ir import Goal, Program
 from cooptest.harness.executor import Execution, Executor
@@ -144,24 +144,28 @@ class GoalBoard:
     def _tagged(self, origin: str) -> str:
         return f"{origin} ({self.context})" if self.context else origin
 
-    def reduce(self, also: Mapping[str, frozenset[object]] | None = None) -> list[TestRecord]:
+    def reduce(self, rescue: Callable[[list[str], list[str]], list[str]] | None = None
+               ) -> list[TestRecord]:
         """Keep a minimal set of tests covering every covered goal and rewrite the
-        suite with it; each goal is then credited to a kept test. ``also``: further
-        goals each test covers, by test name, that the kept tests must cover too (the
-        TestCov-style count's, which a run on the labelled build may reach otherwise
-        than the native replay where the program reads indeterminate memory).
+        suite with it; each goal is then credited to a kept test. ``rescue`` is given
+        the names of the tests kept and of those the cover drops, and names the dropped
+        ones to keep all the same (the live meter's: those that add goals of TestCov's
+        labelled build, which can take other paths than the native replay where a
+        program reads indeterminate memory).
 
         Greedy set cover, largest coverage first; the generation order breaks ties, so
         the result is deterministic."""
-        extra = also or {}
-        covers = {id(r): {("goal", g) for g in r.covers} | {("also", g) for g in extra.get(r.test.name, ())}
-                  for r in self.records}
         kept: list[TestRecord] = []
-        left = set().union(*covers.values())
-        for r in sorted(self.records, key=lambda r: -len(covers[id(r)])):
-            if covers[id(r)] & left:
+        left = set(self.covered)
+        for r in sorted(self.records, key=lambda r: -len(r.covers)):
+            if r.covers & left:
                 kept.append(r)
-                left -= covers[id(r)]
+                left -= r.covers
+        chosen = {id(r) for r in kept}
+        dropped = [r for r in self.records if id(r) not in chosen]
+        if dropped and rescue is not None:
+            saved = set(rescue([r.test.name for r in kept], [r.test.name for r in dropped]))
+            kept += [r for r in dropped if r.test.name in saved]
         kept.sort(key=self.records.index)
         if len(kept) < len(self.records):
             if self.suite is not None:

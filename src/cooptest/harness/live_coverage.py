@@ -64,13 +64,14 @@ class LiveMeter:
         result: float | None = self._ask(("count", [t.name for t in tests]), deadline)
         return result
 
-    def covers(self, tests: list[TestCase], deadline: Budget) -> dict[str, frozenset[int]] | None:
-        """The TestCov goals each of ``tests`` covers, by name (what the suite's
-        reduction must keep); None as for ``count``."""
-        result: dict[str, frozenset[int]] | None = self._ask(("covers", [t.name for t in tests]), deadline)
-        return result
+    def rescue(self, kept: list[str], dropped: list[str], deadline: Budget) -> list[str]:
+        """Of the tests ``dropped`` from the suite, those that cover TestCov goals the
+        tests ``kept`` and the ones rescued before them do not; none if the child has
+        not answered by ``deadline``. The child computes it: only names cross the pipe."""
+        saved: list[str] | None = self._ask(("rescue", kept, dropped), deadline)
+        return saved or []
 
-    def _ask(self, request: tuple[str, list[str]], deadline: Budget) -> Any:
+    def _ask(self, request: tuple[Any, ...], deadline: Budget) -> Any:
         """The child's answer to ``request`` (answers come in the order asked; one to an
         earlier question that timed out is skipped), None if none came by ``deadline``."""
         if not self._send(request):
@@ -141,9 +142,20 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
             names: list[str] = request[1]
             outbox.send(("count", None if meter is None else round(meter.result(
                 goals, set().union(*(covered[n] for n in names)), len(names)).percent, 2)))
-        elif request[0] == "covers":
-            outbox.send(("covers", None if meter is None else
-                         {n: frozenset(covered.get(n, ())) for n in request[1]}))
+        elif request[0] == "rescue":
+            outbox.send(("rescue", None if meter is None else _rescue(covered, request[1], request[2])))
+
+
+def _rescue(covered: dict[str, set[int]], kept: list[str], dropped: list[str]) -> list[str]:
+    """The dropped tests, in order, that add goals to what the kept ones (and those
+    rescued before) cover."""
+    hit = set().union(*(covered.get(n, set()) for n in kept))
+    saved = []
+    for name in dropped:
+        if covered.get(name, set()) - hit:
+            saved.append(name)
+            hit |= covered[name]
+    return saved
 
 
 def _receive(inbox: Any, requests: queue.SimpleQueue[tuple[Any, ...]]) -> None:
