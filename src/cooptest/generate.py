@@ -148,6 +148,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     opts.settings.search if STRATEGIES[opts.strategy].uses_search else None,
                     configuration=getattr(analysis, "configuration", None))
     exit_code, doc, tests = 0, None, None
+    measured: float | None = None  # the TestCov-style count of the suite
     try:
         with _tmpdir(work), safe.installed():  # tests' folders, gcc's files: all in work
             try:
@@ -172,14 +173,11 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 if opts.reduce:
                     board.reduce(lambda kept, dropped: meter.rescue(kept, dropped, answer_by))
                 measured = meter.count(board.tests, answer_by)
-                if measured is not None:
-                    report.extra["coverage_testcov_style"] = measured
             except Interrupted as e:
                 exit_code = e.exit_code
                 report.extra.setdefault("stopped", "budget" if exit_code == 0 else str(e))
-                measured = None if meter is None or board is None else meter.count_so_far(board.tests)
-                if measured is not None:  # the suite is every test kept: no time to ask
-                    report.extra["coverage_testcov_style"] = measured
+                if measured is None and meter is not None and board is not None:
+                    measured = meter.count_so_far(board.tests)  # every test kept: no time to ask
             finally:  # also after an internal error: the suite so far is worth its report
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
@@ -188,6 +186,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     meter.close()
                 if memory is not None:
                     report.extra["memory_peak_mb"] = memory.peak_mb
+                if measured is not None:
+                    report.extra["coverage_testcov_style"] = measured
                 if board is not None:
                     doc, tests = report.write(board), board.tests
                 elif safe.stopped is not None:

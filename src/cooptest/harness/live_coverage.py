@@ -129,19 +129,23 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
         meter = None
     covered: dict[str, set[int]] = {}
     hit: set[int] = set()  # by every test so far
+
+    def percent(m: CoverageMeter, goals_hit: set[int], tests: int) -> float:
+        """The count, rounded as TestCov prints it."""
+        return round(m.result(goals, goals_hit, tests).percent, 2)
+
     while (request := requests.get())[0] != "stop":
         if request[0] == "test" and meter is not None:
             try:
                 covered[request[1]] = meter.covered_by(request[2])
                 hit |= covered[request[1]]
-                percent = round(meter.result(goals, hit, len(covered)).percent, 2)
-                so_far.value = len(covered) * SO_FAR_BASE + round(percent * 100)
+                so_far.value = len(covered) * SO_FAR_BASE + round(percent(meter, hit, len(covered)) * 100)
             except Exception:  # noqa: BLE001 - as above
                 meter = None
         elif request[0] == "count":
             names: list[str] = request[1]
-            outbox.send(("count", None if meter is None else round(meter.result(
-                goals, set().union(*(covered[n] for n in names)), len(names)).percent, 2)))
+            outbox.send(("count", None if meter is None else
+                         percent(meter, set().union(*(covered[n] for n in names)), len(names))))
         elif request[0] == "rescue":
             outbox.send(("rescue", None if meter is None else _rescue(covered, request[1], request[2])))
 
