@@ -83,6 +83,25 @@ int main(void) {
 }
 """
 
+# each pair read must satisfy an assumption, zeros abort: the code after the loop needs
+# 2,000 inputs that all pass it (array-cav19's array_init_pair_symmetr2, smaller)
+ASSUMED_PAIRS = r"""
+extern int __VERIFIER_nondet_int(void);
+extern void abort(void);
+void assume_abort_if_not(int cond) { if (!cond) abort(); }
+int main(void) {
+  int i, sum = 0;
+  for (i = 0; i < 1000; i++) {
+    int x = __VERIFIER_nondet_int();
+    int y = __VERIFIER_nondet_int();
+    assume_abort_if_not(x > y);
+    sum += x - y;
+  }
+  if (sum > 0) return 1;
+  return 0;
+}
+"""
+
 # a protocol's event loop: it reads inputs for ever, every run starves however long
 ENDLESS = r"""
 extern int __VERIFIER_nondet_int(void);

@@ -7,7 +7,7 @@ from cooptest.analyses.concolic import SEARCHERS, ConcolicAnalysis
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 
-from concolic_programs import (DIVERGING, ENDLESS, EXACT, FACTORS, FLOATS, MANY_INPUTS, MEMORY, NESTED,
+from concolic_programs import (ASSUMED_PAIRS, DIVERGING, ENDLESS, EXACT, FACTORS, FLOATS, MANY_INPUTS, MEMORY, NESTED,
                                UNSAT_CLAUSES)
 
 
@@ -87,6 +87,16 @@ def test_runs_lacking_inputs_are_padded(make_program) -> None:
     result = run(put, budget=10.0)
     assert set(put.covered) == set(put.goals)
     assert max(len(t.inputs) for t in put.tests) >= 40
+
+
+def test_where_zeros_abort_the_padding_repeats_the_inputs(make_program) -> None:
+    """Padded with zeros, every run aborts in the loop's second iteration; the inputs
+    repeated pass the assumption 1,000 times, and the goal after the loop is covered."""
+    put = make_program(ASSUMED_PAIRS)
+    run(put, budget=20.0)
+    line = next(i for i, t in enumerate(ASSUMED_PAIRS.splitlines(), 1) if "sum > 0" in t)
+    assert any(put.goals[g].line == line for g in put.covered)
+    assert put.stats["repeated_paddings"] >= 1
 
 
 def test_a_program_reading_endlessly_is_padded_once_and_its_tests_stay_short(make_program) -> None:

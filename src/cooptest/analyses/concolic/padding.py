@@ -1,8 +1,13 @@
 """Runs that ask for more inputs than they got: the one place concolic testing pads.
 
 A run that reads past its inputs exits natively at that read (``executor.starved``).
-Its inputs are then padded with zeros, doubling, until the run no longer starves, or
-reads ``MAX_INPUTS``. The padding is found by native runs alone: the native run covers
+Its inputs are then padded, doubling, until the run no longer starves, or reads
+``MAX_INPUTS``. The padding is zeros, unless zeros make the run abort: a loop that
+assumes something of each element it reads (``assume(x > y)`` on pairs of inputs, as
+the array benchmarks fill their arrays) aborts on the first zeros, and its code after
+the loop is never reached. The inputs repeated are then tried (the path's first
+iteration again and again), and the value read last repeated, and the first of them
+whose run does not abort (it starves again, or ends otherwise) is taken. The padding is found by native runs alone: the native run covers
 goals however long the path, while the replay of a path through a loop reading 10^5
 inputs would be cut.
 
@@ -18,6 +23,7 @@ as much as the longest: a suffix of zeros that adds nothing is not worth its rep
 """
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 
 from cooptest.core.board import GoalBoard
@@ -40,6 +46,16 @@ def padded(inputs: list[str]) -> list[str]:
     return inputs + [PADDING] * (len(inputs) or FIRST)
 
 
+def repeated(inputs: list[str]) -> list[list[str]]:
+    """The paddings tried when zeros end the run: ``inputs`` twice, and ``inputs``
+    followed by as many copies of its last value (the two are one for a single input)."""
+    if not inputs:
+        return []
+    twice = inputs + inputs
+    last = inputs + [inputs[-1]] * len(inputs)
+    return [twice] if last == twice else [twice, last]
+
+
 def may_pad(inputs: list[str]) -> bool:
     return len(inputs) < MAX_INPUTS
 
@@ -56,6 +72,15 @@ def run_fed(board: GoalBoard, inputs: list[str], origin: str, budget: Budget,
     while starved(execution) and may_pad(inputs) and not budget.expired():
         longer = board.submit(padded(inputs), origin)
         board.count("iterations")
+        for other in repeated(inputs) if _aborted(longer) else ():
+            if budget.expired():
+                break
+            candidate = board.submit(other, origin)
+            board.count("iterations")
+            if not _aborted(candidate):
+                board.count("repeated_paddings")
+                longer = candidate
+                break
         if longer.events == execution.events:  # the replay tells whether it starved
             return execution
         inputs, execution = longer.inputs, longer
@@ -67,3 +92,8 @@ def run_fed(board: GoalBoard, inputs: list[str], origin: str, budget: Budget,
         padding.endless = True
         return kept
     return execution
+
+
+def _aborted(execution: Execution) -> bool:
+    """Whether the run ended in ``abort()`` (a failed ``assume`` too), not in an error."""
+    return execution.signal == signal.SIGABRT and not execution.error_reached
