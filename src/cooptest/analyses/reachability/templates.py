@@ -289,10 +289,11 @@ def _literal(e: Expr) -> Predicate:
     return ((e, True),)
 
 
-def loop_templates(program: Program, loop: Loop) -> dict[str, Predicate]:
-    """The template predicates of one loop, the most specific shapes first."""
+def loop_templates(program: Program, loop: Loop, scope: list[Variable]) -> dict[str, Predicate]:
+    """The template predicates of one loop over the variables of ``scope`` (its
+    function's registers), the most specific shapes first."""
     out: dict[str, Predicate] = {}
-    var = {v: Var(v.type, v) for v in _scope(program, loop.head.function)}
+    var = {v: Var(v.type, v) for v in scope}
 
     def add(e: Expr) -> None:
         out.setdefault(repr(e), _literal(e))
@@ -333,6 +334,8 @@ def templates(program: Program) -> list[tuple[Loop, dict[str, Predicate]]]:
     """Every loop of ``program`` with its template predicates (none in a function over
     ``MAX_SCOPE``, whose loops are not even looked at)."""
     addressed = address_taken(program)
+    scopes = {name: _scope(program, name) for name in program.functions}
     loops = (loop_of(program, loc, addressed) for loc in program.locations()
-             if loc.is_loop_head and len(_scope(program, loc.function)) <= MAX_SCOPE)
-    return [(loop, preds) for loop in loops if (preds := loop_templates(program, loop))]
+             if loc.is_loop_head and len(scopes[loc.function]) <= MAX_SCOPE)
+    return [(loop, preds) for loop in loops
+            if (preds := loop_templates(program, loop, scopes[loop.head.function]))]
