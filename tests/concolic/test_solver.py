@@ -63,3 +63,23 @@ def test_slice_keeps_constraints_sharing_symbols_transitively() -> None:
     assert solver.slice(prefix, b < 9) == [prefix[0], prefix[1]]
     assert solver.slice(prefix, c == d) == [prefix[2], prefix[3]]
     assert solver.slice(prefix, z3.BoolVal(True)) == []
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_small_values_come_first_and_the_bounds_go_where_they_exclude_every_model(
+        incremental: bool) -> None:
+    x, y = z3.BitVecs("x y", 32)
+    preferred = {s.get_id(): z3.And(s >= -100, s <= 100) for s in (x, y)}
+    solver = PathSolver(cache=False, incremental=incremental)
+
+    def values(result) -> dict[str, int]:
+        return {n: result.model[s.get_id()].as_signed_long() for n, s in (("x", x), ("y", y))
+                if s.get_id() in result.model}
+
+    small = solver.solve([x != 0], y > x + 7, preferred)
+    assert small.status == SAT and all(-100 <= v <= 100 for v in values(small).values())
+    large = solver.solve([x != 0], x > 5000, preferred)  # no small model: the bounds go
+    assert large.status == SAT and values(large)["x"] > 5000
+    assert solver.solve([x > 3], x < 2, preferred).status == "unsat"
+    again = solver.solve([x != 0], y > x + 7, preferred)  # nothing of the last queries stays
+    assert again.status == SAT and all(-100 <= v <= 100 for v in values(again).values())
