@@ -14,6 +14,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -29,7 +30,7 @@ from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.live_coverage import LiveMeter
-from cooptest.harness.testsuite import SuiteWriter, read_suite
+from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import page_seconds, write_html_report
 from cooptest.report.progress import Progress, summary_line
 from cooptest.report.report import Report
@@ -149,8 +150,40 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     configuration=getattr(analysis, "configuration", None))
     exit_code, doc, tests = 0, None, None
     measured: float | None = None  # the TestCov-style count of the suite
+    ending = threading.Lock()  # the end of the run is written once, by one thread
+
+    def conclude() -> None:
+        """Stop the meter and write the final report (after an internal error too: the
+        suite so far is worth its report)."""
+        nonlocal doc, tests
+        if meter is not None:
+            meter.close()
+        if memory is not None:
+            report.extra["memory_peak_mb"] = memory.peak_mb
+        if measured is not None:
+            report.extra["coverage_testcov_style"] = measured
+        if board is not None:
+            doc, tests = report.write(board), board.tests
+        elif safe.stopped is not None:
+            doc = report.write_unparsed(f"stopped by {safe.stopped} before the "
+                                        "program was analysed")
+
+    def held() -> None:
+        """The watchdog's end of a run whose main thread native code holds past the
+        alarm (see ``Watchdog``): the suite as it is, the report, and exit."""
+        nonlocal measured
+        report.extra.setdefault("stopped", "budget")
+        report.extra["held_past_deadline"] = True
+        if board is not None and meter is not None:
+            measured = meter.count_so_far(board.tests)
+        conclude()
+        shutil.rmtree(work, ignore_errors=True)
+        finish(task, opts, deadline, doc, tests)
+        sys.stderr.flush()
+        os._exit(0)
+
     try:
-        with _tmpdir(work), safe.installed():  # tests' folders, gcc's files: all in work
+        with _tmpdir(work), safe.installed(), Watchdog(deadline, ending, held):
             try:
                 suite = SuiteWriter(os.path.join(opts.out, SUITE), task)  # valid from the start
                 if os.path.exists(report.path):
@@ -178,27 +211,56 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra.setdefault("stopped", "budget" if exit_code == 0 else str(e))
                 if measured is None and meter is not None and board is not None:
                     measured = meter.count_so_far(board.tests)  # every test kept: no time to ask
-            finally:  # also after an internal error: the suite so far is worth its report
+            finally:
+                ending.acquire()  # after the watchdog's, if it began: it exits the process
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
                     signal.signal(s, signal.SIG_IGN)  # let the last report land
-                if meter is not None:
-                    meter.close()
-                if memory is not None:
-                    report.extra["memory_peak_mb"] = memory.peak_mb
-                if measured is not None:
-                    report.extra["coverage_testcov_style"] = measured
-                if board is not None:
-                    doc, tests = report.write(board), board.tests
-                elif safe.stopped is not None:
-                    doc = report.write_unparsed(f"stopped by {safe.stopped} before the "
-                                                "program was analysed")
+                conclude()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    finish(task, opts, deadline, doc, tests)
+    return doc, exit_code
+
+
+def finish(task: Task, opts: Options, deadline: Budget, doc: dict[str, Any] | None,
+           tests: list[TestCase] | None) -> None:
+    """The summary line and report.html, from the final report."""
     if doc is not None:
         print(summary_line(task.name, doc["summary"]), file=sys.stderr)
         write_html_report(opts.out, deadline.remaining(), tests)
-    return doc, exit_code
+
+
+class Watchdog:
+    """Ends a run whose main thread is held in native code past the hard deadline.
+
+    The alarm of ``SafePoints`` unwinds the analysis, but Python runs a signal handler
+    only between bytecodes: a call into z3 that ignores its own time limit (the SMT
+    core's propagation of assumptions: 20 s on a query with a 1-s limit) holds the
+    handler back. z3 and the native runs release the GIL, so a thread can still act:
+    ``GRACE`` after the alarm, if the main thread has not begun the end of the run
+    (``ending``, a lock it takes first), the thread takes it and calls ``held``, which
+    writes the suite's report and exits the process."""
+
+    GRACE = 0.4  # seconds after the alarm
+
+    def __init__(self, deadline: Budget, ending: threading.Lock, held: Callable[[], None]) -> None:
+        self.deadline, self.ending, self.held = deadline, ending, held
+        self.over = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="deadline-watchdog", daemon=True)
+
+    def __enter__(self) -> Watchdog:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.over.set()
+
+    def _watch(self) -> None:
+        if self.over.wait(max(0.0, self.deadline.remaining()) + OVERTIME + self.GRACE):
+            return
+        if self.ending.acquire(blocking=False):
+            self.held()
 
 
 @contextmanager

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from clitools import EXAMPLES, cooptest
+from cooptest.harness.testsuite import read_suite
 
 GUARDED = EXAMPLES / "guarded.c"
 TASKS = {
@@ -131,4 +132,59 @@ def test_a_run_leaves_no_temporary_files(tmp_path, budget):
                         budget, "--out", tmp_path / "o", "--quiet", "--strategy", "auto"],
                        capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)})
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert list(tmp.iterdir()) == []
+
+
+# An analysis that ends its budget inside native code that ignores signals, as z3 can
+# (the SMT core's propagation of assumptions ignored a 1-s limit for 20 s): PBKDF2 holds
+# the main thread in OpenSSL, without the GIL, for seconds past the deadline.
+HELD = r"""
+import hashlib, sys, time
+from cooptest.core import registry
+from cooptest.core.analysis import AnalysisState, finish
+ROUNDS = int(sys.argv[1])
+
+class Held:
+    name = "held"
+    def run(self, board, job):
+        board.submit(["7"], self.name)
+        while job.budget.remaining() > 0.05:
+            time.sleep(0.01)
+        hashlib.pbkdf2_hmac("sha256", b"k", b"s", ROUNDS)
+        return finish(board, job, AnalysisState(self.name))
+
+registry.STRATEGIES["held"] = registry.StrategySpec("held", "test", lambda s: Held(), proves=False)
+from cooptest import cli
+sys.argv = ["cooptest", *sys.argv[2:]]
+cli.run()
+"""
+
+
+def pbkdf2_rounds(seconds: float) -> int:
+    """Rounds of PBKDF2-SHA256 that take about ``seconds`` here."""
+    import hashlib
+    started = time.monotonic()
+    hashlib.pbkdf2_hmac("sha256", b"k", b"s", 20_000)
+    return int(20_000 * seconds / max(time.monotonic() - started, 1e-4))
+
+
+def test_native_code_holding_the_main_thread_past_the_deadline_does_not_stretch_the_budget(tmp_path):
+    """The alarm cannot unwind a thread inside native code; the watchdog ends the run
+    with its suite and report all the same, within the budget's second."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    out = tmp_path / "o"
+    started = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", HELD, str(pbkdf2_rounds(8.0)), "generate", GUARDED,
+                        "--strategy", "held", "--budget", "3", "--out", out, "--quiet"],
+                       capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)},
+                       timeout=60)
+    wall = time.monotonic() - started
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert wall <= 3 + 1.0 + 1.5, "budget + 1 s (and the start-up of Python and z3)"
+    summary = json.loads((out / "report.json").read_text())["summary"]
+    assert summary["held_past_deadline"] and summary["stopped"] == "budget"
+    assert summary["tests"] == 1 and summary["covered"] >= 1
+    assert len(read_suite(str(out / "test-suite.zip"))) == 1
+    assert (out / "report.html").exists()
     assert list(tmp.iterdir()) == []
