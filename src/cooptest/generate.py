@@ -144,6 +144,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     board: GoalBoard | None = None
     meter: LiveMeter | None = None
     memory: MemoryWatch | None = None
+    progress: Progress | None = None
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
                     opts.strategy,
                     opts.settings.search if STRATEGIES[opts.strategy].uses_search else None,
@@ -172,6 +173,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
         """The watchdog's end of a run whose main thread native code holds past the
         alarm (see ``Watchdog``): the suite as it is, the report, and exit."""
         nonlocal measured
+        if progress is not None:
+            progress.stop()
         report.extra.setdefault("stopped", "budget")
         report.extra["held_past_deadline"] = True
         if board is not None and meter is not None:
@@ -197,7 +200,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.write(board)
                 memory = MemoryWatch(opts.memory_mb, budget,
                                      lambda pid: board.count("workers_killed_for_memory"))
-                with Progress(board, task.name, report.strategy, opts.budget, opts.quiet), memory:
+                progress = Progress(board, task.name, report.strategy, opts.budget, opts.quiet)
+                with progress, memory:
                     for inputs in seed_tests:
                         board.submit(inputs, "seed-suite")
                     outcome = analysis.run(board, Job(board.open(), budget))

@@ -119,5 +119,9 @@ class Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Take the panel off the terminal (and show the cursor again); idempotent."""
         if self.live is not None:
             self.live.stop()
