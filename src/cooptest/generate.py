@@ -244,7 +244,8 @@ class Watchdog:
     handler back. z3 and the native runs release the GIL, so a thread can still act:
     ``GRACE`` after the alarm, if the main thread has not begun the end of the run
     (``ending``, a lock it takes first), the thread takes it and calls ``held``, which
-    writes the suite's report and exits the process."""
+    writes the suite's report and exits the process (``generate`` is the one run of the
+    CLI's process; ``bench`` starts a process per run)."""
 
     GRACE = 0.4  # seconds after the alarm
 
