@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+import signal
 from array import array
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -50,6 +51,11 @@ def starved(ex: Execution) -> bool:
     reached first. (A program may also exit with 1 by itself: a caller that pads the
     inputs sees that the longer run does the same.)"""
     return ex.exit_code == STARVED_EXIT and not ex.error_reached
+
+
+def aborted(ex: Execution) -> bool:
+    """The run ended in ``abort()`` (a failed ``assume`` too), not in an error."""
+    return ex.signal == signal.SIGABRT and not ex.error_reached
 
 
 def goals_of(events: Iterable[int]) -> tuple[set[str], bool, bool]:

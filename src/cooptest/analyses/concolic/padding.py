@@ -7,9 +7,9 @@ assumes something of each element it reads (``assume(x > y)`` on pairs of inputs
 the array benchmarks fill their arrays) aborts on the first zeros, and its code after
 the loop is never reached. The inputs repeated are then tried (the path's first
 iteration again and again), and the value read last repeated, and the first of them
-whose run does not abort (it starves again, or ends otherwise) is taken. The padding is found by native runs alone: the native run covers
-goals however long the path, while the replay of a path through a loop reading 10^5
-inputs would be cut.
+whose run does not abort (it starves again, or ends otherwise) is taken. The padding is
+found by native runs alone: the native run covers goals however long the path, while
+the replay of a path through a loop reading 10^5 inputs would be cut.
 
 Doubling is what a loop filling a 10^5-element array needs before the code after it
 runs, but a program that reads inputs in an endless loop (a protocol's event loop)
@@ -23,12 +23,11 @@ as much as the longest: a suffix of zeros that adds nothing is not worth its rep
 """
 from __future__ import annotations
 
-import signal
 from dataclasses import dataclass
 
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.harness.executor import MAX_INPUTS, Execution, starved
+from cooptest.harness.executor import MAX_INPUTS, Execution, aborted, starved
 
 PADDING = "0"  # the value of an input the search has not chosen yet
 FIRST = 8  # inputs given to a run that starved on no inputs at all
@@ -72,12 +71,12 @@ def run_fed(board: GoalBoard, inputs: list[str], origin: str, budget: Budget,
     while starved(execution) and may_pad(inputs) and not budget.expired():
         longer = board.submit(padded(inputs), origin)
         board.count("iterations")
-        for other in repeated(inputs) if _aborted(longer) else ():
+        for other in repeated(inputs) if aborted(longer) else ():
             if budget.expired():
                 break
             candidate = board.submit(other, origin)
             board.count("iterations")
-            if not _aborted(candidate):
+            if not aborted(candidate):
                 board.count("repeated_paddings")
                 longer = candidate
                 break
@@ -92,8 +91,3 @@ def run_fed(board: GoalBoard, inputs: list[str], origin: str, budget: Budget,
         padding.endless = True
         return kept
     return execution
-
-
-def _aborted(execution: Execution) -> bool:
-    """Whether the run ended in ``abort()`` (a failed ``assume`` too), not in an error."""
-    return execution.signal == signal.SIGABRT and not execution.error_reached

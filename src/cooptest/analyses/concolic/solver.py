@@ -222,7 +222,7 @@ class PathSolver:
             s.set("timeout", limit_ms)
             s.add(negated, *extra)
             try:
-                return _outcome(s, limit_ms)
+                return _outcome(s, timeout_ms)
             finally:
                 if self.incremental:
                     s.pop()
@@ -233,12 +233,12 @@ class PathSolver:
             left = timeout_ms - int(1000 * (time.perf_counter() - started))
             if first.status == SAT or (first.status == UNKNOWN and left <= 0):
                 return first
-        result = attempt([], max(1, left))
-        return Result(UNKNOWN, limit_ms=timeout_ms) if result.status == UNKNOWN else result
+        return attempt([], max(1, left))
 
 
 def _outcome(s: z3.Solver, timeout_ms: int) -> Result:
-    """Check ``s``, whose time limit is ``timeout_ms``."""
+    """Check ``s``; an "unknown" is recorded with ``timeout_ms``, the whole query's
+    limit (of which the check may have had only what the first one left)."""
     r = s.check()
     if r == z3.sat:
         m = s.model()
