@@ -70,7 +70,7 @@ def test_an_order_between_counters_proves_a_bound(program_of):
     result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
     trial = next(c for loc, c in result.state.precision.candidates.items() if loc.line == head)
-    assert trial == {"(main::k <= main::i)": True}, "Houdini keeps only the invariant"
+    assert trial == {"(main::k <= main::i)": True, "(0 <= main::k)": True}, "Houdini keeps only invariants"
 
 
 BALANCE = """extern unsigned int __VERIFIER_nondet_uint(void);
@@ -151,3 +151,88 @@ def test_an_affine_relation_starts_from_a_variable_the_loop_leaves_alone(program
         program.submit(inputs, "seed")
     PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
+
+
+BOUNDED = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int max = __VERIFIER_nondet_int();
+  if (!(max > 0 && max < 2147483647)) return 0;
+  int start = 0;
+  int bound = start + (max + 1) - 1;
+  int lim = bound;
+  int p;
+  for (p = start; p <= lim; p++) {
+    if (p < 0) { return 1; }  /* infeasible: p >= start == 0, and p <= lim < INT_MAX */
+    if (p >= max + 1) { return 2; }  /* infeasible: p <= lim == max */
+  }
+  return 0;
+}
+"""
+
+
+def test_what_the_code_before_a_loop_establishes_proves_its_bounds(program_of):
+    """NetBSD_loop's shape: the loop never writes ``lim``, ``bound``, ``start`` or
+    ``max``, so what the code before it assumes and assigns of them holds at every
+    iteration, and ``start <= p`` holds as ``p`` only steps up from ``start``. The
+    chain of definitions ``lim == bound``, ``bound == start + ...``, ``start == 0`` must
+    be carried into the next block in that order, or ``lim`` keeps ``bound``'s old value."""
+    program = program_of(BOUNDED)
+    texts = _texts(program, line_of(BOUNDED, "for"))
+    assert {"(main::lim == main::bound)", "(main::start == 0)", "(main::max < 2147483647)",
+            "(main::start <= main::p)"} <= texts
+    dead = {goal_at(program, line_of(BOUNDED, "p < 0"), True),
+            goal_at(program, line_of(BOUNDED, "p >= max + 1"), True)}
+    for inputs in (["0"], ["5"]):
+        program.submit(inputs, "seed")
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    assert {g: program.infeasible.get(g) for g in dead} == dict.fromkeys(dead, "predicate: complete ARG")
+
+
+WRAPS = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int max = __VERIFIER_nondet_int();
+  if (!(max > 0)) return 0;
+  int start = 0;
+  int lim = max;
+  int p;
+  for (p = start; p <= lim; p++) {
+    if (p < 0) { return 1; }  /* reached for max == INT_MAX: p wraps after 2^31 iterations */
+  }
+  return 0;
+}
+"""
+BUMPED = """extern int __VERIFIER_nondet_int(void);
+int g;
+void bump(void) { g = g + 1; }
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  int i = 0;
+  g = 0;
+  while (i < n) {
+    bump();
+    i++;
+    if (g > 1) { return 1; }  /* reached for n >= 2: g == 0 holds only at entry */
+  }
+  return 0;
+}
+"""
+
+
+def test_an_entry_fact_the_loop_breaks_proves_nothing(program_of):
+    """Adversarial: without a bound below INT_MAX on ``lim`` the counter wraps at
+    ``max == INT_MAX`` and ``p < 0`` is reachable (after 2^31 iterations: no test finds
+    it, no proof may claim it); a callee in the loop writes the global of the fact
+    ``g == 0``."""
+    program = program_of(WRAPS)
+    wrapped = goal_at(program, line_of(WRAPS, "p < 0"), True)
+    for inputs in (["0"], ["5"]):
+        program.submit(inputs, "seed")
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
+    assert wrapped not in program.infeasible
+
+    program = program_of(BUMPED)
+    reached = goal_at(program, line_of(BUMPED, "g > 1"), True)
+    assert "(g == 0)" in _texts(program, line_of(BUMPED, "while"))
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
+    assert reached not in program.infeasible
+    assert reached in program.submit(["2"], "check").covered

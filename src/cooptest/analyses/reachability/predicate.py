@@ -136,6 +136,25 @@ def _definition(pred: Predicate) -> tuple[Var, Expr] | None:
     return None
 
 
+def _definitions_in_order(definitions: dict[str, tuple[Var, Expr]]) -> dict[str, tuple[Var, Expr]]:
+    """The definitions to apply as writes, each after those of the variables it reads:
+    ``lim == bound``, ``bound == start + n`` and ``start == 0`` written in any other order
+    would leave ``lim`` the value ``bound`` had before its own write. A second definition
+    of one variable, and definitions on a cycle, are left out (the caller asserts them)."""
+    pending: dict[str, tuple[Var, Expr]] = {}
+    for key, (v, e) in definitions.items():
+        if all(other.var != v.var for other, _ in pending.values()):
+            pending[key] = (v, e)
+    ordered: dict[str, tuple[Var, Expr]] = {}
+    while True:
+        defined = {v.var for v, _ in pending.values()}
+        ready = [key for key, (_, e) in pending.items() if not variables_of(e) & defined]
+        if not ready:
+            return ordered
+        for key in ready:
+            ordered[key] = pending.pop(key)
+
+
 def _counted(v: Variable, rhs: Expr) -> bool:
     """``rhs`` is a constant, or ``v`` plus or minus a constant (under casts)."""
     rhs = uncast(rhs)
@@ -245,14 +264,15 @@ class PredicateCPA:
             block.write(Var(v.type, v), value)
             literals.add((f"{v.name} == {value}", True))
         preds = precision.predicates.get(location, {})
-        for key, value in sorted((lit for lit in literals if lit[0] in preds),
-                                 key=lambda lit: _definition(preds[lit[0]]) is None):
-            definition = _definition(preds[key]) if value else None
-            if definition is not None:  # v == e holds: v's value is e's (keeps pointers exact)
-                block.write(definition[0], block.eval(definition[1]))
-                continue
-            term = truth(block, preds[key])
-            block.path_condition.append(term if value else z3.Not(term))
+        kept = sorted(lit for lit in literals if lit[0] in preds)
+        definitions = _definitions_in_order({key: d for key, value in kept
+                                             if value and (d := _definition(preds[key])) is not None})
+        for v, e in definitions.values():  # v == e holds: v's value is e's (keeps pointers exact)
+            block.write(v, block.eval(e))
+        for key, value in kept:
+            if key not in definitions:
+                term = truth(block, preds[key])
+                block.path_condition.append(term if value else z3.Not(term))
         return PredicateState(frozenset(literals), block, True)
 
     def _values(self, block: FrameState, explicit: frozenset[Variable], location: Location,

@@ -34,11 +34,18 @@ modulo its width; comparisons with C's usual arithmetic conversions):
   before the loop assigns, 0 where it assigns nothing known (``a++; b += 2`` or
   ``a += 2; b++``, then ``i++``, keep ``a + b == 3*i``; ``k = n; i = 0`` then ``k--;
   i += 2`` keep ``i + 2*k == 2*n``);
+- **entry facts**: what the straight-line code before the loop assumes and assigns
+  (``v == e``) of variables the loop leaves alone (``lim = bound`` and ``max < INT_MAX``
+  before ``for (p = 0; p <= lim; p++)``: the loop's own conditions say nothing of them);
+- **monotone from entry** ``start <= v`` (``v <= start``) where every step of ``v`` in
+  the loop is positive (negative) and ``start`` is its entry value (with the entry facts,
+  ``0 <= p`` while nothing wraps);
 - **order** ``u <= w`` and ``u == w`` between variables the loop reads, one of which it
   writes (``i = i + j`` with ``j >= 1`` and ``k++`` keep ``k <= i``).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -49,14 +56,15 @@ from cooptest.cfa.fold import fold, uncast
 from cooptest.cfa.loops import cycle_edges
 from cooptest.analyses.reachability.refinement import edge_reads
 from cooptest.analyses.wp import Predicate
-from cooptest.cfa.ir import (AssignEdge, Binary, CallEdge, Const, DeclEdge, Edge, Expr, Location,
-                             Program, Var, Variable, in_memory)
+from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, DeclEdge, Edge,
+                             Expr, Location, Program, Unary, Var, Variable, in_memory)
 
 MAX_PER_LOOP = 40  # template predicates at one loop head (the shapes' order is their priority)
 MAX_SCOPE = 16  # integer register variables in a function: above, its loops get no templates
 MAX_CONGRUENCE_BITS = 2  # v mod 4 at most: 2^m predicates per variable
 MAX_PATHS = 32  # paths through one loop body: above, the loop gets no affine relations
 MAX_RELATIONS = 8  # affine relations of one loop (a null space basis, pairs first)
+MAX_FACTS = 8  # entry facts of one loop (the nearest the loop first)
 
 
 @dataclass
@@ -191,23 +199,34 @@ def _iterations(head: Location, edges: tuple[Edge, ...]) -> list[list[Edge]]:
     return out
 
 
-def _entry_values(head: Location, cycle: set[Edge], written: set[Variable]) -> dict[Variable, int | Variable]:
-    """What the straight-line code before the loop assigns: walking back from the loop's
-    one entry for as long as each location has one predecessor, the nearest assignment
-    of each register variable, when it is a constant or a register variable that is
-    neither written later on the way nor in the loop (a call ends the walk: the callee
-    may write globals)."""
+def _straight_before(head: Location, cycle: set[Edge]) -> Iterator[Edge]:
+    """The straight-line code before the loop, nearest first: walking back from the
+    loop's one entry for as long as each location has one predecessor (a call ends the
+    walk: the callee may write globals)."""
     entering = [e for e in head.entering if e not in cycle]
-    values: dict[Variable, int | Variable] = {}
-    seen: set[Variable] = set()  # assigned on the way, nearer the loop than the walk is
     visited: set[Location] = {head}
     while len(entering) == 1 and not isinstance(e := entering[0], CallEdge) and e.src not in visited:
         visited.add(e.src)
-        if isinstance(e, DeclEdge):
-            v: Variable | None = e.var
-        else:
-            lhs = getattr(e, "lhs", None)
-            v = lhs.var if isinstance(lhs, Var) else None
+        yield e
+        entering = e.src.entering
+
+
+def _assigned(e: Edge) -> Variable | None:
+    """The variable ``e`` declares or assigns as a whole, if any."""
+    if isinstance(e, DeclEdge):
+        return e.var
+    lhs = getattr(e, "lhs", None)
+    return lhs.var if isinstance(lhs, Var) else None
+
+
+def _entry_values(head: Location, cycle: set[Edge], written: set[Variable]) -> dict[Variable, int | Variable]:
+    """What the straight-line code before the loop assigns: the nearest assignment of
+    each register variable, when it is a constant or a register variable that is
+    neither written later on the way nor in the loop."""
+    values: dict[Variable, int | Variable] = {}
+    seen: set[Variable] = set()  # assigned on the way, nearer the loop than the walk is
+    for e in _straight_before(head, cycle):
+        v = _assigned(e)
         if v is not None and v not in seen:
             seen.add(v)
             if isinstance(e, AssignEdge) and _register(v):
@@ -216,8 +235,44 @@ def _entry_values(head: Location, cycle: set[Edge], written: set[Variable]) -> d
                 elif isinstance(w := uncast(e.rhs), Var) and _register(w.var) \
                         and w.var.type == v.type and w.var not in seen | written:
                     values[v] = w.var
-        entering = e.src.entering
     return values
+
+
+def _entry_facts(program: Program, loop: Loop, scope: set[Variable]) -> list[Expr]:
+    """What the straight-line code before the loop makes true of variables the loop
+    leaves alone: the conditions it assumes and the assignments it makes (``v == e``),
+    over register variables of ``scope`` that nothing nearer the loop assigns. Such a
+    fact holds at every iteration, yet a cartesian abstraction at the head keeps it only
+    if it is a predicate there (NetBSD_loop's ``lim == max`` and ``max < INT_MAX`` bound
+    the counter the loop steps up to ``lim``)."""
+    facts: list[Expr] = []
+    seen: set[Variable] = set()
+    for e in _straight_before(loop.head, set(loop.edges)):
+        if len(facts) == MAX_FACTS:
+            break
+        if isinstance(e, AssumeEdge):
+            if _over(e.cond, scope, seen | loop.written):
+                facts.append(e.cond)  # a predicate: the abstraction keeps it or its negation
+            continue
+        v = _assigned(e)
+        if v is None:
+            continue
+        if isinstance(e, AssignEdge) and v in scope and v not in seen | loop.written \
+                and _over(e.rhs, scope, seen | loop.written | {v}):
+            value = conv.convert(program.types, e.rhs, v.type)
+            facts.append(_compare("==", Var(v.type, v), value, program))
+        seen.add(v)
+    return facts
+
+
+def _over(e: Expr, scope: set[Variable], excluded: set[Variable]) -> bool:
+    """``e`` is integer arithmetic over variables of ``scope`` none of ``excluded`` (no
+    memory: a store anywhere may change what it reads; no floats: z3's floating-point
+    queries cost seconds)."""
+    nodes = list(e.walk())
+    return all(isinstance(x, (Var, Const, Unary, Binary, Cast)) and isinstance(x.type, IntType)
+               for x in nodes) \
+        and all(x.var in scope and x.var not in excluded for x in nodes if isinstance(x, Var))
 
 
 def _relations(loop: Loop, scope: set[Variable]) -> list[dict[Variable, int]]:
@@ -308,6 +363,16 @@ def loop_templates(program: Program, loop: Loop, scope: list[Variable]) -> dict[
         form, k = _at_entry(c, loop.entry)
         if form.keys() <= var.keys():
             add(_affine(program, form, k, var))
+    for fact in _entry_facts(program, loop, set(var)):
+        add(fact)
+    for v in sorted(loop.written & var.keys(), key=lambda v: v.name):
+        steps, start = loop.steps[v], loop.entry.get(v)
+        if steps and start is not None and (isinstance(start, int) or start in var):
+            first = Const(v.type, start & ((1 << v.type.bits) - 1)) if isinstance(start, int) else var[start]
+            if min(steps) > 0:
+                add(_compare("<=", first, var[v], program))
+            elif max(steps) < 0:
+                add(_compare("<=", var[v], first, program))
     unit = {v: next(iter(s)) for v, s in loop.steps.items()
             if v in var and s is not None and len(s) == 1 and next(iter(s)) != 0}
     counters = sorted(unit, key=lambda v: v.name)
