@@ -188,6 +188,37 @@ def test_what_the_code_before_a_loop_establishes_proves_its_bounds(program_of):
     assert {g: program.infeasible.get(g) for g in dead} == dict.fromkeys(dead, "predicate: complete ARG")
 
 
+OFFSETS = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int n = __VERIFIER_nondet_int(), size = __VERIFIER_nondet_int(), len = __VERIFIER_nondet_int();
+  if (!(n > 0 && n < 1000000 && size > 0 && size < 1000000 && len > 0 && len < 1000000)) return 0;
+  int p = 0, i;
+  int size0 = size;
+  size -= n;
+  p += n;
+  if (size < 2 * len) return 0;
+  for (i = 0; i < len; i++) {
+    if (p + 1 >= size0) { return 1; }  /* infeasible: p == 2*i + n, size0 == size + n */
+    p += 2;
+  }
+  return 0;
+}
+"""
+
+
+def test_steps_before_a_loop_are_undone_to_relate_its_variables(program_of):
+    """MADWiFi-encode_ie_ok's shape: ``size`` is stepped down after ``size0`` copies it,
+    and ``p`` enters the loop at ``n``, not at the 0 it was first given."""
+    program = program_of(OFFSETS)
+    texts = _texts(program, line_of(OFFSETS, "for"))
+    assert {"(main::size0 == (main::size + main::n))", "(main::p == ((2 * main::i) + main::n))"} <= texts
+    dead = goal_at(program, line_of(OFFSETS, "infeasible"), True)
+    for inputs in (["0"], ["1", "10", "2"]):
+        program.submit(inputs, "seed")
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    assert program.infeasible.get(dead) == "predicate: complete ARG"
+
+
 WRAPS = """extern int __VERIFIER_nondet_int(void);
 int main(void) {
   int max = __VERIFIER_nondet_int();
@@ -218,11 +249,11 @@ int main(void) {
 """
 
 
-def test_an_entry_fact_the_loop_breaks_proves_nothing(program_of):
+def test_what_does_not_hold_at_every_iteration_proves_nothing(program_of):
     """Adversarial: without a bound below INT_MAX on ``lim`` the counter wraps at
     ``max == INT_MAX`` and ``p < 0`` is reachable (after 2^31 iterations: no test finds
     it, no proof may claim it); a callee in the loop writes the global of the fact
-    ``g == 0``."""
+    ``g == 0``; without ``size > 0``, ``size -= n`` wraps and the offsets' bound fails."""
     program = program_of(WRAPS)
     wrapped = goal_at(program, line_of(WRAPS, "p < 0"), True)
     for inputs in (["0"], ["5"]):
@@ -236,3 +267,9 @@ def test_an_entry_fact_the_loop_breaks_proves_nothing(program_of):
     PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
     assert reached not in program.infeasible
     assert reached in program.submit(["2"], "check").covered
+
+    wrapping = OFFSETS.replace("size > 0 && ", "")
+    program = program_of(wrapping)
+    reached = goal_at(program, line_of(wrapping, "infeasible"), True)
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
+    assert reached not in program.infeasible

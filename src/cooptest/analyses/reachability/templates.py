@@ -55,9 +55,9 @@ from cooptest.cfa.calls import address_taken, called_from
 from cooptest.cfa.fold import fold, uncast
 from cooptest.cfa.loops import cycle_edges
 from cooptest.analyses.reachability.refinement import edge_reads
-from cooptest.analyses.wp import Predicate
+from cooptest.analyses.wp import Predicate, substitute
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const, DeclEdge, Edge,
-                             Expr, Location, Program, Unary, Var, Variable, in_memory)
+                             Expr, Location, Program, Unary, Var, Variable, in_memory, variables_of)
 
 MAX_PER_LOOP = 40  # template predicates at one loop head (the shapes' order is their priority)
 MAX_SCOPE = 16  # integer register variables in a function: above, its loops get no templates
@@ -78,7 +78,8 @@ class Loop:
     each path through the body (none when an inner loop makes them endless), what it adds
     to each variable all of whose steps are constants; ``entry``: what straight-line
     code before the loop leaves in variables (a constant, or a variable the loop does
-    not write)."""
+    not write); ``facts``: what that code makes true of variables the loop does not
+    write (see ``_entry``)."""
 
     head: Location
     edges: tuple[Edge, ...]
@@ -88,6 +89,7 @@ class Loop:
     strides: dict[Variable, int] = field(default_factory=dict)
     deltas: list[dict[Variable, int]] = field(default_factory=list)
     entry: dict[Variable, int | Variable] = field(default_factory=dict)
+    facts: list[Expr] = field(default_factory=list)
 
     @property
     def written(self) -> set[Variable]:
@@ -173,7 +175,7 @@ def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
             if e in moves and moves[e][0] in delta:
                 delta[moves[e][0]] += moves[e][1]
         loop.deltas.append(delta)
-    loop.entry = _entry_values(head, set(edges), loop.written)
+    loop.entry, loop.facts = _entry(program, loop)
     return loop
 
 
@@ -219,60 +221,96 @@ def _assigned(e: Edge) -> Variable | None:
     return lhs.var if isinstance(lhs, Var) else None
 
 
-def _entry_values(head: Location, cycle: set[Edge], written: set[Variable]) -> dict[Variable, int | Variable]:
-    """What the straight-line code before the loop assigns: the nearest assignment of
-    each register variable, when it is a constant or a register variable that is
-    neither written later on the way nor in the loop."""
+def _entry(program: Program, loop: Loop) -> tuple[dict[Variable, int | Variable], list[Expr]]:
+    """What the straight-line code before the loop establishes at its head: the entry
+    value of each variable the loop writes (a constant, or a variable the loop leaves
+    alone), and facts over variables the loop leaves alone (the conditions the code
+    assumes, ``v == e`` for what it assigns), which hold at every iteration.
+
+    The walk goes back from the head keeping, for each register variable, its value at
+    the walk's point as an expression over the head's variables: the variable itself
+    until an assignment is passed; ``v - e`` past ``v = v + e`` (undone, as modular
+    arithmetic can); lost past any other assignment of ``v``, and with it every fact
+    that reads ``v`` further back. So ``b0 = b; b = b - n`` gives ``b0 == b + n``, and
+    ``p = 0; p = p + n`` the entry value ``n`` of ``p`` (MADWiFi's buffer offsets)."""
     values: dict[Variable, int | Variable] = {}
-    seen: set[Variable] = set()  # assigned on the way, nearer the loop than the walk is
-    for e in _straight_before(head, cycle):
-        v = _assigned(e)
-        if v is not None and v not in seen:
-            seen.add(v)
-            if isinstance(e, AssignEdge) and _register(v):
-                if (c := _constant(e.rhs)) is not None:
-                    values[v] = c
-                elif isinstance(w := uncast(e.rhs), Var) and _register(w.var) \
-                        and w.var.type == v.type and w.var not in seen | written:
-                    values[v] = w.var
-    return values
-
-
-def _entry_facts(program: Program, loop: Loop, scope: set[Variable]) -> list[Expr]:
-    """What the straight-line code before the loop makes true of variables the loop
-    leaves alone: the conditions it assumes and the assignments it makes (``v == e``),
-    over register variables of ``scope`` that nothing nearer the loop assigns. Such a
-    fact holds at every iteration, yet a cartesian abstraction at the head keeps it only
-    if it is a predicate there (NetBSD_loop's ``lim == max`` and ``max < INT_MAX`` bound
-    the counter the loop steps up to ``lim``)."""
     facts: list[Expr] = []
-    seen: set[Variable] = set()
+    here: dict[Variable, Expr | None] = {}  # a variable's value at the walk's point (absent: its own)
+
+    def at_head(e: Expr) -> Expr | None:
+        if not _over(e) or any(x in here and here[x] is None for x in variables_of(e)):
+            return None
+        return substitute(e, {x: y for x, y in here.items() if y is not None})
+
+    def hold(fact: Expr) -> None:
+        if len(facts) < MAX_FACTS and not variables_of(fact) & loop.written:
+            facts.append(fact)
+
     for e in _straight_before(loop.head, set(loop.edges)):
-        if len(facts) == MAX_FACTS:
-            break
         if isinstance(e, AssumeEdge):
-            if _over(e.cond, scope, seen | loop.written):
-                facts.append(e.cond)  # a predicate: the abstraction keeps it or its negation
+            if (cond := at_head(e.cond)) is not None:
+                hold(cond)  # a predicate: the abstraction keeps it or its negation
             continue
         v = _assigned(e)
         if v is None:
             continue
-        if isinstance(e, AssignEdge) and v in scope and v not in seen | loop.written \
-                and _over(e.rhs, scope, seen | loop.written | {v}):
-            value = conv.convert(program.types, e.rhs, v.type)
-            facts.append(_compare("==", Var(v.type, v), value, program))
-        seen.add(v)
-    return facts
+        after = at_head(Var(v.type, v))  # v's value past the edge
+        rhs = e.rhs if isinstance(e, AssignEdge) and _register(v) else None
+        step = _step_of(v, rhs) if rhs is not None else None
+        if step is not None and after is not None and (by := at_head(step[1])) is not None:
+            back = _compare("-" if step[0] == "+" else "+", after, by, program)
+            here[v] = conv.convert(program.types, back, v.type)  # undone: v's value before
+            continue
+        here[v] = None
+        value = at_head(conv.convert(program.types, rhs, v.type)) if rhs is not None else None
+        if after is None or value is None:
+            continue
+        hold(_compare("==", after, value, program))
+        if v in loop.written and v not in values and (start := _solved(v, after, value, program)) is not None:
+            if (c := _constant(start)) is not None:
+                values[v] = c
+            elif isinstance(w := uncast(start), Var) and w.var not in loop.written and w.var.type == v.type:
+                values[v] = w.var
+    return values, facts
 
 
-def _over(e: Expr, scope: set[Variable], excluded: set[Variable]) -> bool:
-    """``e`` is integer arithmetic over variables of ``scope`` none of ``excluded`` (no
-    memory: a store anywhere may change what it reads; no floats: z3's floating-point
-    queries cost seconds)."""
-    nodes = list(e.walk())
+def _step_of(v: Variable, rhs: Expr) -> tuple[str, Expr] | None:
+    """``(op, e)`` where ``rhs`` is ``v op e``, ``op`` + or -, ``e`` not reading ``v``,
+    computed at ``v``'s width or wider (so that ``v``'s old value is the new one minus
+    ``e``, modulo that width)."""
+    rhs = _unwidened(rhs, v.type.bits)
+    if isinstance(rhs, Binary) and rhs.op in ("+", "-") and isinstance(rhs.type, IntType):
+        own = _unwidened(rhs.left, v.type.bits)
+        if isinstance(own, Var) and own.var == v and v not in variables_of(rhs.right):
+            return rhs.op, rhs.right
+    return None
+
+
+def _unwidened(e: Expr, bits: int) -> Expr:
+    """``e`` without the casts to integer types of ``bits`` or more around it (a
+    narrower one cuts the value: it stays)."""
+    while isinstance(e, Cast) and isinstance(e.type, IntType) and e.type.bits >= bits:
+        e = e.operand
+    return e
+
+
+def _solved(v: Variable, after: Expr, value: Expr, program: Program) -> Expr | None:
+    """The head's ``v`` from ``after == value``, where ``after`` is ``v`` with steps
+    undone (``(v - e1) + e2``...)."""
+    while not (isinstance(after := uncast(after), Var) and after.var == v):
+        if not (isinstance(after, Binary) and after.op in ("+", "-")):
+            return None
+        op = "-" if after.op == "+" else "+"
+        value = after.right if op == "+" and _constant(value) == 0 else _compare(op, value, after.right, program)
+        after = after.left
+    return fold(value)
+
+
+def _over(e: Expr) -> bool:
+    """``e`` is integer arithmetic over register variables (no memory: a store anywhere
+    may change what it reads; no floats: z3's floating-point queries cost seconds)."""
     return all(isinstance(x, (Var, Const, Unary, Binary, Cast)) and isinstance(x.type, IntType)
-               for x in nodes) \
-        and all(x.var in scope and x.var not in excluded for x in nodes if isinstance(x, Var))
+               and (not isinstance(x, Var) or _register(x.var)) for x in e.walk())
 
 
 def _relations(loop: Loop, scope: set[Variable]) -> list[dict[Variable, int]]:
@@ -363,8 +401,9 @@ def loop_templates(program: Program, loop: Loop, scope: list[Variable]) -> dict[
         form, k = _at_entry(c, loop.entry)
         if form.keys() <= var.keys():
             add(_affine(program, form, k, var))
-    for fact in _entry_facts(program, loop, set(var)):
-        add(fact)
+    for fact in loop.facts:
+        if variables_of(fact) <= var.keys():
+            add(fact)
     for v in sorted(loop.written & var.keys(), key=lambda v: v.name):
         steps, start = loop.steps[v], loop.entry.get(v)
         if steps and start is not None and (isinstance(start, int) or start in var):
