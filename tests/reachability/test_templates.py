@@ -273,3 +273,39 @@ def test_what_does_not_hold_at_every_iteration_proves_nothing(program_of):
     reached = goal_at(program, line_of(wrapping, "infeasible"), True)
     PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
     assert reached not in program.infeasible
+
+
+SUM = """extern unsigned char __VERIFIER_nondet_uchar(void);
+extern unsigned short __VERIFIER_nondet_ushort(void);
+int main(void) {
+  unsigned char n = __VERIFIER_nondet_uchar();
+  unsigned int s = 0, i = 0;
+  while (i < n) {
+    unsigned char v = __VERIFIER_nondet_uchar();
+    s += v;
+    ++i;
+  }
+  if (s > 65025) { return 1; }  /* infeasible: s <= 255 * i, and i <= n <= 255 */
+  return 0;
+}
+"""
+
+
+def test_a_sum_of_bytes_grows_by_at_most_255_an_iteration(program_of):
+    """linear-inequality-inv-a's shape: the bound ``s <= 255 * i`` comes from the type of
+    what is added; the adversarial twin adds unsigned shorts, and its goal is reached."""
+    program = program_of(SUM)
+    assert "(main::s <= (255 * main::i))" in _texts(program, line_of(SUM, "while"))
+    dead = goal_at(program, line_of(SUM, "infeasible"), True)
+    for inputs in (["0"], ["2", "1", "1"]):
+        program.submit(inputs, "seed")
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    assert program.infeasible.get(dead) == "predicate: complete ARG"
+
+    shorts = SUM.replace("unsigned char v = __VERIFIER_nondet_uchar()", "unsigned short v = __VERIFIER_nondet_ushort()")
+    program = program_of(shorts)
+    assert "(main::s <= (65535 * main::i))" in _texts(program, line_of(shorts, "while"))
+    reached = goal_at(program, line_of(shorts, "infeasible"), True)
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
+    assert reached not in program.infeasible
+    assert reached in program.submit(["1", "65535"], "check").covered

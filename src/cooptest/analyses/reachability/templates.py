@@ -40,6 +40,10 @@ modulo its width; comparisons with C's usual arithmetic conversions):
 - **monotone from entry** ``start <= v`` (``v <= start``) where every step of ``v`` in
   the loop is positive (negative) and ``start`` is its entry value (with the entry facts,
   ``0 <= p`` while nothing wraps);
+- **bounded growth** ``v - v0 <= h * (i - i0)`` where every path through the body
+  steps the counter ``i`` by one and ``v`` by at most ``h`` and never down, ``h`` from
+  constants and the types of what is added (``s += c`` for an ``unsigned char c`` keeps
+  ``s <= 255 * i``);
 - **order** ``u <= w`` and ``u == w`` between variables the loop reads, one of which it
   writes (``i = i + j`` with ``j >= 1`` and ``k++`` keep ``k <= i``).
 """
@@ -79,7 +83,9 @@ class Loop:
     to each variable all of whose steps are constants; ``entry``: what straight-line
     code before the loop leaves in variables (a constant, or a variable the loop does
     not write); ``facts``: what that code makes true of variables the loop does not
-    write (see ``_entry``)."""
+    write (see ``_entry``); ``spans``: for each path through the body, the least and
+    greatest sum of the steps of each variable every write of which steps it by a
+    constant or by a value of a narrower unsigned type."""
 
     head: Location
     edges: tuple[Edge, ...]
@@ -90,6 +96,7 @@ class Loop:
     deltas: list[dict[Variable, int]] = field(default_factory=list)
     entry: dict[Variable, int | Variable] = field(default_factory=dict)
     facts: list[Expr] = field(default_factory=list)
+    spans: list[dict[Variable, tuple[int, int]]] = field(default_factory=list)
 
     @property
     def written(self) -> set[Variable]:
@@ -146,6 +153,25 @@ def _step(v: Variable, rhs: Expr) -> tuple[int | None, int]:
     return None, 1
 
 
+def _span(v: Variable, rhs: Expr) -> tuple[int, int] | None:
+    """The least and greatest step of ``v = rhs``, where ``rhs`` is ``v`` plus or minus a
+    constant or a value of a narrower unsigned type (``s += c`` for an ``unsigned char
+    c``: 0 to 255)."""
+    step = _step_of(v, rhs)
+    if step is None:
+        return None
+    op, e = step
+    if (c := _constant(e)) is not None:
+        lo = hi = c
+    else:
+        inner = uncast(e)
+        t = inner.type
+        if not (isinstance(t, IntType) and not t.signed and t.bits < v.type.bits and _unwidened(e, t.bits) is inner):
+            return None
+        lo, hi = 0, t.max
+    return (lo, hi) if op == "+" else (-hi, -lo)
+
+
 def _register(v: Variable) -> bool:
     return isinstance(v.type, IntType) and not v.type.is_bool and not in_memory(v) and not v.temporary
 
@@ -156,6 +182,8 @@ def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
     called = {loc for name in called_from(program, edges, addressed) for loc in program.functions[name].locations}
     loop = Loop(head, edges, {head} | {e.src for e in edges} | called)
     moves: dict[Edge, tuple[Variable, int]] = {}  # the assignments that step a variable by a constant
+    spans: dict[Edge, tuple[Variable, int, int]] = {}  # ... by a value within bounds
+    unbounded: set[Variable] = set()  # written otherwise somewhere
     for e in loop.edges:
         loop.read |= {v for v in edge_reads(e) if _register(v)}
         lhs = getattr(e, "lhs", None)
@@ -168,13 +196,23 @@ def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
         loop.strides[v] = min(loop.strides.get(v, stride), stride)
         if step is not None:
             moves[e] = (v, step)
+        if isinstance(e, AssignEdge) and (span := _span(v, e.rhs)) is not None:
+            spans[e] = (v, *span)
+        else:
+            unbounded.add(v)
     exact = sorted((v for v, s in loop.steps.items() if s is not None), key=lambda v: v.name)
+    bounded = loop.written - unbounded
     for path in _iterations(head, edges):
         delta = dict.fromkeys(exact, 0)
+        span = dict.fromkeys(bounded, (0, 0))
         for e in path:
             if e in moves and moves[e][0] in delta:
                 delta[moves[e][0]] += moves[e][1]
+            if e in spans and spans[e][0] in span:
+                v, lo, hi = spans[e]
+                span[v] = (span[v][0] + lo, span[v][1] + hi)
         loop.deltas.append(delta)
+        loop.spans.append(span)
     loop.entry, loop.facts = _entry(program, loop)
     return loop
 
@@ -334,9 +372,10 @@ def _relations(loop: Loop, scope: set[Variable]) -> list[dict[Variable, int]]:
     return sorted(out, key=len)[:MAX_RELATIONS]
 
 
-def _affine(program: Program, form: dict[Variable, int], k: int, var: dict[Variable, Var]) -> Expr:
-    """``sum form[v] * v + k == 0``, the negative terms and constant on the right-hand
-    side (``a + b == 3 * i``, ``i + 2 * k == 2 * n``)."""
+def _affine(program: Program, form: dict[Variable, int], k: int, var: dict[Variable, Var],
+            op: str = "==") -> Expr:
+    """``sum form[v] * v + k op 0``, the negative terms and constant on the right-hand
+    side (``a + b == 3 * i``, ``i + 2 * k == 2 * n``, ``s <= 255 * i``)."""
     sides: tuple[list[Expr], list[Expr]] = ([], [])
     for v, n in form.items():
         term = var[v] if abs(n) == 1 else _compare("*", Const(program.types.int, abs(n)), var[v], program)
@@ -352,7 +391,7 @@ def _affine(program: Program, form: dict[Variable, int], k: int, var: dict[Varia
             out = _compare("+", out, t, program)
         return out
 
-    return _compare("==", total(sides[0]), total(sides[1]), program)
+    return _compare(op, total(sides[0]), total(sides[1]), program)
 
 
 def _at_entry(c: dict[Variable, int], entry: dict[Variable, int | Variable]) -> tuple[dict[Variable, int], int]:
@@ -412,6 +451,14 @@ def loop_templates(program: Program, loop: Loop, scope: list[Variable]) -> dict[
                 add(_compare("<=", first, var[v], program))
             elif max(steps) < 0:
                 add(_compare("<=", var[v], first, program))
+    counters = [i for i in var if loop.deltas and all(d.get(i) == 1 for d in loop.deltas)]
+    for v in sorted(loop.spans[0].keys() & var.keys() if loop.spans else (), key=lambda v: v.name):
+        hi = max(span[v][1] for span in loop.spans)
+        if loop.steps[v] is None and min(span[v][0] for span in loop.spans) >= 0 and hi > 0:
+            for i in counters:  # v grows by at most hi an iteration: v - v0 <= hi * (i - i0)
+                form, k = _at_entry({v: 1, i: -hi}, loop.entry)
+                if form.keys() <= var.keys():
+                    add(_affine(program, form, k, var, "<="))
     unit = {v: next(iter(s)) for v, s in loop.steps.items()
             if v in var and s is not None and len(s) == 1 and next(iter(s)) != 0}
     counters = sorted(unit, key=lambda v: v.name)
