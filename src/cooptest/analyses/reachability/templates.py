@@ -141,16 +141,36 @@ def _multiple(e: Expr) -> int:
 def _step(v: Variable, rhs: Expr) -> tuple[int | None, int]:
     """How ``v = rhs`` moves ``v``: the constant step (None: not ``v`` plus a constant)
     and the power of two the step is a multiple of (1: no congruence is kept)."""
-    rhs = uncast(rhs)
-    if isinstance(rhs, Binary) and rhs.op in ("+", "-") and isinstance(rhs.type, IntType) \
-            and rhs.type.bits >= v.type.bits:  # a narrower sum would wrap at another width
-        sign = 1 if rhs.op == "+" else -1
-        for own, other, s in ((rhs.left, rhs.right, sign), (rhs.right, rhs.left, 1)):
-            own = uncast(own)
-            if isinstance(own, Var) and own.var == v and (rhs.op == "+" or s == sign):
-                c = _constant(other)
-                return (s * c if c is not None else None), _multiple(other)
-    return None, 1
+    step = _step_of(v, rhs)
+    if step is None:
+        return None, 1
+    op, other = step
+    c = _constant(other)
+    return ((c if op == "+" else -c) if c is not None else None), _multiple(other)
+
+
+def _step_of(v: Variable, rhs: Expr) -> tuple[str, Expr] | None:
+    """``(op, e)`` where ``rhs`` is ``v op e`` (or ``e + v``), ``op`` + or -, ``e`` not
+    reading ``v``, computed at ``v``'s width or wider (a narrower sum would wrap at
+    another width): ``v``'s old value is then the new one minus ``e``, modulo its width."""
+    rhs = _unwidened(rhs, v.type.bits)
+    if not (isinstance(rhs, Binary) and rhs.op in ("+", "-") and isinstance(rhs.type, IntType)
+            and rhs.type.bits >= v.type.bits):
+        return None
+    orders = ((rhs.left, rhs.right), (rhs.right, rhs.left)) if rhs.op == "+" else ((rhs.left, rhs.right),)
+    for own, other in orders:
+        own = _unwidened(own, v.type.bits)
+        if isinstance(own, Var) and own.var == v and v not in variables_of(other):
+            return rhs.op, other
+    return None
+
+
+def _unwidened(e: Expr, bits: int) -> Expr:
+    """``e`` without the casts to integer types of ``bits`` or more around it (a
+    narrower one cuts the value: it stays)."""
+    while isinstance(e, Cast) and isinstance(e.type, IntType) and e.type.bits >= bits:
+        e = e.operand
+    return e
 
 
 def _span(v: Variable, rhs: Expr) -> tuple[int, int] | None:
@@ -310,26 +330,6 @@ def _entry(program: Program, loop: Loop) -> tuple[dict[Variable, int | Variable]
             elif isinstance(w := uncast(start), Var) and w.var not in loop.written and w.var.type == v.type:
                 values[v] = w.var
     return values, facts
-
-
-def _step_of(v: Variable, rhs: Expr) -> tuple[str, Expr] | None:
-    """``(op, e)`` where ``rhs`` is ``v op e``, ``op`` + or -, ``e`` not reading ``v``,
-    computed at ``v``'s width or wider (so that ``v``'s old value is the new one minus
-    ``e``, modulo that width)."""
-    rhs = _unwidened(rhs, v.type.bits)
-    if isinstance(rhs, Binary) and rhs.op in ("+", "-") and isinstance(rhs.type, IntType):
-        own = _unwidened(rhs.left, v.type.bits)
-        if isinstance(own, Var) and own.var == v and v not in variables_of(rhs.right):
-            return rhs.op, rhs.right
-    return None
-
-
-def _unwidened(e: Expr, bits: int) -> Expr:
-    """``e`` without the casts to integer types of ``bits`` or more around it (a
-    narrower one cuts the value: it stays)."""
-    while isinstance(e, Cast) and isinstance(e.type, IntType) and e.type.bits >= bits:
-        e = e.operand
-    return e
 
 
 def _solved(v: Variable, after: Expr, value: Expr, program: Program) -> Expr | None:
