@@ -9,6 +9,7 @@ and the process exits with 143 or 130, as a shell expects of a signalled process
 """
 from __future__ import annotations
 
+import logging  # before SafePoints' fork hooks: they must run around logging's (see there)
 import os
 import shutil
 import signal
@@ -57,6 +58,9 @@ class Options:
     started: float = field(default_factory=time.monotonic)  # when the budget began
 
 
+STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGALRM)  # the signals that end a run
+
+
 class Interrupted(BaseException):
     """SIGTERM/SIGINT arrived: unwind the analysis (not an ``Exception``, so that no
     analysis's error handling swallows it)."""
@@ -80,6 +84,7 @@ class SafePoints:
         self.hard = hard  # the whole run's deadline: parsing, building, measuring included
         self.pending: int | None = None
         self.in_run = False
+        self.in_fork = False  # Python's fork hooks are running (see ``installed``)
         self.stopped: str | None = None  # what stopped the run, if anything did
 
     def wrap(self, executor: Executor) -> Executor:
@@ -104,23 +109,48 @@ class SafePoints:
         self.budget.cancel()  # analyses polling any budget below it stop too
         self.stopped = "the end of the budget" if signum == signal.SIGALRM \
             else signal.Signals(signum).name
-        if self.in_run and self.pending is None:
+        if (self.in_run or self.in_fork) and self.pending is None:
             self.pending = signum
             return
         raise Interrupted(signum)
 
+    def raise_pending(self) -> None:
+        """A signal deferred and not raised since (by no native run after it)."""
+        if self.pending is not None:
+            raise Interrupted(self.pending)
+
     @contextmanager
     def installed(self) -> Iterator[None]:
         """The handlers, and an alarm just past the hard deadline."""
-        old = {s: signal.signal(s, self.handle) for s in (signal.SIGTERM, signal.SIGINT,
-                                                          signal.SIGALRM)}
+        old = {s: signal.signal(s, self.handle) for s in STOPPING}
         signal.setitimer(signal.ITIMER_REAL, max(0.001, self.hard.remaining() + OVERTIME))
+        global _installed
+        _installed = self
         try:
             yield
         finally:
+            _installed = None
             signal.setitimer(signal.ITIMER_REAL, 0)
             for s, h in old.items():
                 signal.signal(s, h)
+
+
+# A fork (the lanes, the coverage meter) runs Python hooks, logging's among them; a
+# signal handled inside one would raise there, and Python prints the exception it
+# ignores with its traceback ("Exception ignored in: _releaseLock": the alarm of a 1-s
+# run did). While they run, the installed SafePoints defer signals as during a native
+# run: the first hook before a fork and the last after it are these (hooks before a fork
+# run in the reverse order of registration, those after it in that order).
+_installed: SafePoints | None = None
+
+
+def _forking(on: bool) -> None:
+    if _installed is not None:
+        _installed.in_fork = on
+
+
+os.register_at_fork(before=lambda: _forking(True), after_in_parent=lambda: _forking(False),
+                    after_in_child=lambda: _forking(False))
 
 
 def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
@@ -205,6 +235,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     for inputs in seed_tests:
                         board.submit(inputs, "seed-suite")
                     outcome = analysis.run(board, Job(board.open(), budget))
+                safe.raise_pending()
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 answer_by = deadline.child(deadline.remaining() - page)
                 if opts.reduce:
@@ -218,7 +249,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             finally:
                 ending.acquire()  # after the watchdog's, if it began: it exits the process
                 signal.setitimer(signal.ITIMER_REAL, 0)
-                for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
+                for s in STOPPING:
                     signal.signal(s, signal.SIG_IGN)  # let the last report land
                 conclude()
     finally:
