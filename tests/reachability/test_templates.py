@@ -40,6 +40,14 @@ int main(void) {
 """
 
 
+def _analysed(program, seeds, seconds: float = 60):
+    """The predicate analysis' run on ``program`` after the ``seeds`` (the body's goals,
+    as testing covers them first in the default)."""
+    for inputs in seeds:
+        program.submit(inputs, "seed")
+    return PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(seconds)))
+
+
 def _texts(program, line: int) -> set[str]:
     return {key for loop, preds in templates(program.program) if loop.head.line == line
             for key in preds}
@@ -49,7 +57,7 @@ def test_a_parity_invariant_proves_what_refinement_along_paths_cannot(program_of
     program = program_of(PARITY)
     assert "((main::y & 1) == 0)" in _texts(program, line_of(PARITY, "while"))
     dead = goal_at(program, line_of(PARITY, "infeasible"), True)
-    result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    result = _analysed(program, ())
     assert program.infeasible.get(dead) == "predicate: complete ARG"
     assert result.state.complete
     assert set(program.covered) | set(program.infeasible) == set(program.goals)
@@ -65,9 +73,7 @@ def test_an_order_between_counters_proves_a_bound(program_of):
     head = line_of(ORDER, "while")
     assert "(main::k <= main::i)" in _texts(program, head)
     dead = goal_at(program, line_of(ORDER, "infeasible"), True)
-    for inputs in (["0"], ["101"], ["100"] * 10):  # the body's goals, as testing covers them first
-        program.submit(inputs, "seed")
-    result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    result = _analysed(program, (["0"], ["101"], ["100"] * 10))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
     trial = next(c for loc, c in result.state.precision.candidates.items() if loc.line == head)
     assert trial == {"(main::k <= main::i)": True, "(0 <= main::k)": True}, "Houdini keeps only invariants"
@@ -95,8 +101,7 @@ def test_balanced_counters_carry_a_value_through_three_loops(program_of):
     program = program_of(BALANCE)
     assert "((main::x + main::y) == main::n)" in _texts(program, line_of(BALANCE, "while (x > 0)"))
     dead = goal_at(program, line_of(BALANCE, "infeasible"), True)
-    program.submit(["1"], "seed")
-    result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    result = _analysed(program, (["1"],))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
     assert not {v.source_name for v in result.state.precision.explicit} & {"y", "z"}
     assert not loop_counters(program.program), "y and z step in loops x and z count"
@@ -124,9 +129,7 @@ def test_an_affine_relation_of_the_body_paths_proves_a_sum(program_of):
     program = program_of(AFFINE)
     assert "((main::a + main::b) == (3 * main::i))" in _texts(program, line_of(AFFINE, "while"))
     dead = goal_at(program, line_of(AFFINE, "infeasible"), True)
-    for inputs in (["-1"], ["0"], ["2", "1", "0"]):  # the body's goals, as testing covers them first
-        program.submit(inputs, "seed")
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    _analysed(program, (["-1"], ["0"], ["2", "1", "0"]))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
 
 
@@ -147,9 +150,7 @@ def test_an_affine_relation_starts_from_a_variable_the_loop_leaves_alone(program
     program = program_of(HALVES)
     assert "((main::i + (2 * main::k)) == (2 * main::n))" in _texts(program, line_of(HALVES, "while"))
     dead = goal_at(program, line_of(HALVES, "infeasible"), True)
-    for inputs in (["0"], ["3"]):
-        program.submit(inputs, "seed")
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    _analysed(program, (["0"], ["3"]))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
 
 
@@ -182,9 +183,7 @@ def test_what_the_code_before_a_loop_establishes_proves_its_bounds(program_of):
             "(main::start <= main::p)"} <= texts
     dead = {goal_at(program, line_of(BOUNDED, "p < 0"), True),
             goal_at(program, line_of(BOUNDED, "p >= max + 1"), True)}
-    for inputs in (["0"], ["5"]):
-        program.submit(inputs, "seed")
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    _analysed(program, (["0"], ["5"]))
     assert {g: program.infeasible.get(g) for g in dead} == dict.fromkeys(dead, "predicate: complete ARG")
 
 
@@ -213,9 +212,7 @@ def test_steps_before_a_loop_are_undone_to_relate_its_variables(program_of):
     texts = _texts(program, line_of(OFFSETS, "for"))
     assert {"(main::size0 == (main::size + main::n))", "(main::p == ((2 * main::i) + main::n))"} <= texts
     dead = goal_at(program, line_of(OFFSETS, "infeasible"), True)
-    for inputs in (["0"], ["1", "10", "2"]):
-        program.submit(inputs, "seed")
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    _analysed(program, (["0"], ["1", "10", "2"]))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
 
 
@@ -256,22 +253,20 @@ def test_what_does_not_hold_at_every_iteration_proves_nothing(program_of):
     ``g == 0``; without ``size > 0``, ``size -= n`` wraps and the offsets' bound fails."""
     program = program_of(WRAPS)
     wrapped = goal_at(program, line_of(WRAPS, "p < 0"), True)
-    for inputs in (["0"], ["5"]):
-        program.submit(inputs, "seed")
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
+    _analysed(program, (["0"], ["5"]), 20)
     assert wrapped not in program.infeasible
 
     program = program_of(BUMPED)
     reached = goal_at(program, line_of(BUMPED, "g > 1"), True)
     assert "(g == 0)" in _texts(program, line_of(BUMPED, "while"))
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
+    _analysed(program, (), 20)
     assert reached not in program.infeasible
     assert reached in program.submit(["2"], "check").covered
 
     wrapping = OFFSETS.replace("size > 0 && ", "")
     program = program_of(wrapping)
     reached = goal_at(program, line_of(wrapping, "infeasible"), True)
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
+    _analysed(program, (), 20)
     assert reached not in program.infeasible
 
 
@@ -297,15 +292,13 @@ def test_a_sum_of_bytes_grows_by_at_most_255_an_iteration(program_of):
     program = program_of(SUM)
     assert "(main::s <= (255 * main::i))" in _texts(program, line_of(SUM, "while"))
     dead = goal_at(program, line_of(SUM, "infeasible"), True)
-    for inputs in (["0"], ["2", "1", "1"]):
-        program.submit(inputs, "seed")
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
+    _analysed(program, (["0"], ["2", "1", "1"]))
     assert program.infeasible.get(dead) == "predicate: complete ARG"
 
     shorts = SUM.replace("unsigned char v = __VERIFIER_nondet_uchar()", "unsigned short v = __VERIFIER_nondet_ushort()")
     program = program_of(shorts)
     assert "(main::s <= (65535 * main::i))" in _texts(program, line_of(shorts, "while"))
     reached = goal_at(program, line_of(shorts, "infeasible"), True)
-    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(20)))
+    _analysed(program, (), 20)
     assert reached not in program.infeasible
     assert reached in program.submit(["1", "65535"], "check").covered
