@@ -201,8 +201,7 @@ def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
     edges = cycle_edges(head)
     called = {loc for name in called_from(program, edges, addressed) for loc in program.functions[name].locations}
     loop = Loop(head, edges, {head} | {e.src for e in edges} | called)
-    moves: dict[Edge, tuple[Variable, int]] = {}  # the assignments that step a variable by a constant
-    spans: dict[Edge, tuple[Variable, int, int]] = {}  # ... by a value within bounds
+    spans: dict[Edge, tuple[Variable, int, int]] = {}  # the assignments that step a variable within bounds
     unbounded: set[Variable] = set()  # written otherwise somewhere
     for e in loop.edges:
         loop.read |= {v for v in edge_reads(e) if _register(v)}
@@ -214,8 +213,6 @@ def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
         known = loop.steps.get(v, set())
         loop.steps[v] = None if step is None or known is None else known | {step}
         loop.strides[v] = min(loop.strides.get(v, stride), stride)
-        if step is not None:
-            moves[e] = (v, step)
         if isinstance(e, AssignEdge) and (span := _span(v, e.rhs)) is not None:
             spans[e] = (v, *span)
         else:
@@ -223,16 +220,13 @@ def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
     exact = sorted((v for v, s in loop.steps.items() if s is not None), key=lambda v: v.name)
     bounded = loop.written - unbounded
     for path in _iterations(head, edges):
-        delta = dict.fromkeys(exact, 0)
         span = dict.fromkeys(bounded, (0, 0))
         for e in path:
-            if e in moves and moves[e][0] in delta:
-                delta[moves[e][0]] += moves[e][1]
             if e in spans and spans[e][0] in span:
                 v, lo, hi = spans[e]
                 span[v] = (span[v][0] + lo, span[v][1] + hi)
-        loop.deltas.append(delta)
         loop.spans.append(span)
+        loop.deltas.append({v: span[v][0] for v in exact})  # a constant step spans itself
     loop.entry, loop.facts = _entry(program, loop)
     return loop
 
