@@ -35,6 +35,23 @@ def test_constant_conditions_make_no_goals(tmp_path: Path) -> None:
     assert len(p.branch_points) == 1
 
 
+def test_loop_heads_are_where_cycles_close(tmp_path: Path) -> None:
+    """``do ... while (0)`` and a label no goto returns to close no cycle: not loop heads
+    (the predicate analysis ends a block at each loop head, forgetting what it does not
+    track); a ``while`` and a label a goto jumps back to are."""
+    p = cfa_of(tmp_path, """
+        extern int __VERIFIER_nondet_int(void);
+        int main(void) { int n = 0;
+          do { n++; } while (0);
+          ERROR: n++;
+          while (n < 5) n++;
+        again: n++;
+          if (__VERIFIER_nondet_int()) goto again;
+          return n; }""")
+    heads = sorted(e.line for loc in p.locations() if loc.is_loop_head for e in loc.leaving)
+    assert heads == [6, 6, 7]  # the while's two branches, the label's n++
+
+
 def test_switch_becomes_a_chain_of_case_comparisons(tmp_path: Path) -> None:
     p = cfa_of(tmp_path, """
         extern int __VERIFIER_nondet_int(void);

@@ -198,3 +198,37 @@ def test_mgp_covers_proves_and_returns_a_reduced_suite(program_of):
     assert dead in program.infeasible and program.infeasible[dead].startswith("mgp/predicate")
     assert program.origin[dead] == "mgp/predicate" and result.stopped == "done"
     assert set(program.covered) == set(program.goals) - {dead}
+
+
+NAN_ARGUMENT = """extern double __VERIFIER_nondet_double(void);
+typedef union { double value; struct { unsigned int lsw; unsigned int msw; } parts; } shape;
+int pow_like(double x, double y) {
+  shape u;
+  do { u.value = x; } while (0);
+  unsigned int hx = u.parts.msw, lx = u.parts.lsw;
+  int ix = hx & 0x7fffffff;
+  if (ix > 0x7ff00000 || (ix == 0x7ff00000 && lx != 0))
+    return 1;                 /* x is NaN */
+  if (y > 2.0) return 2;      /* dead: x is always NaN */
+  return 3;
+}
+int main(void) {
+  double x = 0.0 / 0.0;
+  double y = __VERIFIER_nondet_double();
+  if (y > 1.0) return pow_like(x, y);
+  return 0;
+}
+"""
+
+
+def test_a_constant_argument_is_known_in_the_callee(program_of):
+    """newlib's ``pow(NAN, y)``: the callee's block starts with the caller's constant
+    (its entry is a block end, where untracked values are forgotten), and ``do ...
+    while (0)`` is no loop head that would forget it again; everything after the NaN
+    test is dead, which the union's bit view of the constant shows."""
+    program = program_of(NAN_ARGUMENT)
+    result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(30)))
+    dead = {goal_at(program, line_of(NAN_ARGUMENT, "dead"), outcome) for outcome in (True, False)}
+    assert result.state.complete
+    assert dead <= set(program.infeasible)
+    assert goal_at(program, line_of(NAN_ARGUMENT, "x is NaN") - 1, True) in program.covered

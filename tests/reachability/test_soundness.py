@@ -72,3 +72,73 @@ def assert_not_claimed_infeasible(program, goal: str, analysis) -> None:
 def test_arguments_are_bound_as_the_callee_reads_them(program_of, analysis, source):
     program = program_of(source)
     assert_not_claimed_infeasible(program, goal_at(program, line_of(source, "the goal"), True), analysis)
+
+
+CONSTANT_THEN_LOOP = """extern int __VERIFIER_nondet_int(void);
+int count(int n, int x) {
+  while (n < x) n++;  /* the constant 2 grows to x */
+  if (n == 5) return 1;  /* the goal */
+  return 0;
+}
+int main(void) { int x = __VERIFIER_nondet_int(); return count(2, x); }
+"""
+
+CONSTANT_PER_FRAME = """extern int __VERIFIER_nondet_int(void);
+int depth(int n, int x) {
+  int k = 10 - n;  /* 9 in the first call, 8 in the second */
+  if (n < 2) {
+    int r = depth(n + 1, x);
+    if (k == 9 && r == 8 && x == 5) return 1;  /* the goal */
+    return k;
+  }
+  return k;
+}
+int main(void) { int x = __VERIFIER_nondet_int(); return depth(1, x); }
+"""
+
+NAN_OR_NOT = """extern int __VERIFIER_nondet_int(void);
+typedef union { double value; struct { unsigned int lsw; unsigned int msw; } parts; } shape;
+int nan_test(double x, int y) {
+  shape u;
+  do { u.value = x; } while (0);
+  int ix = u.parts.msw & 0x7fffffff;
+  if (ix >= 0x7ff00000) return 1;
+  if (y == 5) return 2;  /* the goal */
+  return 3;
+}
+int main(void) {
+  int y = __VERIFIER_nondet_int();
+  double x = y == 5 ? 2.0 : 0.0 / 0.0;  /* a NaN only on some paths */
+  return nan_test(x, y);
+}
+"""
+
+POINTER_ARGUMENT = """extern int __VERIFIER_nondet_int(void);
+void *malloc(unsigned long);
+int check(int *p, int x) {
+  int *q = malloc(sizeof(int));  /* another object than p's */
+  *q = 1;
+  *p = 2;
+  if (*q == 1 && x == 5) return 1;  /* the goal */
+  return 0;
+}
+int main(void) {
+  int *p = malloc(sizeof(int));
+  int x = __VERIFIER_nondet_int();
+  return check(p, x);
+}
+"""
+
+
+@pytest.mark.parametrize("analysis", [ValueAnalysis, PredicateAnalysis])
+@pytest.mark.parametrize("source", [CONSTANT_THEN_LOOP, CONSTANT_PER_FRAME, NAN_OR_NOT,
+                                    POINTER_ARGUMENT],
+                         ids=["changed-in-a-loop", "one-per-frame", "constant-on-one-path",
+                              "address"])
+def test_constants_kept_across_block_ends_are_the_right_ones(program_of, analysis, source):
+    """The predicate analysis keeps the integer and float constants of a block at its
+    end (not at loop heads): a constant the callee's loop changes, a local of a
+    recursive function (the value in each frame), a value constant on one path only;
+    never an address, which the next block gives another object."""
+    program = program_of(source)
+    assert_not_claimed_infeasible(program, goal_at(program, line_of(source, "the goal"), True), analysis)

@@ -17,6 +17,7 @@ from pycparser import c_ast
 from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType,
                                 PointerType, StructType, Types, VoidType)
 from cooptest.cfa.fold import const_int
+from cooptest.cfa.loops import cycle_edges
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, BlankEdge, BranchPoint,
                              CallEdge, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr,
                              FuncRef, FunctionCFA, Index, Location, Member, NondetEdge,
@@ -189,6 +190,8 @@ class CFABuilder:
         for label, loc in fs.labels.items():
             if not loc.entering and not loc.leaving and label.startswith("?"):
                 raise unsupported(f"goto to undefined label {label[1:]}", node)
+        for loc in fs.locations:  # marked where a cycle may close: kept where one does
+            loc.is_loop_head = loc.is_loop_head and bool(cycle_edges(loc))
         self.functions[name] = FunctionCFA(name, ftype, fs.params, fs.locals, fs.entry, fs.exit,
                                            fs.locations, line)
         self.fs = self.prelude

@@ -49,7 +49,7 @@ from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, FrameState, Pr
 from cooptest.cfa.calls import NO_CALL, callee_name, path_contexts
 from cooptest.cfa.fold import fold, uncast
 from cooptest.cfa.loops import cycle_edges
-from cooptest.cfa.ctype import IntType
+from cooptest.cfa.ctype import FloatType, IntType
 from cooptest.core.budget import Budget
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Const, Edge, Expr,
                              Location, NondetEdge, Program, Var, Variable, in_memory,
@@ -260,7 +260,9 @@ class PredicateCPA:
             return None
         precision.judge(location, literals)
         block = FrameState.havoc_at(self.program, list(call_stack))
-        for v, value in self._values(data.block, precision.explicit, location, call_stack).items():
+        kept = precision.explicit if location.is_loop_head else \
+            precision.explicit | self._assigned(data.block)
+        for v, value in self._values(data.block, kept, location, call_stack).items():
             block.write(Var(v.type, v), value)
             literals.add((f"{v.name} == {value}", True))
         preds = precision.predicates.get(location, {})
@@ -275,15 +277,30 @@ class PredicateCPA:
                 block.path_condition.append(term if value else z3.Not(term))
         return PredicateState(frozenset(literals), block, True)
 
-    def _values(self, block: FrameState, explicit: frozenset[Variable], location: Location,
+    @staticmethod
+    def _assigned(block: FrameState) -> frozenset[Variable]:
+        """The integer and floating-point registers ``block`` has a value for (read or
+        written since it began). Not pointers: the model's addresses are numerals that
+        mean nothing in another block, whose objects are placed anew (an integer made of
+        an address is a symbol, ``SymbolicState.native_base``)."""
+        return frozenset(v for frame in (block.globals, *block.frames) for v in frame.values
+                         if isinstance(v.type, IntType | FloatType))
+
+    def _values(self, block: FrameState, kept: frozenset[Variable], location: Location,
                 call_stack: CallStack) -> dict[Variable, z3.ExprRef]:
-        """The explicit variables in scope whose value in ``block`` is a numeral."""
+        """The variables of ``kept`` in scope whose value in ``block`` is a numeral.
+
+        At a loop head only the explicit loop counters are kept: every other constant
+        would unroll the loop (``i = 0``, then 1, ...). At any other block end (a call's
+        entry or return, a target) a constant cannot unroll anything, and forgetting it
+        loses what the block just computed: ``pow(0.0 / 0.0, y)`` enters ``pow`` with
+        ``x`` a NaN (newlib's float tasks), ``f(4)`` with ``n == 4``."""
         active = {location.function, self.program.entry} | {callee_name(c) for c in call_stack}
         out = {}
-        for v in explicit:
+        for v in kept:
             if v.is_global or v.function in active:
                 value = z3.simplify(block.read(Var(v.type, v)))
-                if z3.is_bv_value(value):
+                if z3.is_bv_value(value) or z3.is_fp_value(value):
                     out[v] = value
         return out
 
