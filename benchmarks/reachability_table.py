@@ -3,14 +3,15 @@
     python benchmarks/reachability_table.py seeds [--budget 60]
         unreach.c, check_valves.c, loop_foo.c: the status of the goals the papers discuss
     python benchmarks/reachability_table.py table [--budget 30] [--jobs 2] [--tasks N] [--strategies value]
-            [--sample dev|loops]
+            [--sample dev|loops|floats]
         mean TestCov coverage, mean cov_f and tasks with every goal decided, per analysis,
         over the dev subset of Test-Comp tasks (``--sample loops``: every task of the
         categories ``LOOP_CATEGORIES``, where proofs need loop invariants, e.g. to measure
         the predicate analysis' invariant templates against an earlier version of the
-        code); then the soundness cross-check: every
-        suite of every strategy is replayed natively against every analysis' infeasible
-        goals ("unsound" counts goals claimed infeasible but covered by some test)
+        code; ``--sample floats``: the float categories ``FLOAT_CATEGORIES``, where
+        proofs follow constants through bit views of doubles); then the soundness
+        cross-check: every suite of every strategy is replayed natively against every
+        analysis' infeasible goals ("unsound" counts goals claimed infeasible but covered by some test)
 
 Suites are generated through the CLI (``cooptest generate --strategy ...``) and kept in
 ``--work`` with their report.json, so that the cross-check can replay them; results are
@@ -34,6 +35,9 @@ ANALYSES = ("value", "predicate", "mgp")
 LOOP_CATEGORIES = ("bitvector", "bitvector-loops", "loop-acceleration", "loop-crafted", "loop-invariants",
                    "loop-invgen", "loop-lit", "loop-new", "loop-simple", "loop-zilu", "loops",
                    "loops-crafted-1", "nla-digbench", "nla-digbench-scaling")
+FLOAT_CATEGORIES = ("float-benchs", "float-newlib", "floats-cbmc-regression", "floats-cdfpl",
+                    "loop-floats-scientific-comp")
+SAMPLES = {"loops": LOOP_CATEGORIES, "floats": FLOAT_CATEGORIES}  # every task of the categories
 CROSS = ("random", "concolic")  # further strategies whose suites the soundness check replays
 
 
@@ -107,8 +111,8 @@ def cross_check(tasks: list[str], budget: float, results: Results, strategies: t
 
 def table(args: argparse.Namespace) -> None:
     results = Results(Path(args.results))
-    if args.sample == "loops":
-        tasks = sorted(str(p.relative_to(TESTCOMP)) for c in LOOP_CATEGORIES
+    if args.sample in SAMPLES:
+        tasks = sorted(str(p.relative_to(TESTCOMP)) for c in SAMPLES[args.sample]
                        for p in (TESTCOMP / c).glob("*.yml"))[: args.tasks]
     else:
         tasks = DEV_TASKS[: args.tasks]
@@ -133,7 +137,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=30)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tasks", type=int, default=1000, help="the first N tasks of the sample")
-    parser.add_argument("--sample", choices=("dev", "loops"), default="dev")
+    parser.add_argument("--sample", choices=("dev", *SAMPLES), default="dev")
     parser.add_argument("--strategies", help="comma-separated (default: value, predicate, mgp, "
                         "random, concolic); to compare two versions of the code, run each with "
                         "PYTHONPATH set to its src/ and its own --results")
