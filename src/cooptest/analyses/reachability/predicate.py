@@ -19,9 +19,10 @@ Predicates are IR conditions, instantiated in a state with ``SymbolicState.eval`
 the abstraction is bit-precise over C integers and as sound as the symbolic state:
 memory the state cannot follow is havocked (``imprecise``), and an abstraction of an
 over-approximation is an over-approximation. A block starts from ``havoc_at``: every
-value not constrained by the abstraction is a fresh symbol. Locals of callers are read
-in their own frame (:class:`FrameState`), so a predicate about a caller's variable
-survives an abstraction inside the callee.
+value not constrained by the abstraction is a fresh symbol, except, at a block end that
+is no loop head, the integer and float constants the block computed (``_values``).
+Locals of callers are read in their own frame (:class:`FrameState`), so a predicate
+about a caller's variable survives an abstraction inside the callee.
 
 Refinement: z3 no longer exposes interpolation, so predicates come from weakest
 preconditions along the spurious path (``analyses/wp.py``, the backward transfer):
