@@ -203,9 +203,12 @@ def test_mgp_covers_proves_and_returns_a_reduced_suite(program_of):
 NAN_ARGUMENT = """extern double __VERIFIER_nondet_double(void);
 typedef union { double value; struct { unsigned int lsw; unsigned int msw; } parts; } shape;
 int pow_like(double x, double y) {
-  shape u;
+  shape u, v;
   do { u.value = x; } while (0);
+  do { v.value = y; } while (0);
   unsigned int hx = u.parts.msw, lx = u.parts.lsw;
+  int iy = v.parts.msw & 0x7fffffff;
+  if ((iy | v.parts.lsw) == 0) return 0;  /* dead: y is not zero */
   int ix = hx & 0x7fffffff;
   if (ix > 0x7ff00000 || (ix == 0x7ff00000 && lx != 0))
     return 1;                 /* x is NaN */
@@ -228,7 +231,17 @@ def test_a_constant_argument_is_known_in_the_callee(program_of):
     test is dead, which the union's bit view of the constant shows."""
     program = program_of(NAN_ARGUMENT)
     result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(30)))
-    dead = {goal_at(program, line_of(NAN_ARGUMENT, "dead"), outcome) for outcome in (True, False)}
+    dead = {goal_at(program, line_of(NAN_ARGUMENT, "x is always NaN"), outcome)
+            for outcome in (True, False)}
     assert result.state.complete
     assert dead <= set(program.infeasible)
     assert goal_at(program, line_of(NAN_ARGUMENT, "x is NaN") - 1, True) in program.covered
+
+
+def test_a_union_member_reads_the_bits_of_what_another_stored(program_of):
+    """newlib's ``EXTRACT_WORDS``: the words of a double are read through a union. The
+    weakest precondition of ``(iy | ly) == 0`` over the store ``v.value = y`` is a
+    predicate on the bits of ``y``, which the caller's ``y > 1.0`` refutes."""
+    program = program_of(NAN_ARGUMENT)
+    PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(30)))
+    assert goal_at(program, line_of(NAN_ARGUMENT, "y is not zero"), True) in program.infeasible

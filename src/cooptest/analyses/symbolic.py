@@ -39,11 +39,12 @@ import z3
 
 from cooptest.analyses import semantics as sem
 from cooptest.cfa.calls import callee_name
+from cooptest.cfa.builtins import FLOAT_CONSTANTS
 from cooptest.cfa.ctype import (CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType)
-from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge,
-                             Cast, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr, FuncRef,
-                             Index, Location, Member, NondetEdge, Program, ReturnEdge,
+from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, BlankEdge,
+                             CallEdge, Cast, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr,
+                             FuncRef, Index, Location, Member, NondetEdge, Program, ReturnEdge,
                              StringLit, TerminateEdge, Unary, Var, Variable, in_memory)
 
 _names = itertools.count()
@@ -467,6 +468,10 @@ class SymbolicState:
             return self._binary(e)
         if isinstance(e, StringLit):
             return self.address(e)
+        if isinstance(e, BitView):
+            bits = self._to_bits(self.eval(e.operand), e.operand.type)
+            low = 8 * e.offset  # little-endian, as both data models are
+            return self._from_bits(z3.Extract(low + 8 * self.types.sizeof(e.type) - 1, low, bits), e.type)
         raise TypeError(f"cannot evaluate {e!r}")
 
     def _unknown(self, t: CType) -> z3.ExprRef:
@@ -674,6 +679,12 @@ class SymbolicState:
                 self.write(edge.lhs, sem.cast(self.ptr(base), t.pointer(t.void), edge.lhs.type))
             return
         if name == "free":
+            return
+        if name in FLOAT_CONSTANTS and edge.ftype is not None \
+                and isinstance(edge.ftype.ret, FloatType):
+            if edge.lhs is not None:
+                value = sem.const(FLOAT_CONSTANTS[name][1], edge.ftype.ret)
+                self.write(edge.lhs, sem.cast(value, edge.ftype.ret, edge.lhs.type))
             return
         if name == "memset" and len(edge.args) == 3:
             n = _as_int(self.eval(edge.args[2]))

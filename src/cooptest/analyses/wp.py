@@ -28,7 +28,9 @@ Per edge:
   of one scalar type overlap only if they start at the same address); a read of another
   type, a bit-field, or more than ``max_split`` reads drop the literals (weakening).
   Where the expressions decide it (:func:`alias`: distinct variables, distinct fields
-  or constant indices of one) there is no split. A copy of a whole struct or array
+  or constant indices of one) there is no split; a member of a union that lies within
+  the bytes stored reads their bits (``BitView``: ``u.value = x`` makes ``u.parts.msw``
+  the high word of the double ``x``, as newlib's ``EXTRACT_WORDS`` reads it). A copy of a whole struct or array
   drops what reads the copy (weakening: field-wise copies are not followed);
 - a call entering a body (``ctx.callee``): the callee's parameters become the arguments
   (``FunctionCFA.bind``); the callee's own variables are dropped first (in a recursive
@@ -53,11 +55,11 @@ import z3
 from cooptest.analyses import semantics as sem
 from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
-from cooptest.cfa.ctype import IntType, PointerType
+from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
 from cooptest.cfa.fold import fold
-from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
-                             DeclEdge, Deref, Edge, Expr, Index, Member, NondetEdge, Program,
-                             ReturnEdge, Var, Variable, in_memory, variables_of)
+from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, CallEdge, Cast,
+                             Const, DeclEdge, Deref, Edge, Expr, Index, Member, NondetEdge,
+                             Program, ReturnEdge, Var, Variable, in_memory, variables_of)
 from cooptest.core.budget import Budget
 
 Literal = tuple[Expr, bool]  # an IR condition, asserted (True) or negated (False)
@@ -274,24 +276,29 @@ class BackwardTransfer:
 
     def _store(self, post: Formula, lhs: Expr, rhs: Expr) -> list[Formula]:
         """Morris' rule for ``lhs := rhs`` through memory (module docstring)."""
-        hit: set[str] = set()  # reads the store certainly overwrites
+        hit: dict[str, Expr] = {}  # reads the store certainly overwrites: their new values
         split: dict[str, Expr] = {}  # reads it may overwrite, by text
         dropped: set[tuple[str, bool]] = set()
         for k, (e, _) in post.literals.items():
-            reads = [(r, alias(lhs, r)) for r in memory_reads(e)]
-            reads = [(r, same) for r, same in reads if same is not False]
-            exact = all(r.type == lhs.type and not _bit_field(r) and not _bit_field(lhs)
+            reads: list[tuple[Expr, bool | None, Expr | None]] = []  # (read, alias, view)
+            for r in memory_reads(e):
+                same = alias(lhs, r)
+                view = self._view(lhs, r, rhs) if same is None else None
+                if same is not False and view is not False:
+                    reads.append((r, same, view if isinstance(view, Expr) else None))
+            exact = all((r.type == lhs.type or view is not None) and not _bit_field(r)
+                        and not _bit_field(lhs)
                         and all(alias(lhs, inner) is False for inner in memory_reads(r, lvalue=True))
-                        for r, _ in reads)
-            maybe = {repr(r): r for r, same in reads if same is None}
+                        for r, _, view in reads)
+            maybe = {repr(r): r for r, same, view in reads if same is None and view is None}
             if not exact or len(split.keys() | maybe.keys()) > self.max_split:
                 dropped.add(k)
                 continue
-            hit |= {repr(r) for r, same in reads if same}
+            hit.update({repr(r): view or rhs for r, same, view in reads if same or view is not None})
             split.update(maybe)
         base = post.keep(set(post.literals) - dropped)
-        for text in hit:
-            base = base.map(lambda e, t=text: _replace_read(e, t, rhs)) if base is not None else None
+        for text, value in hit.items():
+            base = base.map(lambda e, t=text, v=value: _replace_read(e, t, v)) if base is not None else None
         target = address(self.program, lhs)
         cases: list[Formula] = []
         for aliased in itertools.product((False, True), repeat=len(split)):
@@ -305,6 +312,51 @@ class BackwardTransfer:
                     case = case.map(lambda e, t=text: _replace_read(e, t, rhs))
             cases.extend(_some(case))
         return cases
+
+    def _view(self, lhs: Expr, read: Expr, rhs: Expr) -> Expr | bool | None:
+        """What ``read`` holds after ``lhs := rhs`` where :func:`alias` cannot tell, when
+        both lie in one variable at offsets their fields and constant indices fix (the
+        members of a union): False if their bytes are disjoint, the bits of ``rhs`` it
+        reads if it lies within ``lhs`` (both integers or floats: an address's bits are
+        not the model's numeral), None otherwise."""
+        a, b = self._placement(lhs), self._placement(read)
+        if a is None or b is None or a[0] is not b[0]:
+            return None
+        (_, start, size), (_, at, width) = a, b
+        if at + width <= start or start + size <= at:
+            return False
+        if not (start <= at and at + width <= start + size
+                and self._plain(lhs.type) and self._plain(read.type)):
+            return None
+        source = rhs if rhs.type == lhs.type else Cast(lhs.type, rhs)
+        return source if (at, width, read.type) == (start, size, lhs.type) else \
+            BitView(read.type, source, at - start)
+
+    def _placement(self, lvalue: Expr) -> tuple[Variable, int, int] | None:
+        """The variable ``lvalue`` lies in, its byte offset there and its size, when every
+        step to it is a field (no bit-field) or a constant index."""
+        offset, e = 0, lvalue
+        while isinstance(e, (Member, Index)):
+            if isinstance(e, Member):
+                f = e.base.type.field(e.field)  # type: ignore[union-attr]
+                if f.bit_width is not None:
+                    return None
+                offset += f.offset
+            else:
+                index = fold(e.index)
+                if not isinstance(index, Const) or not isinstance(index.value, int):
+                    return None
+                offset += index.value * self.program.types.sizeof(e.type)
+            e = e.base
+        if not isinstance(e, Var):
+            return None
+        return e.var, offset, self.program.types.sizeof(lvalue.type)
+
+    def _plain(self, t: CType) -> bool:
+        """An integer or float whose value is all of its bytes (no ``_Bool``, no x87
+        long double, which the symbolic state keeps as a double)."""
+        return isinstance(t, IntType | FloatType) and not (isinstance(t, IntType) and t.is_bool) \
+            and t.bits == 8 * self.program.types.sizeof(t)
 
     def _havoc(self, post: Formula, lhs: Expr) -> Formula:
         """``lhs`` gets an unknown value: drop what may read it."""

@@ -215,6 +215,23 @@ class Index(Expr):
         return f"{self.base!r}[{self.index!r}]"
 
 
+@dataclass(frozen=True, eq=False)
+class BitView(Expr):
+    """The ``type``-sized bytes at byte ``offset`` of ``operand``'s object
+    representation, read as a ``type``: what a union member reads after a store through
+    another (``u.value = x; hi = u.parts.msw`` reads the high word of the double ``x``).
+    Made by weakest preconditions (``analyses.wp``), never by the front end."""
+
+    operand: Expr
+    offset: int
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.operand,)
+
+    def __repr__(self) -> str:
+        return f"bits<{self.type}>({self.operand!r} @ {self.offset})"
+
+
 LVALUES = (Var, Deref, Member, Index)
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from pycparser import c_ast
 
+from cooptest.cfa.builtins import FLOAT_CONSTANTS
 from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType,
                                 PointerType, StructType, Types, VoidType)
 from cooptest.cfa.fold import const_int
@@ -943,6 +944,14 @@ class CFABuilder:
 
     # ------------------------------------------------------------------ calls
 
+    def _implicit(self, name: str) -> FunctionType:
+        """The type of a function called without a declaration: C's implicit ``int``,
+        except for gcc's float constant builtins (``cfa.builtins``)."""
+        if name in FLOAT_CONSTANTS:
+            bits = FLOAT_CONSTANTS[name][0]
+            return FunctionType(self.types.double if bits == 64 else self.types.float, (), True)
+        return FunctionType(self.types.int, (), True)
+
     def _call(self, node: c_ast.FuncCall, want_value: bool) -> Expr | None:
         t = self.types
         line = node.coord.line if node.coord else 0
@@ -951,7 +960,7 @@ class CFABuilder:
         callee: str | Expr
         if name is not None and not isinstance(self.scope.lookup(name), Variable):
             found = self.scope.lookup(name)
-            ftype = found.type if isinstance(found, Function) else FunctionType(t.int, (), True)
+            ftype = found.type if isinstance(found, Function) else self._implicit(name)
             if found is None:
                 self.declared.setdefault(name, ftype)
             callee = name

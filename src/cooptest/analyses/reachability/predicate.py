@@ -52,9 +52,9 @@ from cooptest.cfa.fold import fold, uncast
 from cooptest.cfa.loops import cycle_edges
 from cooptest.cfa.ctype import FloatType, IntType
 from cooptest.core.budget import Budget
-from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, CallEdge, Const, Edge, Expr,
-                             Location, NondetEdge, Program, Var, Variable, in_memory,
-                             variables_of)
+from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BitView, CallEdge, Cast, Const,
+                             Edge, Expr, Location, NondetEdge, Program, Var, Variable,
+                             in_memory, variables_of)
 
 ABSTRACTION_CAP = 5.0  # seconds z3 may spend on one query of an abstraction
 MAX_CASES = 16  # WP cases a refinement follows (any subset yields sound predicates)
@@ -324,9 +324,11 @@ class PredicateCPA:
         models = [solver.model()] if result == z3.sat else []
         literals: set[tuple[str, bool]] = set()
         for key, term in terms.items():
+            evaluable = not _unspecified(preds[key])
             for value in (True, False):
                 literal = term if value else z3.Not(term)
-                if any(z3.is_false(m.eval(literal, model_completion=True)) for m in models):
+                if evaluable and any(z3.is_false(m.eval(literal, model_completion=True))
+                                     for m in models):
                     continue
                 entailment = solve(solver, budget, ABSTRACTION_CAP, z3.Not(literal))
                 if entailment == z3.unsat:
@@ -344,6 +346,17 @@ class PredicateCPA:
     def covers(other: PredicateState, data: PredicateState) -> bool:
         """``other`` is an abstraction state that knows less."""
         return other.is_abstraction and other.abstraction <= data.abstraction
+
+
+def _unspecified(pred: Predicate) -> bool:
+    """Whether ``pred`` reads what z3 leaves unspecified for some values: the bits of a
+    float (a NaN's representation), a float converted to an integer it does not fit. A
+    model found before the predicate was asked about evaluates such a term to anything,
+    not to what the block's constraints allow (``y != 0.0`` and ``y``'s bits all zero
+    hold together in a model where ``y`` is a NaN), so only a solver call decides it."""
+    return any(isinstance(x, BitView) or (isinstance(x, Cast) and isinstance(x.type, IntType)
+                                          and isinstance(x.operand.type, FloatType))
+               for e, _ in pred for x in e.walk())
 
 
 def predicates_of(cases: list[Formula]) -> dict[str, Predicate]:
