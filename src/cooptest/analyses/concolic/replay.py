@@ -18,7 +18,8 @@ replay fast enough (z3's Python API costs tens of microseconds per term).
 Every branch condition is also evaluated concretely, under the concrete inputs (other
 unknowns, e.g. results of unmodelled library calls, read as 0). Where that disagrees
 with the native outcome the symbolic model has *diverged* from the program; the replay
-counts it and follows the native run.
+counts it and follows the native run. A condition over values z3 leaves unspecified (a
+NaN's bits) has no concrete value, and disagrees with nothing.
 
 *Observers* follow the replay from outside: each is called with every CFA edge the
 replay follows, in order, and the symbolic state after it (``searchers.Guided`` steps
@@ -388,7 +389,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             else:
                 concrete = memo.truth.get(_ref(cond))
                 if concrete is None:
-                    concrete = memo.truth[_ref(cond)] = z3.is_true(z3.simplify(cond))
+                    concrete = memo.truth[_ref(cond)] = not z3.is_false(z3.simplify(cond))
             if not concrete:
                 path.divergences += 1
             decision = None
