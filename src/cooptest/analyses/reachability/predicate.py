@@ -348,12 +348,15 @@ class PredicateCPA:
         return other.is_abstraction and other.abstraction <= data.abstraction
 
 
+@lru_cache(maxsize=1 << 14)
 def _unspecified(pred: Predicate) -> bool:
     """Whether ``pred`` reads what z3 leaves unspecified for some values: the bits of a
     float (a NaN's representation), a float converted to an integer it does not fit. A
     model found before the predicate was asked about evaluates such a term to anything,
     not to what the block's constraints allow (``y != 0.0`` and ``y``'s bits all zero
-    hold together in a model where ``y`` is a NaN), so only a solver call decides it."""
+    hold together in a model where ``y`` is a NaN), so only a solver call decides it.
+    Cached: every abstraction asks it of every predicate at its location, and a
+    predicate (its IR objects, hashed by identity) never changes."""
     return any(isinstance(x, BitView) or (isinstance(x, Cast) and isinstance(x.type, IntType)
                                           and isinstance(x.operand.type, FloatType))
                for e, _ in pred for x in e.walk())
