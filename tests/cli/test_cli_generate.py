@@ -164,6 +164,19 @@ def test_defaults_portfolio_budget_and_output_folder(tmp_path: Path, triangle: P
     assert doc["summary"]["stopped"] == "done"  # ends early: every goal decided
 
 
+
+def test_a_budget_counts_from_the_exec_not_the_fork(tmp_path: Path, triangle: Path) -> None:
+    """A shell runs the last command of ``( a; b )`` in the process it forked before
+    ``a``: /proc dates that process from the fork, and ``b`` (here after a 3-s ``a``)
+    found its 3-s budget spent before it began (0 goals, 0.1 s)."""
+    out = tmp_path / "out"
+    command = (f"sleep 3; exec {sys.executable} -m cooptest.cli generate {triangle} "
+               f"--budget 3 --strategy random --out {out} --quiet")
+    proc = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    summary = check_report(out)["summary"]
+    assert summary["covered"] > 0 and summary["time_s"] > 1, proc.stderr
 @pytest.mark.parametrize("strategy", ["random", "auto"])
 def test_memory_limit_stops_the_analysis_with_valid_outputs(tmp_path: Path, triangle: Path,
                                                             strategy: str) -> None:
