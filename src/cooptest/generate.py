@@ -238,6 +238,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 safe.raise_pending()
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 answer_by = deadline.child(deadline.remaining() - page)
+                executor.budget = answer_by
+                for inputs in meter.found(answer_by):
+                    board.keep(inputs, "label-fuzz")
                 if opts.reduce:
                     board.reduce(lambda kept, dropped: meter.rescue(kept, dropped, answer_by))
                 measured = meter.count(board.tests, answer_by)

@@ -342,3 +342,18 @@ def test_a_lane_that_ends_early_does_not_hold_up_the_exit(tmp_path: Path) -> Non
                     timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert time.monotonic() - started <= 62
+
+
+def test_tests_for_testcovs_build_where_the_program_reads_indeterminate_memory(tmp_path: Path) -> None:
+    """array_min_and_copy_shift_sum_add reads a stack array nothing writes: the board's
+    build and TestCov's hold other garbage there, and the random tests the board credits
+    with the later loops fail an ``assume`` on it under TestCov's (75%). The meter's small
+    mutants find tests for TestCov's build too (91.67%, concolic search alone's figure)."""
+    task = SHARED / "benchmarks" / "testcomp" / "array-cav19" / "array_min_and_copy_shift_sum_add.yml"
+    if not task.exists():
+        pytest.skip("no shared/benchmarks/testcomp")
+    out = tmp_path / "out"
+    proc = cooptest("generate", task, "--budget", "15", "--out", out, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = check_report(out)
+    assert doc["summary"]["coverage_testcov_style"] >= 91.67

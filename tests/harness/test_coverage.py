@@ -109,3 +109,59 @@ def test_the_live_count_of_any_subset_of_the_kept_tests_is_the_joint_measurement
             meter.count(board.tests, Budget.seconds(30.0))
     finally:
         meter.close()
+
+
+SMALL_ONLY = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  if (n > 0) {
+    if (n < 3)
+      return 1;
+  }
+  return 0;
+}
+"""
+
+
+def test_mutants_make_one_input_small() -> None:
+    from cooptest.harness.label_fuzz import mutants
+
+    assert list(mutants(["552", "-7"])) == [["0", "-7"], ["1", "-7"], ["276", "-7"],
+                                            ["552", "0"], ["552", "1"], ["552", "-4"]]
+    assert list(mutants(["1", "0.5"])) == [["0", "0.5"], ["1", "0"]]
+
+
+def test_the_meter_finds_small_mutants_covering_goals_no_test_covers(tmp_path) -> None:
+    """The meter, idle, runs mutants of the kept tests on TestCov's build and reports
+    those covering new goals there, once; the board keeps them, and the count grows."""
+    import time
+
+    from cooptest.core.board import GoalBoard
+    from cooptest.core.budget import Budget
+    from cooptest.frontend import load_program
+    from cooptest.harness.executor import Executor
+    from cooptest.harness.live_coverage import LiveMeter
+
+    program = tmp_path / "small.c"
+    program.write_text(SMALL_ONLY)
+    task = load_task(str(program))
+    frontend = load_program(task, str(tmp_path))
+    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
+    meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"))
+    board.listeners.append(meter.listen)
+    try:
+        board.submit(["552"], "test")
+        assert meter.count(board.tests, Budget.seconds(30.0)) == 50.0  # 2 of 4 goals
+        found: list[list[str]] = []
+        deadline = time.monotonic() + 20
+        while len(found) < 2 and time.monotonic() < deadline:
+            found += meter.found(Budget.seconds(5.0))
+            time.sleep(0.2)
+        assert found == [["0"], ["1"]]  # not ["276"]: it covers nothing new
+        for inputs in found:
+            ex = board.keep(inputs, "label-fuzz")
+            assert ex.new  # here the board's build agrees: new goals for it too
+        assert meter.count(board.tests, Budget.seconds(30.0)) == 100.0
+        assert meter.found(Budget.seconds(5.0)) == []  # each reported once
+    finally:
+        meter.close()

@@ -104,16 +104,29 @@ class GoalBoard:
         ex.new = set(self.accept(inputs, origin, ex))
         return ex
 
-    def accept(self, inputs: list[str], origin: str, ex: Execution) -> frozenset[str]:
+    def keep(self, inputs: list[str], origin: str) -> Execution:
+        """Run ``inputs`` natively and keep the test even if it covers no goal first:
+        the live meter found it covers goals of TestCov's build the suite does not
+        (``harness.live_coverage``)."""
+        ex = self.executor.run(inputs)
+        self.executions += 1
+        ex.new = set(self.accept(inputs, origin, ex, always=True))
+        return ex
+
+    def accept(self, inputs: list[str], origin: str, ex: Execution,
+               always: bool = False) -> frozenset[str]:
         """Record the native run ``ex`` of ``inputs`` (here, or in a worker process):
-        the goals it covers first, and the test if there are any."""
+        the goals it covers first, and the test if there are any (or ``always``)."""
         new = frozenset(ex.covered - self.covered.keys())
-        if not new:
+        if not new and not always:
             return new
         origin = self._tagged(origin)
         test = TestCase(list(inputs), covers_error=ex.error_reached)
         test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
         self.records.append(TestRecord(test, origin, new, frozenset(ex.covered)))
+        if not new:
+            self.notify("kept", origin=origin, test=test.name)
+            return new
         for g in sorted(new):
             if g in self.infeasible:  # never happens for a sound prover: say so loudly
                 raise AssertionError(f"goal {g} proven infeasible by {self.infeasible[g]} "

@@ -8,6 +8,11 @@ of the run to a subset of the tests kept) needs no run at the end, only the chil
 have caught up. Nothing of the budget is reserved for it: the analysis runs until the
 end, less the time to write the reports.
 
+Idle, the child runs small mutants of the kept tests on the labelled program
+(``harness.label_fuzz``): where the program reads indeterminate memory, one covers
+there what the board's build credits to a test that does not; the parent keeps the
+mutants found at the end of the run (``found``, ``GoalBoard.keep``).
+
 The child has the labelled program's compiler, its test runs and gcov to itself, on the
 spare core when there is one. It receives tests on a thread of its own, so that the
 parent's sending a large test never waits for a run in progress. It dies with the run:
@@ -27,6 +32,7 @@ from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals
 from cooptest.harness.coverage import CoverageMeter
+from cooptest.harness.label_fuzz import LabelFuzzer
 from cooptest.harness.testsuite import TestCase
 from cooptest.task import Task
 
@@ -53,7 +59,7 @@ class LiveMeter:
         self.sent: list[str] = []  # the tests sent, in order
 
     def listen(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        if event == "covered":
+        if event in ("covered", "kept"):
             test = board.records[-1].test
             if self._send(("test", test.name, test.inputs)):
                 self.sent.append(test.name)
@@ -70,6 +76,13 @@ class LiveMeter:
         not answered by ``deadline``. The child computes it: only names cross the pipe."""
         saved: list[str] | None = self._ask(("rescue", kept, dropped), deadline)
         return saved or []
+
+    def found(self, deadline: Budget) -> list[list[str]]:
+        """The inputs of the mutants that cover goals of TestCov's build no test sent
+        covers (``harness.label_fuzz``), each reported once; none if the child has not
+        answered by ``deadline``."""
+        mutants: list[list[str]] | None = self._ask(("found",), deadline)
+        return mutants or []
 
     def _ask(self, request: tuple[Any, ...], deadline: Budget) -> Any:
         """The child's answer to ``request`` (answers come in the order asked; one to an
@@ -134,11 +147,24 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
         """The count, rounded as TestCov prints it."""
         return round(m.result(goals, goals_hit, tests).percent, 2)
 
-    while (request := requests.get())[0] != "stop":
+    fuzzer = LabelFuzzer()
+    while True:
+        wait = fuzzer.wait() if meter is not None and hit | fuzzer.found_goals < goals else None
+        try:
+            request = requests.get(timeout=wait)
+        except queue.Empty:  # idle: a mutant's turn
+            try:
+                fuzzer.step(meter.covered_by, hit)  # type: ignore[union-attr]
+            except Exception:  # noqa: BLE001 - as below
+                meter = None
+            continue
+        if request[0] == "stop":
+            break
         if request[0] == "test" and meter is not None:
             try:
                 covered[request[1]] = meter.covered_by(request[2])
                 hit |= covered[request[1]]
+                fuzzer.add(request[2])
                 so_far.value = len(covered) * SO_FAR_BASE + round(percent(meter, hit, len(covered)) * 100)
             except Exception:  # noqa: BLE001 - as above
                 meter = None
@@ -148,6 +174,9 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
                          percent(meter, set().union(*(covered[n] for n in names)), len(names))))
         elif request[0] == "rescue":
             outbox.send(("rescue", None if meter is None else _rescue(covered, request[1], request[2])))
+        elif request[0] == "found":
+            outbox.send(("found", fuzzer.found))
+            fuzzer.found = []
 
 
 def _rescue(covered: dict[str, set[int]], kept: list[str], dropped: list[str]) -> list[str]:
