@@ -239,7 +239,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 answer_by = deadline.child(deadline.remaining() - page)
                 executor.budget = answer_by
-                for inputs in meter.found(answer_by):
+                mutants, report.extra["meter_mutants"] = meter.found(answer_by)
+                for inputs in mutants:
                     board.keep(inputs, "label-fuzz")
                 if opts.reduce:
                     board.reduce(lambda kept, dropped: meter.rescue(kept, dropped, answer_by))

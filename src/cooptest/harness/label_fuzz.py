@@ -53,6 +53,7 @@ class LabelFuzzer:
         self.found: list[list[str]] = []
         self.found_goals: set[int] = set()
         self.busy = 0.0  # seconds spent on mutants
+        self.runs = 0  # mutants run
         self.started = time.monotonic()
 
     def add(self, inputs: list[str]) -> None:
@@ -81,6 +82,7 @@ class LabelFuzzer:
         began = time.monotonic()
         goals = covered_by(mutant)
         self.busy += time.monotonic() - began
+        self.runs += 1
         if goals - hit - self.found_goals:
             self.found.append(mutant)
             self.found_goals |= goals

@@ -77,12 +77,12 @@ class LiveMeter:
         saved: list[str] | None = self._ask(("rescue", kept, dropped), deadline)
         return saved or []
 
-    def found(self, deadline: Budget) -> list[list[str]]:
+    def found(self, deadline: Budget) -> tuple[list[list[str]], int]:
         """The inputs of the mutants that cover goals of TestCov's build no test sent
-        covers (``harness.label_fuzz``), each reported once; none if the child has not
-        answered by ``deadline``."""
-        mutants: list[list[str]] | None = self._ask(("found",), deadline)
-        return mutants or []
+        covers (``harness.label_fuzz``), each reported once, and how many mutants ran;
+        none if the child has not answered by ``deadline``."""
+        answer: tuple[list[list[str]], int] | None = self._ask(("found",), deadline)
+        return answer or ([], 0)
 
     def _ask(self, request: tuple[Any, ...], deadline: Budget) -> Any:
         """The child's answer to ``request`` (answers come in the order asked; one to an
@@ -175,7 +175,7 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
         elif request[0] == "rescue":
             outbox.send(("rescue", None if meter is None else _rescue(covered, request[1], request[2])))
         elif request[0] == "found":
-            outbox.send(("found", fuzzer.found))
+            outbox.send(("found", (fuzzer.found, fuzzer.runs)))
             fuzzer.found = []
 
 
