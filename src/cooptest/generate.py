@@ -38,6 +38,7 @@ from cooptest.report.report import Report
 from cooptest.task import Task
 
 END_TIME = 0.5  # seconds for the final count's answer and report.json (report.html's on top)
+MUTANTS_AT_THE_END = 3.0  # seconds, at most, for the meter's mutants when every goal is decided
 RESERVE_SHARE_MAX = 0.25  # of the budget: what the end of a run may take at most
 OVERTIME = 0.1  # seconds past the budget when the run is stopped wherever it is
 SUITE, REPORT = "test-suite.zip", "report.json"
@@ -239,7 +240,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 answer_by = deadline.child(deadline.remaining() - page)
                 executor.budget = answer_by
-                mutants, report.extra["meter_mutants"] = meter.found(answer_by)
+                finish = min(MUTANTS_AT_THE_END, answer_by.remaining() - END_TIME) \
+                    if board.decided() else 0.0
+                mutants, report.extra["meter_mutants"] = meter.found(answer_by, finish)
                 for inputs in mutants:
                     board.keep(inputs, "label-fuzz")
                 if opts.reduce:

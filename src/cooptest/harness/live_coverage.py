@@ -26,6 +26,7 @@ import os
 import queue
 import signal
 import threading
+import time
 from typing import Any
 
 from cooptest.core.board import GoalBoard
@@ -77,11 +78,13 @@ class LiveMeter:
         saved: list[str] | None = self._ask(("rescue", kept, dropped), deadline)
         return saved or []
 
-    def found(self, deadline: Budget) -> tuple[list[list[str]], int]:
+    def found(self, deadline: Budget, finish: float = 0.0) -> tuple[list[list[str]], int]:
         """The inputs of the mutants that cover goals of TestCov's build no test sent
         covers (``harness.label_fuzz``), each reported once, and how many mutants ran;
-        none if the child has not answered by ``deadline``."""
-        answer: tuple[list[list[str]], int] | None = self._ask(("found",), deadline)
+        none if the child has not answered by ``deadline``. ``finish`` seconds go first
+        to the mutants left, at full speed: a run that ends early, every goal decided
+        on the board's build, has left them no idle time."""
+        answer: tuple[list[list[str]], int] | None = self._ask(("found", finish), deadline)
         return answer or ([], 0)
 
     def _ask(self, request: tuple[Any, ...], deadline: Budget) -> Any:
@@ -148,15 +151,23 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
         return round(m.result(goals, goals_hit, tests).percent, 2)
 
     fuzzer = LabelFuzzer()
-    while True:
-        wait = fuzzer.wait() if meter is not None and hit | fuzzer.found_goals < goals else None
+
+    def mutant_wait() -> float | None:
+        """Seconds until the next mutant's turn; None when none is to run."""
+        return fuzzer.wait() if meter is not None and hit | fuzzer.found_goals < goals else None
+
+    def mutant_turn() -> None:
+        nonlocal meter
         try:
-            request = requests.get(timeout=wait)
+            fuzzer.step(meter.covered_by, hit)  # type: ignore[union-attr]
+        except Exception:  # noqa: BLE001 - as below
+            meter = None
+
+    while True:
+        try:
+            request = requests.get(timeout=mutant_wait())
         except queue.Empty:  # idle: a mutant's turn
-            try:
-                fuzzer.step(meter.covered_by, hit)  # type: ignore[union-attr]
-            except Exception:  # noqa: BLE001 - as below
-                meter = None
+            mutant_turn()
             continue
         if request[0] == "stop":
             break
@@ -175,6 +186,9 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
         elif request[0] == "rescue":
             outbox.send(("rescue", None if meter is None else _rescue(covered, request[1], request[2])))
         elif request[0] == "found":
+            until = time.monotonic() + request[1]  # the mutants left, unthrottled, until then
+            while time.monotonic() < until and mutant_wait() is not None:
+                mutant_turn()
             outbox.send(("found", (fuzzer.found, fuzzer.runs)))
             fuzzer.found = []
 
