@@ -240,9 +240,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
                 answer_by = deadline.child(deadline.remaining() - page)
                 executor.budget = answer_by
-                finish = min(MUTANTS_AT_THE_END, answer_by.remaining() - END_TIME) \
+                mutants_left = min(MUTANTS_AT_THE_END, answer_by.remaining() - END_TIME) \
                     if board.decided() else 0.0
-                mutants, report.extra["meter_mutants"] = meter.found(answer_by, finish)
+                mutants, report.extra["meter_mutants"] = meter.found(answer_by, mutants_left)
                 for inputs in mutants:
                     board.keep(inputs, "label-fuzz")
                 if opts.reduce:
