@@ -271,7 +271,7 @@ def test_seed_suite_is_replayed_first(random_run: Path, triangle: Path, tmp_path
     """A run seeded with a suite starts where that suite ended: all its goals covered
     by the seed tests, kept in the same order."""
     before = json.loads((random_run / "report.json").read_text())
-    proc = cooptest("generate", triangle, "--budget", "1", "--out", tmp_path, "--strategy",
+    proc = cooptest("generate", triangle, "--budget", "3", "--out", tmp_path, "--strategy",
                     "random", "--seed-suite", random_run / "test-suite.zip", "--quiet")
     assert proc.returncode == 0, proc.stderr
     after = check_report(tmp_path)
