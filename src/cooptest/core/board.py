@@ -99,18 +99,18 @@ class GoalBoard:
 
         The test joins the suite when it covers a goal no earlier test covered;
         ``Execution.new`` tells which goals those were."""
-        ex = self.executor.run(inputs)
-        self.executions += 1
-        ex.new = set(self.accept(inputs, origin, ex))
-        return ex
+        return self._run(inputs, origin, always=False)
 
     def keep(self, inputs: list[str], origin: str) -> Execution:
         """Run ``inputs`` natively and keep the test even if it covers no goal first:
         the live meter found it covers goals of TestCov's build the suite does not
         (``harness.live_coverage``)."""
+        return self._run(inputs, origin, always=True)
+
+    def _run(self, inputs: list[str], origin: str, always: bool) -> Execution:
         ex = self.executor.run(inputs)
         self.executions += 1
-        ex.new = set(self.accept(inputs, origin, ex, always=True))
+        ex.new = set(self.accept(inputs, origin, ex, always))
         return ex
 
     def accept(self, inputs: list[str], origin: str, ex: Execution,
