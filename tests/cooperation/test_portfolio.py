@@ -117,3 +117,30 @@ def test_workers_report_in_batches(program_of) -> None:
     assert messages.get("executions", 0) <= batches and messages.get("counts", 0) <= batches
     assert messages["test"] >= len(board.tests)  # a test both workers found counts once
     assert sum(messages.values()) <= messages["test"] + 2 * batches + 4 * len(lanes)
+
+
+class _Runs:
+    """Runs ``runs`` inputs that cover nothing new, then one that decides every goal."""
+
+    name = "runs"
+
+    def __init__(self, runs: int) -> None:
+        self.runs = runs
+
+    def run(self, board, job):
+        from cooptest.core.analysis import AnalysisState, finish
+        for _ in range(self.runs):
+            board.submit(["0"], self.name)
+            board.count("iterations")
+        board.submit(["1"], self.name)
+        return finish(board, job, AnalysisState(self.name))
+
+
+def test_native_runs_a_worker_made_just_before_every_goal_was_decided_are_counted(program_of) -> None:
+    """The parent stops reading events once every goal is decided; a worker's runs since
+    its last batch (up to REPORT_EVERY seconds of them) were lost from the report."""
+    board = program_of("extern int __VERIFIER_nondet_int(void);\n"
+                       "int main(void) { if (__VERIFIER_nondet_int()) return 1; return 0; }\n")
+    run_lanes(board, [Lane([(_Runs(20), None)], "runs")], board.open(), Budget.seconds(60))
+    assert not board.open()
+    assert board.executions == 21 and board.stats["iterations"] == 20

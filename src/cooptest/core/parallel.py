@@ -33,6 +33,7 @@ from cooptest.harness.executor import Execution
 
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
 REPORT_EVERY = 0.5  # seconds between a worker's reports of its native runs and counts
+LAST_BATCH = 0.3  # seconds the parent waits for the workers' last reports, out of its budget
 
 
 class WorkerBoard(GoalBoard):
@@ -149,43 +150,57 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         workers.append(p)
     alive = set(range(len(lanes)))
     stopped: list[list[str]] = [[] for _ in lanes]
+
+    def receive(kind: str, k: int, value: Any) -> bool:
+        """Handle one event; True if it decided a goal."""
+        decided = False
+        if kind == "test":
+            inputs, origin, ex = value
+            new = board.accept(inputs, origin, ex)
+            if new:
+                _broadcast(inboxes, k, alive, ("covered", new, board.covered[next(iter(new))]))
+            decided = bool(new)
+        elif kind == "proof":
+            goal, proof, origin = value
+            decided = board.prove_infeasible(goal, proof, origin)
+            if decided:
+                _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
+        elif kind == "refused":
+            board.refused.setdefault(*value)
+        elif kind == "counts":
+            for stat, n in value.items():
+                board.count(stat, n)
+        elif kind == "executions":
+            board.executions += value
+        elif kind == "analysis":
+            board.notify("analysis", worker=k, analysis=value)
+        elif kind == "stopped":
+            stopped[k].append(f"{value[0]}: {value[1]}")
+        elif kind == "exit":
+            alive.discard(k)
+        elif kind == "error":
+            board.notify("worker_error", worker=k, error=value)
+            board.count("worker_errors")
+        if on_event is not None:
+            on_event(kind, k, value)
+        return decided
+
     undecided = board.has_open(goals)
     try:
         while alive and not budget.expired() and undecided:
             try:
-                kind, k, value = outbox.get(timeout=POLL)
+                if receive(*outbox.get(timeout=POLL)):
+                    undecided = board.has_open(goals)
             except queue.Empty:
                 alive = {k for k in alive if workers[k].is_alive() or not outbox.empty()}
-                continue
-            if kind == "test":
-                inputs, origin, ex = value
-                new = board.accept(inputs, origin, ex)
-                if new:
-                    _broadcast(inboxes, k, alive, ("covered", new, board.covered[next(iter(new))]))
-                    undecided = board.has_open(goals)
-            elif kind == "proof":
-                goal, proof, origin = value
-                if board.prove_infeasible(goal, proof, origin):
-                    _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
-                    undecided = board.has_open(goals)
-            elif kind == "refused":
-                board.refused.setdefault(*value)
-            elif kind == "counts":
-                for stat, n in value.items():
-                    board.count(stat, n)
-            elif kind == "executions":
-                board.executions += value
-            elif kind == "analysis":
-                board.notify("analysis", worker=k, analysis=value)
-            elif kind == "stopped":
-                stopped[k].append(f"{value[0]}: {value[1]}")
-            elif kind == "exit":
-                alive.discard(k)
-            elif kind == "error":
-                board.notify("worker_error", worker=k, error=value)
-                board.count("worker_errors")
-            if on_event is not None:
-                on_event(kind, k, value)
+        # Every goal decided with time to spare: the workers, told so, end their analyses
+        # and send their last batch of runs and counts; wait for it, briefly.
+        last_batch = Budget.seconds(min(LAST_BATCH, budget.remaining()))
+        while alive and not last_batch.expired():
+            try:
+                receive(*outbox.get(timeout=last_batch.remaining()))
+            except queue.Empty:
+                break
     finally:
         for inbox in inboxes:  # what no worker will read must not hold up this process's exit
             inbox.cancel_join_thread()
