@@ -178,20 +178,35 @@ def memory_reads(e: Expr, lvalue: bool = False) -> Iterator[Expr]:
         yield from memory_reads(c)
 
 
+def _selectors(lvalue: Expr) -> tuple[Expr, list[Member | Index]]:
+    """The lvalue's root (a variable, or a dereference) and the field and index
+    selections from it outwards: ``s.a[2]`` is ``s`` with ``.a`` then ``[2]``."""
+    selectors: list[Member | Index] = []
+    while isinstance(lvalue, (Member, Index)):
+        selectors.insert(0, lvalue)
+        lvalue = lvalue.base
+    return lvalue, selectors
+
+
+def _constant_index(e: Index) -> int | None:
+    index = fold(e.index)
+    return index.value if isinstance(index, Const) and isinstance(index.value, int) else None
+
+
 def _access(lvalue: Expr) -> tuple[Variable | None, list[tuple[str, object]] | None]:
     """The variable an lvalue lies in (None: reached through a pointer) and the steps
     from it (fields, constant indices; None if an index is not constant)."""
+    root, selectors = _selectors(lvalue)
     steps: list[tuple[str, object]] | None = []
-    while isinstance(lvalue, (Member, Index)):
-        if isinstance(lvalue, Member):
-            union = lvalue.base.type.is_union  # type: ignore[union-attr]
-            step: tuple[str, object] = ("union" if union else "field", lvalue.field)
+    for e in selectors:
+        if isinstance(e, Member):
+            steps.append(("union" if e.base.type.is_union else "field", e.field))  # type: ignore[union-attr]
+        elif (index := _constant_index(e)) is not None:
+            steps.append(("index", index))
         else:
-            index = fold(lvalue.index)
-            step = ("index", index.value if isinstance(index, Const) else None)
-        steps = None if steps is None or step[1] is None else [step] + steps
-        lvalue = lvalue.base
-    return (lvalue.var if isinstance(lvalue, Var) else None), steps
+            steps = None
+            break
+    return (root.var if isinstance(root, Var) else None), steps
 
 
 def alias(a: Expr, b: Expr) -> bool | None:
@@ -335,22 +350,21 @@ class BackwardTransfer:
     def _placement(self, lvalue: Expr) -> tuple[Variable, int, int] | None:
         """The variable ``lvalue`` lies in, its byte offset there and its size, when every
         step to it is a field (no bit-field) or a constant index."""
-        offset, e = 0, lvalue
-        while isinstance(e, (Member, Index)):
+        root, selectors = _selectors(lvalue)
+        if not isinstance(root, Var):
+            return None
+        offset = 0
+        for e in selectors:
             if isinstance(e, Member):
                 f = e.base.type.field(e.field)  # type: ignore[union-attr]
                 if f.bit_width is not None:
                     return None
                 offset += f.offset
+            elif (index := _constant_index(e)) is not None:
+                offset += index * self.program.types.sizeof(e.type)
             else:
-                index = fold(e.index)
-                if not isinstance(index, Const) or not isinstance(index.value, int):
-                    return None
-                offset += index.value * self.program.types.sizeof(e.type)
-            e = e.base
-        if not isinstance(e, Var):
-            return None
-        return e.var, offset, self.program.types.sizeof(lvalue.type)
+                return None
+        return root.var, offset, self.program.types.sizeof(lvalue.type)
 
     def _plain(self, t: CType) -> bool:
         """An integer or float whose value is all of its bytes (no ``_Bool``, no x87
