@@ -131,6 +131,37 @@ def test_mutants_make_one_input_small() -> None:
     assert list(mutants(["1", "0.5"])) == [["0", "0.5"], ["1", "0"]]
 
 
+def test_mutants_take_their_share_and_no_saved_up_burst(monkeypatch) -> None:
+    """After a minute of measuring tests the mutants may not run for seconds on end
+    (new tests would wait): at most ``BURST`` back to back, ``SHARE`` in the long run."""
+    from types import SimpleNamespace
+
+    from cooptest.harness import label_fuzz
+
+    clock = [0.0]
+    monkeypatch.setattr(label_fuzz, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    fuzzer = label_fuzz.LabelFuzzer()
+    for k in range(100):
+        fuzzer.add([str(1000 + k), "7"])
+
+    def covered_by(inputs: list[str]) -> set[int]:  # a run of TestCov's build: 50 ms
+        clock[0] += 0.05
+        return set()
+
+    clock[0] += 60.0
+    burst = 0
+    while fuzzer.wait() == 0.0:
+        fuzzer.step(covered_by, set())
+        burst += 1
+    assert 0 < burst <= label_fuzz.BURST / (0.05 * (1 - label_fuzz.SHARE)) + 1
+    start, runs = clock[0], 0
+    while clock[0] - start < 100.0 and (wait := fuzzer.wait()) is not None:
+        clock[0] += wait
+        fuzzer.step(covered_by, set())
+        runs += 1
+    assert abs(runs * 0.05 - label_fuzz.SHARE * 100.0) <= label_fuzz.BURST
+
+
 def test_the_meter_finds_small_mutants_covering_goals_no_test_covers(tmp_path) -> None:
     """The meter, idle, runs mutants of the kept tests on TestCov's build and reports
     those covering new goals there, once; the board keeps them, and the count grows."""

@@ -21,6 +21,7 @@ import time
 from typing import Callable, Iterator
 
 SHARE = 0.15  # of the meter's wall time, at most, on mutants
+BURST = 0.5  # seconds of mutants that may run back to back after a long wait
 MUTATED = 8  # the first inputs of a test that its mutants change
 
 
@@ -52,9 +53,12 @@ class LabelFuzzer:
         self.tried: set[tuple[str, ...]] = set()
         self.found: list[list[str]] = []
         self.found_goals: set[int] = set()
-        self.busy = 0.0  # seconds spent on mutants
         self.runs = 0  # mutants run
-        self.started = time.monotonic()
+        # A token bucket: mutants earn ``SHARE`` of every second and spend what they
+        # take; the credit is capped at ``BURST``, so a long stretch of measuring tests
+        # does not save up for seconds of mutants while new tests wait.
+        self.credit = 0.0
+        self.credited_at = time.monotonic()
 
     def add(self, inputs: list[str]) -> None:
         self.tried.add(tuple(inputs))
@@ -72,7 +76,10 @@ class LabelFuzzer:
             elif tuple(mutant) not in self.tried:
                 self.tried.add(tuple(mutant))
                 self.pending = mutant
-        return max(0.0, self.busy / SHARE - (time.monotonic() - self.started))
+        now = time.monotonic()
+        self.credit = min(BURST, self.credit + SHARE * (now - self.credited_at))
+        self.credited_at = now
+        return max(0.0, -self.credit / SHARE)
 
     def step(self, covered_by: Callable[[list[str]], set[int]], hit: set[int]) -> None:
         """Run the mutant ``wait`` drew."""
@@ -81,7 +88,7 @@ class LabelFuzzer:
             return
         began = time.monotonic()
         goals = covered_by(mutant)
-        self.busy += time.monotonic() - began
+        self.credit -= time.monotonic() - began
         self.runs += 1
         if goals - hit - self.found_goals:
             self.found.append(mutant)
