@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
+import z3
+
 from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
@@ -71,11 +73,23 @@ class Interrupted(BaseException):
         self.exit_code = 0 if signum == signal.SIGALRM else 128 + signum
 
 
+_Z3_SOURCES = os.path.dirname(z3.__file__) + os.sep
+
+
+def _in_z3(frame: object) -> bool:
+    """Whether the signal came while z3's Python layer ran: raised there, it leaves a
+    half-built ``Context`` (or solver, or term) whose ``__del__`` then fails on the
+    attribute never set, and Python prints that as an ignored exception with its
+    traceback (a 1-s run, 7 times in 80 with both cores busy). Deferred, the signal is
+    raised at the next safe point; the budget it cancelled stops the analysis first."""
+    return getattr(getattr(frame, "f_code", None), "co_filename", "").startswith(_Z3_SOURCES)
+
+
 class SafePoints:
     """Where a signal may unwind the analysis: anywhere but inside a native run.
 
-    The handler raises :class:`Interrupted` at once, unless a native run is in progress;
-    then it only records the signal, and the wrapped executor raises once the run is
+    The handler raises :class:`Interrupted` at once, unless a native run is in progress
+    (or z3's Python layer runs, ``_in_z3``); then it only records the signal, and the wrapped executor raises once the run is
     over (a run lasts at most the executor's timeout, itself cut to the hard deadline).
     A second signal is not deferred. An alarm just past the hard deadline stops a run
     wherever it is (parsing included), so that the budget is a promise."""
@@ -110,7 +124,7 @@ class SafePoints:
         self.budget.cancel()  # analyses polling any budget below it stop too
         self.stopped = "the end of the budget" if signum == signal.SIGALRM \
             else signal.Signals(signum).name
-        if (self.in_run or self.in_fork) and self.pending is None:
+        if (self.in_run or self.in_fork or _in_z3(frame)) and self.pending is None:
             self.pending = signum
             return
         raise Interrupted(signum)
