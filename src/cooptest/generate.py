@@ -19,9 +19,8 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from types import FrameType
 from typing import Any, Callable, Iterator
-
-import z3
 
 from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
@@ -73,24 +72,26 @@ class Interrupted(BaseException):
         self.exit_code = 0 if signum == signal.SIGALRM else 128 + signum
 
 
-_Z3_SOURCES = os.path.dirname(z3.__file__) + os.sep
-
-
-def _in_z3(frame: object) -> bool:
+def _in_z3(frame: FrameType | None) -> bool:
     """Whether the signal came while z3's Python layer ran: raised there, it leaves a
     half-built ``Context`` (or solver, or term) whose ``__del__`` then fails on the
     attribute never set, and Python prints that as an ignored exception with its
     traceback (a 1-s run, 7 times in 80 with both cores busy). Deferred, the signal is
-    raised at the next safe point; the budget it cancelled stops the analysis first."""
-    return getattr(getattr(frame, "f_code", None), "co_filename", "").startswith(_Z3_SOURCES)
+    raised at the next safe point; the budget it cancelled stops the analysis first.
+    z3 is not imported for this (a run of random testing never loads it)."""
+    z3 = sys.modules.get("z3")
+    return frame is not None and z3 is not None and z3.__file__ is not None and \
+        frame.f_code.co_filename.startswith(os.path.dirname(z3.__file__) + os.sep)
 
 
 class SafePoints:
     """Where a signal may unwind the analysis: anywhere but inside a native run.
 
     The handler raises :class:`Interrupted` at once, unless a native run is in progress
-    (or z3's Python layer runs, ``_in_z3``); then it only records the signal, and the wrapped executor raises once the run is
-    over (a run lasts at most the executor's timeout, itself cut to the hard deadline).
+    or z3's Python layer runs (``_in_z3``); then it only records the signal, and the
+    wrapped executor raises once the run is over (a run lasts at most the executor's
+    timeout, itself cut to the hard deadline), or ``raise_pending`` once the analysis
+    returns.
     A second signal is not deferred. An alarm just past the hard deadline stops a run
     wherever it is (parsing included), so that the budget is a promise."""
 
@@ -120,7 +121,7 @@ class SafePoints:
         executor.run = safe_run  # type: ignore[method-assign]
         return executor
 
-    def handle(self, signum: int, frame: object) -> None:
+    def handle(self, signum: int, frame: FrameType | None) -> None:
         self.budget.cancel()  # analyses polling any budget below it stop too
         self.stopped = "the end of the budget" if signum == signal.SIGALRM \
             else signal.Signals(signum).name
