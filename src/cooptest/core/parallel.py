@@ -192,10 +192,10 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 if receive(*outbox.get(timeout=POLL)):
                     undecided = board.has_open(goals)
             except queue.Empty:
-                alive = {k for k in alive if workers[k].is_alive() or not outbox.empty()}
+                alive -= {k for k in alive if not workers[k].is_alive() and outbox.empty()}
         # Every goal decided with time to spare: the workers, told so, end their analyses
         # and send their last batch of runs and counts; wait for it, briefly.
-        last_batch = Budget.seconds(min(LAST_BATCH, budget.remaining()))
+        last_batch = budget.child(LAST_BATCH)
         while alive and not last_batch.expired():
             try:
                 receive(*outbox.get(timeout=last_batch.remaining()))
