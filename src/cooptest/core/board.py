@@ -110,6 +110,8 @@ class GoalBoard:
     def _run(self, inputs: list[str], origin: str, always: bool) -> Execution:
         ex = self.executor.run(inputs)
         self.executions += 1
+        if ex.timed_out:  # each costs the executor's time limit, and covers nothing
+            self.count("timeouts")
         ex.new = set(self.accept(inputs, origin, ex, always))
         return ex
 
