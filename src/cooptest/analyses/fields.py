@@ -49,7 +49,8 @@ from cooptest.cfa.ctype import ArrayType, CType, IntType, PointerType, StructTyp
 from cooptest.cfa.fold import const_int, fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
                              Deref, Edge, Expr, FuncRef, Index, Member, NondetEdge,
-                             Program, ReturnEdge, StringLit, Unary, Var, Variable, in_memory)
+                             Program, ReturnEdge, StringLit, Unary, Var, Variable, in_memory,
+                             selectors)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
@@ -97,9 +98,8 @@ def field_key(e: Expr) -> FieldKey | None:
 
 def _root(e: Expr) -> StructType | None:
     """The struct type of ``*p`` when the lvalue ``e`` lies in it (members and elements)."""
-    while isinstance(e, (Member, Index)):
-        e = e.base
-    return e.type if isinstance(e, Deref) and isinstance(e.type, StructType) else None
+    root, _ = selectors(e)
+    return root.type if isinstance(root, Deref) and isinstance(root.type, StructType) else None
 
 
 def _contains(t: CType, s: StructType, seen: set[int]) -> bool:
@@ -286,17 +286,16 @@ class BurstallModel:
     def _lvalue_sound(self, e: Expr, edge: Edge, untrusted: set[Place | None]) -> bool:
         """Whether the lvalue ``e`` names memory the program may access: every pointer on
         the way made soundly, every index a constant within its array."""
-        while isinstance(e, (Member, Index)):
-            if isinstance(e, Index):
-                index = fold(e.index)
-                length = e.base.type.length if isinstance(e.base.type, ArrayType) else None
-                if not isinstance(index, Const) or length is None \
-                        or not 0 <= int(index.value) < length:
+        root, chosen = selectors(e)
+        for s in chosen:
+            if isinstance(s, Index):
+                index = const_int(s.index)
+                length = s.base.type.length if isinstance(s.base.type, ArrayType) else None
+                if index is None or length is None or not 0 <= index < length:
                     return False
-            e = e.base
-        if isinstance(e, Deref):
-            return self.trusted(e.pointer, edge, untrusted)
-        return isinstance(e, (Var, StringLit))
+        if isinstance(root, Deref):
+            return self.trusted(root.pointer, edge, untrusted)
+        return isinstance(root, (Var, StringLit))
 
     def _stores_keep_to_the_model(self) -> None:
         """Refused: a store through a pointer not made soundly or at a computed index

@@ -56,10 +56,11 @@ from cooptest.analyses import semantics as sem
 from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
 from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
-from cooptest.cfa.fold import fold
+from cooptest.cfa.fold import const_int, fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, CallEdge, Cast,
                              Const, DeclEdge, Deref, Edge, Expr, Index, Member, NondetEdge,
-                             Program, ReturnEdge, Var, Variable, in_memory, variables_of)
+                             Program, ReturnEdge, Var, Variable, in_memory, selectors,
+                             variables_of)
 from cooptest.core.budget import Budget
 
 Literal = tuple[Expr, bool]  # an IR condition, asserted (True) or negated (False)
@@ -178,30 +179,15 @@ def memory_reads(e: Expr, lvalue: bool = False) -> Iterator[Expr]:
         yield from memory_reads(c)
 
 
-def _selectors(lvalue: Expr) -> tuple[Expr, list[Member | Index]]:
-    """The lvalue's root (a variable, or a dereference) and the field and index
-    selections from it outwards: ``s.a[2]`` is ``s`` with ``.a`` then ``[2]``."""
-    selectors: list[Member | Index] = []
-    while isinstance(lvalue, (Member, Index)):
-        selectors.insert(0, lvalue)
-        lvalue = lvalue.base
-    return lvalue, selectors
-
-
-def _constant_index(e: Index) -> int | None:
-    index = fold(e.index)
-    return index.value if isinstance(index, Const) and isinstance(index.value, int) else None
-
-
 def _access(lvalue: Expr) -> tuple[Variable | None, list[tuple[str, object]] | None]:
     """The variable an lvalue lies in (None: reached through a pointer) and the steps
     from it (fields, constant indices; None if an index is not constant)."""
-    root, selectors = _selectors(lvalue)
+    root, chosen = selectors(lvalue)
     steps: list[tuple[str, object]] | None = []
-    for e in selectors:
+    for e in chosen:
         if isinstance(e, Member):
             steps.append(("union" if e.base.type.is_union else "field", e.field))  # type: ignore[union-attr]
-        elif (index := _constant_index(e)) is not None:
+        elif (index := const_int(e.index)) is not None:
             steps.append(("index", index))
         else:
             steps = None
@@ -350,17 +336,17 @@ class BackwardTransfer:
     def _placement(self, lvalue: Expr) -> tuple[Variable, int, int] | None:
         """The variable ``lvalue`` lies in, its byte offset there and its size, when every
         step to it is a field (no bit-field) or a constant index."""
-        root, selectors = _selectors(lvalue)
+        root, chosen = selectors(lvalue)
         if not isinstance(root, Var):
             return None
         offset = 0
-        for e in selectors:
+        for e in chosen:
             if isinstance(e, Member):
                 f = e.base.type.field(e.field)  # type: ignore[union-attr]
                 if f.bit_width is not None:
                     return None
                 offset += f.offset
-            elif (index := _constant_index(e)) is not None:
+            elif (index := const_int(e.index)) is not None:
                 offset += index * self.program.types.sizeof(e.type)
             else:
                 return None

@@ -235,6 +235,16 @@ class BitView(Expr):
 LVALUES = (Var, Deref, Member, Index)
 
 
+def selectors(lvalue: Expr) -> tuple[Expr, list[Member | Index]]:
+    """The lvalue's root (a variable, a dereference, a string) and the field and index
+    selections from it outwards: ``s.a[2]`` is ``s`` with ``.a`` then ``[2]``."""
+    chosen: list[Member | Index] = []
+    while isinstance(lvalue, (Member, Index)):
+        chosen.insert(0, lvalue)
+        lvalue = lvalue.base
+    return lvalue, chosen
+
+
 def variables_of(e: Expr) -> set[Variable]:
     return {x.var for x in e.walk() if isinstance(x, Var)}
 
