@@ -240,6 +240,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 frontend = load_program(task, work)
                 executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
                 executor.budget = budget
+                executor.learnt_limit = True
                 meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
                 board = GoalBoard(frontend.program, executor, suite)
                 board.listeners += [report, meter.listen]

@@ -9,6 +9,7 @@ import copy
 import dataclasses
 import os
 import signal
+import time
 from array import array
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -22,6 +23,10 @@ from cooptest.harness.build import Executable, compile_program
 TRUNCATED = -(1 << 31)
 STARVED_EXIT = 1  # the nondet harness exits with 1 when the inputs run out
 MIN_TIMEOUT = 0.01  # seconds: a run at the end of the budget still starts (and is cut)
+# A generating run's time limit once runs have finished (``Executor.learnt_limit``):
+# SLOWER times the slowest finished run, at least FLOOR seconds, at most the executor's.
+SLOWER = 20
+FLOOR = 0.5
 # The longest test any analysis makes: enough for the 2 x 200,000 reads of array-programs'
 # copysome1-2. TestCov's harness (reproduced in harness.nondet) keeps a 3,000-byte buffer
 # per input: a run of 2^19 inputs holds 1.5 GB of a test's 2-GB address space.
@@ -86,6 +91,8 @@ class Executor:
         self.timeout = timeout
         self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
+        self.learnt_limit = False  # a generating run's (see ``limit``); a replay keeps the full one
+        self.slowest: float | None = None  # seconds of the slowest run that finished
 
     def clone(self) -> Executor:
         """The same build for another process: runs of the clone happen in a working
@@ -100,12 +107,27 @@ class Executor:
         running finalizers)."""
         self.binary.close()
 
+    def limit(self) -> float:
+        """Seconds a run may take. A run that takes ``SLOWER`` times as long as every run
+        before it is almost always caught in a loop that ends only at the limit, and
+        covers nothing then: on ``pals_lcr.3.1``'s event loop two such runs took 6 of
+        the 26 s of a concolic search whose other runs took 2-14 ms. Generating, the
+        limit is therefore learnt from the runs that finished (from ``FLOOR`` up to
+        the full limit). A run that would have ended between the two covers nothing
+        here: its goals stay open, no verdict is wrong."""
+        if not self.learnt_limit or self.slowest is None:
+            return self.timeout
+        return min(self.timeout, max(FLOOR, SLOWER * self.slowest))
+
     def run(self, inputs: list[str]) -> Execution:
         """Run ``inputs`` natively. A run over the time limit covers nothing (TestCov
         counts nothing of it either); nor does a run cut by the budget, so that a test
         running for seconds cannot carry the analysis past its end."""
-        timeout = self.timeout if self.budget is None else min(self.timeout, self.budget.remaining())
+        timeout = self.limit() if self.budget is None else min(self.limit(), self.budget.remaining())
+        started = time.monotonic()
         r = self.binary.run(inputs, timeout=max(timeout, MIN_TIMEOUT), trace=True)
+        if not r.timed_out:
+            self.slowest = max(self.slowest or 0.0, time.monotonic() - started)
         events = r.events if r.events is not None and not r.timed_out else array("i")
         covered, error, truncated = goals_of(events)
         covered &= self.goals  # a stray write into the trace names no goal of the program
