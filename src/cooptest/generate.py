@@ -30,7 +30,7 @@ from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
-from cooptest.harness.executor import Execution, Executor
+from cooptest.harness.executor import Execution, Executor, LearntLimit
 from cooptest.harness.live_coverage import LiveMeter
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import page_seconds, write_html_report
@@ -240,7 +240,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 frontend = load_program(task, work)
                 executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
                 executor.budget = budget
-                executor.learnt_limit = True
+                executor.learnt = LearntLimit()
                 meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
                 board = GoalBoard(frontend.program, executor, suite)
                 board.listeners += [report, meter.listen]

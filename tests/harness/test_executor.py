@@ -1,5 +1,6 @@
-"""The executor's time limit: learnt from the runs that finished while generating, the
-full one on replay."""
+"""The executor's time limit: learnt from the runs that finished while generating (a
+run cut by it runs again with the full limit while such runs take little of the
+time), the full one on replay."""
 from __future__ import annotations
 
 import time
@@ -7,38 +8,59 @@ import time
 import pytest
 
 from cooptest.frontend import load_program
-from cooptest.harness.executor import FLOOR, Executor
+from cooptest.harness import executor as executor_module
+from cooptest.harness.executor import FLOOR, Executor, LearntLimit
 from cooptest.task import load_task
 
-LOOPS_ON_7 = """extern int __VERIFIER_nondet_int(void);
-int main() { int x = __VERIFIER_nondet_int(); if (x == 7) for (;;) ; return x > 0; }
+# 7 loops for ever; 8 spins for a fraction of a second, then takes a branch no other input does
+PROGRAM = """extern int __VERIFIER_nondet_int(void);
+int main() { int x = __VERIFIER_nondet_int();
+  if (x == 7) for (;;) ;
+  if (x == 8) { volatile unsigned long n = 0; while (n < 100000000UL) n++; if (n > 5) return 3; }
+  return x > 0; }
 """
 
 
 @pytest.fixture
 def executor(tmp_path) -> Executor:
     path = tmp_path / "loops.c"
-    path.write_text(LOOPS_ON_7)
+    path.write_text(PROGRAM)
     return Executor(load_program(load_task(str(path)), str(tmp_path / "fe")), str(tmp_path / "work"))
 
 
-def timed_loop(executor: Executor) -> float:
+def timed(executor: Executor, value: str) -> tuple[set[str], float]:
     started = time.monotonic()
-    ex = executor.run(["7"])
-    assert ex.timed_out and not ex.covered  # a run cut short covers nothing
-    return time.monotonic() - started
+    ex = executor.run([value])
+    assert ex.timed_out == (not ex.covered)  # a run cut short covers nothing
+    return ex.covered, time.monotonic() - started
 
 
 def test_a_generating_run_cuts_a_loop_at_the_learnt_limit(executor):
-    executor.learnt_limit = True
-    assert executor.limit() == executor.timeout  # nothing learnt before a run has finished
+    executor.learnt = learnt = LearntLimit()
+    assert learnt.limit(executor.timeout) == executor.timeout  # nothing learnt before a run
     assert executor.run(["1"]).covered and executor.run(["0"]).covered
-    assert executor.limit() == FLOOR  # the runs took milliseconds
-    assert timed_loop(executor) < 2.0  # not the 3 s
+    assert learnt.limit(executor.timeout) == FLOOR  # the runs took milliseconds
+    learnt.retried = 1e9  # no time left for second runs
+    covered, seconds = timed(executor, "7")
+    assert not covered and seconds < 2.0  # cut, not after the 3 s
     assert executor.run(["1"]).covered  # the limit still lets a normal run finish
+
+
+def test_a_cut_run_gets_the_full_limit_while_second_runs_take_little_time(executor, monkeypatch):
+    monkeypatch.setattr(executor_module, "FLOOR", 0.02)  # below 8's spin on any machine
+    executor.learnt = learnt = LearntLimit()
+    assert executor.run(["1"]).covered
+    cut = learnt.limit(executor.timeout)
+    learnt.first_run = time.monotonic() - 1000  # 100 s of second runs allowed
+    full, _ = timed(executor, "8")  # over the learnt limit, within the full one
+    assert full - executor.run(["1"]).covered  # its own branch, covered by the second run
+    assert learnt.retried > cut and learnt.limit(executor.timeout) > cut  # learnt from it
+    learnt.retried = 1e9
+    covered, seconds = timed(executor, "7")
+    assert not covered and seconds < learnt.limit(executor.timeout) + 1.0
 
 
 def test_a_replay_waits_the_full_limit(executor):
     assert executor.run(["1"]).covered
-    assert executor.limit() == executor.timeout == 3.0
-    assert timed_loop(executor) >= 2.9
+    covered, seconds = timed(executor, "7")
+    assert not covered and seconds >= 2.9

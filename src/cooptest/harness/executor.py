@@ -19,14 +19,17 @@ from cooptest.core.budget import Budget
 from cooptest.frontend import Frontend
 from cooptest.frontend.instrument import instrumented_source
 from cooptest.harness.build import Executable, compile_program
+from cooptest.harness.runner import RunResult
 
 TRUNCATED = -(1 << 31)
 STARVED_EXIT = 1  # the nondet harness exits with 1 when the inputs run out
 MIN_TIMEOUT = 0.01  # seconds: a run at the end of the budget still starts (and is cut)
-# A generating run's time limit once runs have finished (``Executor.learnt_limit``):
-# SLOWER times the slowest finished run, at least FLOOR seconds, at most the executor's.
+# A generating run's time limit once runs have finished (``LearntLimit``): SLOWER times
+# the slowest finished run, at least FLOOR seconds, at most the executor's; runs it cuts
+# are given the full limit again within RETRY_SHARE of the time since the first run.
 SLOWER = 20
 FLOOR = 0.5
+RETRY_SHARE = 0.1
 # The longest test any analysis makes: enough for the 2 x 200,000 reads of array-programs'
 # copysome1-2. TestCov's harness (reproduced in harness.nondet) keeps a 3,000-byte buffer
 # per input: a run of 2^19 inputs holds 1.5 GB of a test's 2-GB address space.
@@ -79,6 +82,32 @@ def goals_of(events: Iterable[int]) -> tuple[set[str], bool, bool]:
     return covered, error, truncated
 
 
+@dataclass
+class LearntLimit:
+    """A generating run's time limit, learnt from the runs that finished.
+
+    A run that takes ``SLOWER`` times as long as every run before it is almost always
+    caught in a loop that ends only at the full limit, and covers nothing then: on
+    ``pals_lcr.3.1``'s event loop two such runs took 6 of the 26 s of a concolic search
+    whose other runs took 2-14 ms, and on ``brs1f`` time-outs took 51 of the 120
+    core-seconds of a 60-s run. Such a run is cut at the learnt limit instead. A run
+    that would have ended before the full limit is not always in a loop (a loop bound
+    the solver chose a billion), so a cut run runs again with the full limit while
+    those second runs have taken at most ``RETRY_SHARE`` of the time; one that then
+    finishes raises the limit. A replay (``cooptest replay``) keeps the full limit."""
+
+    slowest: float | None = None  # seconds of the slowest run that finished
+    first_run: float | None = None  # when (monotonic) the first run started
+    retried: float = 0.0  # seconds of runs given the full limit again
+
+    def limit(self, full: float) -> float:
+        return full if self.slowest is None else min(full, max(FLOOR, SLOWER * self.slowest))
+
+    def may_retry(self) -> bool:
+        started = self.first_run if self.first_run is not None else time.monotonic()
+        return self.retried <= RETRY_SHARE * (time.monotonic() - started)
+
+
 class Executor:
     """Builds the instrumented program once; runs tests on it."""
 
@@ -91,8 +120,7 @@ class Executor:
         self.timeout = timeout
         self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
-        self.learnt_limit = False  # a generating run's (see ``limit``); a replay keeps the full one
-        self.slowest: float | None = None  # seconds of the slowest run that finished
+        self.learnt: LearntLimit | None = None  # a generating run's; a replay keeps the full limit
 
     def clone(self) -> Executor:
         """The same build for another process: runs of the clone happen in a working
@@ -100,6 +128,7 @@ class Executor:
         twin = copy.copy(self)
         twin.__dict__.pop("run", None)
         twin.binary = dataclasses.replace(self.binary)
+        twin.learnt = copy.copy(self.learnt)
         return twin
 
     def close(self) -> None:
@@ -107,29 +136,29 @@ class Executor:
         running finalizers)."""
         self.binary.close()
 
-    def limit(self) -> float:
-        """Seconds a run may take. A run that takes ``SLOWER`` times as long as every run
-        before it is almost always caught in a loop that ends only at the limit, and
-        covers nothing then: on ``pals_lcr.3.1``'s event loop two such runs took 6 of
-        the 26 s of a concolic search whose other runs took 2-14 ms. Generating, the
-        limit is therefore learnt from the runs that finished (from ``FLOOR`` up to
-        the full limit). A run that would have ended between the two covers nothing
-        here: its goals stay open, no verdict is wrong."""
-        if not self.learnt_limit or self.slowest is None:
-            return self.timeout
-        return min(self.timeout, max(FLOOR, SLOWER * self.slowest))
-
     def run(self, inputs: list[str]) -> Execution:
         """Run ``inputs`` natively. A run over the time limit covers nothing (TestCov
         counts nothing of it either); nor does a run cut by the budget, so that a test
         running for seconds cannot carry the analysis past its end."""
-        timeout = self.limit() if self.budget is None else min(self.limit(), self.budget.remaining())
-        started = time.monotonic()
-        r = self.binary.run(inputs, timeout=max(timeout, MIN_TIMEOUT), trace=True)
-        if not r.timed_out:
-            self.slowest = max(self.slowest or 0.0, time.monotonic() - started)
+        full = self.timeout if self.budget is None else min(self.timeout, self.budget.remaining())
+        learnt = self.learnt
+        limit = full if learnt is None else learnt.limit(full)
+        r, seconds = self._timed(inputs, limit)
+        if learnt is not None:
+            if r.timed_out and limit < full and learnt.may_retry():
+                r, seconds = self._timed(inputs, full)
+                learnt.retried += seconds
+            if not r.timed_out:
+                learnt.slowest = max(learnt.slowest or 0.0, seconds)
         events = r.events if r.events is not None and not r.timed_out else array("i")
         covered, error, truncated = goals_of(events)
         covered &= self.goals  # a stray write into the trace names no goal of the program
         return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,
                          truncated, error, signal=r.signal)
+
+    def _timed(self, inputs: list[str], timeout: float) -> tuple[RunResult, float]:
+        started = time.monotonic()
+        if self.learnt is not None and self.learnt.first_run is None:
+            self.learnt.first_run = started
+        r = self.binary.run(inputs, timeout=max(timeout, MIN_TIMEOUT), trace=True)
+        return r, time.monotonic() - started
