@@ -35,18 +35,26 @@ def timed(executor: Executor, value: str) -> tuple[set[str], float]:
     return ex.covered, time.monotonic() - started
 
 
-def test_a_generating_run_cuts_a_loop_at_the_learnt_limit(executor):
+@pytest.fixture
+def patient(monkeypatch) -> None:
+    """A limit of twice the slowest run: a loaded machine's slow start of a trivial run
+    must not lift it to the full limit."""
+    monkeypatch.setattr(executor_module, "SLOWER", 2)
+
+
+def test_a_generating_run_cuts_a_loop_at_the_learnt_limit(executor, patient):
     executor.learnt = learnt = LearntLimit()
     assert learnt.limit(executor.timeout) == executor.timeout  # nothing learnt before a run
     assert executor.run(["1"]).covered and executor.run(["0"]).covered
-    assert learnt.limit(executor.timeout) == FLOOR  # the runs took milliseconds
+    assert learnt.limit(executor.timeout) == FLOOR  # the runs took well under FLOOR / SLOWER
     learnt.retried = 1e9  # no time left for second runs
     covered, seconds = timed(executor, "7")
     assert not covered and seconds < 2.0  # cut, not after the 3 s
     assert executor.run(["1"]).covered  # the limit still lets a normal run finish
 
 
-def test_a_cut_run_gets_the_full_limit_while_second_runs_take_little_time(executor, monkeypatch):
+def test_a_cut_run_gets_the_full_limit_while_second_runs_take_little_time(executor, patient,
+                                                                          monkeypatch):
     monkeypatch.setattr(executor_module, "FLOOR", 0.02)  # below 8's spin on any machine
     executor.learnt = learnt = LearntLimit()
     assert executor.run(["1"]).covered
