@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from cooptest.core.budget import Budget
 from cooptest.frontend import load_program
 from cooptest.harness import executor as executor_module
 from cooptest.harness.executor import FLOOR, Executor, LearntLimit
@@ -66,6 +67,15 @@ def test_a_cut_run_gets_the_full_limit_while_second_runs_take_little_time(execut
     learnt.retried = 1e9
     covered, seconds = timed(executor, "7")
     assert not covered and seconds < learnt.limit(executor.timeout) + 1.0
+
+
+def test_a_second_run_ends_with_the_budget(executor, patient):
+    executor.learnt = learnt = LearntLimit()
+    assert executor.run(["1"]).covered
+    learnt.first_run = time.monotonic() - 1000
+    executor.budget = Budget(time.monotonic() + 1.5)
+    covered, seconds = timed(executor, "7")  # cut at 0.5 s, then run again to the budget's end
+    assert not covered and learnt.retried > 0.5 and seconds < 1.5 + 0.3
 
 
 def test_a_replay_waits_the_full_limit(executor):

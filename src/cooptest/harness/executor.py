@@ -140,13 +140,12 @@ class Executor:
         """Run ``inputs`` natively. A run over the time limit covers nothing (TestCov
         counts nothing of it either); nor does a run cut by the budget, so that a test
         running for seconds cannot carry the analysis past its end."""
-        full = self.timeout if self.budget is None else min(self.timeout, self.budget.remaining())
         learnt = self.learnt
-        limit = full if learnt is None else learnt.limit(full)
+        limit = self._full_limit() if learnt is None else learnt.limit(self._full_limit())
         r, seconds = self._timed(inputs, limit)
         if learnt is not None:
-            if r.timed_out and limit < full and learnt.may_retry():
-                r, seconds = self._timed(inputs, full)
+            if r.timed_out and limit < self._full_limit() and learnt.may_retry():
+                r, seconds = self._timed(inputs, self._full_limit())  # the budget has moved on
                 learnt.retried += seconds
             if not r.timed_out:
                 learnt.slowest = max(learnt.slowest or 0.0, seconds)
@@ -155,6 +154,9 @@ class Executor:
         covered &= self.goals  # a stray write into the trace names no goal of the program
         return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,
                          truncated, error, signal=r.signal)
+
+    def _full_limit(self) -> float:
+        return self.timeout if self.budget is None else min(self.timeout, self.budget.remaining())
 
     def _timed(self, inputs: list[str], timeout: float) -> tuple[RunResult, float]:
         started = time.monotonic()
