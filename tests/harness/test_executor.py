@@ -17,7 +17,7 @@ from cooptest.task import load_task
 PROGRAM = """extern int __VERIFIER_nondet_int(void);
 int main() { int x = __VERIFIER_nondet_int();
   if (x == 7) for (;;) ;
-  if (x == 8) { volatile unsigned long n = 0; while (n < 100000000UL) n++; if (n > 5) return 3; }
+  if (x == 8) { volatile unsigned long n = 0; while (n < 40000000UL) n++; if (n > 5) return 3; }
   return x > 0; }
 """
 
