@@ -60,7 +60,7 @@ def test_a_cut_run_gets_the_full_limit_while_second_runs_take_little_time(execut
     executor.learnt = learnt = LearntLimit()
     assert executor.run(["1"]).covered
     cut = learnt.limit(executor.timeout)
-    learnt.first_run = time.monotonic() - 1000  # 100 s of second runs allowed
+    learnt.started = time.monotonic() - 1000  # 100 s of second runs allowed
     full, _ = timed(executor, "8")  # over the learnt limit, within the full one
     assert full - executor.run(["1"]).covered  # its own branch, covered by the second run
     assert learnt.retried > cut and learnt.limit(executor.timeout) > cut  # learnt from it
@@ -72,7 +72,7 @@ def test_a_cut_run_gets_the_full_limit_while_second_runs_take_little_time(execut
 def test_a_second_run_ends_with_the_budget(executor, patient):
     executor.learnt = learnt = LearntLimit()
     assert executor.run(["1"]).covered
-    learnt.first_run = time.monotonic() - 1000
+    learnt.started = time.monotonic() - 1000
     executor.budget = Budget(time.monotonic() + 1.5)
     covered, seconds = timed(executor, "7")  # cut at 0.5 s, then run again to the budget's end
     assert not covered and learnt.retried > 0.5 and seconds < 1.5 + 0.3

@@ -26,7 +26,7 @@ STARVED_EXIT = 1  # the nondet harness exits with 1 when the inputs run out
 MIN_TIMEOUT = 0.01  # seconds: a run at the end of the budget still starts (and is cut)
 # A generating run's time limit once runs have finished (``LearntLimit``): SLOWER times
 # the slowest finished run, at least FLOOR seconds, at most the executor's; runs it cuts
-# are given the full limit again within RETRY_SHARE of the time since the first run.
+# are given the full limit again within RETRY_SHARE of the time since it was made.
 SLOWER = 20
 FLOOR = 0.5
 RETRY_SHARE = 0.1
@@ -97,15 +97,14 @@ class LearntLimit:
     finishes raises the limit. A replay (``cooptest replay``) keeps the full limit."""
 
     slowest: float | None = None  # seconds of the slowest run that finished
-    first_run: float | None = None  # when (monotonic) the first run started
+    started: float = field(default_factory=time.monotonic)  # made just before the analysis runs
     retried: float = 0.0  # seconds of runs given the full limit again
 
     def limit(self, full: float) -> float:
         return full if self.slowest is None else min(full, max(FLOOR, SLOWER * self.slowest))
 
     def may_retry(self) -> bool:
-        started = self.first_run if self.first_run is not None else time.monotonic()
-        return self.retried <= RETRY_SHARE * (time.monotonic() - started)
+        return self.retried <= RETRY_SHARE * (time.monotonic() - self.started)
 
 
 class Executor:
@@ -141,11 +140,12 @@ class Executor:
         counts nothing of it either); nor does a run cut by the budget, so that a test
         running for seconds cannot carry the analysis past its end."""
         learnt = self.learnt
-        limit = self._full_limit() if learnt is None else learnt.limit(self._full_limit())
+        full = self._full_limit()
+        limit = full if learnt is None else learnt.limit(full)
         r, seconds = self._timed(inputs, limit)
         if learnt is not None:
-            if r.timed_out and limit < self._full_limit() and learnt.may_retry():
-                r, seconds = self._timed(inputs, self._full_limit())  # the budget has moved on
+            if r.timed_out and limit < full and learnt.may_retry():
+                r, seconds = self._timed(inputs, self._full_limit())  # what the budget has left now
                 learnt.retried += seconds
             if not r.timed_out:
                 learnt.slowest = max(learnt.slowest or 0.0, seconds)
@@ -160,7 +160,5 @@ class Executor:
 
     def _timed(self, inputs: list[str], timeout: float) -> tuple[RunResult, float]:
         started = time.monotonic()
-        if self.learnt is not None and self.learnt.first_run is None:
-            self.learnt.first_run = started
         r = self.binary.run(inputs, timeout=max(timeout, MIN_TIMEOUT), trace=True)
         return r, time.monotonic() - started
