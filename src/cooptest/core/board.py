@@ -4,10 +4,22 @@ Every goal of the program is *open*, *covered* (by a named test) or *infeasible*
 named proof). There are exactly two ways to change that, and both are here:
 
 - :meth:`GoalBoard.submit` runs a test natively on the instrumented build; the goals
-  its trace passes through are covered. Symbolic models never cover anything.
+  its trace passes through are covered, once a second run of the same test (the
+  *confirmation*) passes through them too. Symbolic models never cover anything.
 - :meth:`GoalBoard.prove_infeasible` records a proof. A proof about a goal that a test
   covers is a soundness bug of the prover: the board raises instead of lying (the
   tripwire), whichever of the two arrived first.
+
+A program that reads indeterminate memory (``alloca``'d bytes, an uninitialised local) or
+branches on an address takes other paths from run to run, with the same inputs: atol's
+tests reached 4 of their 11 goals in some of ten runs only. "Covered by test T" must
+hold when the engineer runs T again, so a goal a run reaches first is credited only if
+the confirmation reaches it as well; one it does not stays open, *unconfirmed*, with
+the test kept (TestCov's run may reach it). A confirmation is one more native run per
+test that reaches a goal first (0.3% of atol's runs). A goal a test reaches with
+probability q per run passes it with probability q, and the analyses try again and
+again: once a goal has been seen unconfirmed, ``FLAKY_CONFIRMATIONS`` runs must all
+reach it (q^4). The check catches flaky coverage; it cannot prove a path stable.
 
 Analyses return only their state and why they stopped (``core.analysis``); whatever
 they found is already on the board. Listeners (report, progress display) hear of every
@@ -24,13 +36,15 @@ from cooptest.cfa.ir import Goal, Program
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import SuiteWriter, TestCase
 
+FLAKY_CONFIRMATIONS = 4  # runs that confirm a goal some test reached unconfirmed before
+
 Listener = Callable[["GoalBoard", str, dict[str, Any]], None]
 
 
 @dataclass
 class TestRecord:
     """A test the suite holds: who produced it, the goals it covered first, all goals
-    its native run covers."""
+    its native run covers (confirmed), and those its confirmation did not reach."""
 
     __test__ = False  # not a pytest class despite its name
 
@@ -38,6 +52,7 @@ class TestRecord:
     origin: str
     first: frozenset[str]
     covers: frozenset[str]
+    unconfirmed: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -51,6 +66,7 @@ class GoalBoard:
     covered: dict[str, str] = field(default_factory=dict)  # goal -> name of its test
     infeasible: dict[str, str] = field(default_factory=dict)  # goal -> proof
     refused: dict[str, str] = field(default_factory=dict)  # goal -> why no proof is trusted
+    unconfirmed: dict[str, str] = field(default_factory=dict)  # open goal -> test reaching it once
     origin: dict[str, str] = field(default_factory=dict)  # goal -> analysis that decided it
     records: list[TestRecord] = field(default_factory=list)
     executions: int = 0
@@ -95,10 +111,11 @@ class GoalBoard:
             listener(self, event, info)
 
     def submit(self, inputs: list[str], origin: str) -> Execution:
-        """Run ``inputs`` natively; goals its trace passes through are covered.
+        """Run ``inputs`` natively; goals its trace passes through are covered (if its
+        confirmation passes through them too, see the module docstring).
 
-        The test joins the suite when it covers a goal no earlier test covered;
-        ``Execution.new`` tells which goals those were."""
+        The test joins the suite when it reaches a goal no earlier test covered;
+        ``Execution.new`` tells which goals it covers first."""
         return self._run(inputs, origin, always=False)
 
     def keep(self, inputs: list[str], origin: str) -> Execution:
@@ -108,31 +125,48 @@ class GoalBoard:
         return self._run(inputs, origin, always=True)
 
     def _run(self, inputs: list[str], origin: str, always: bool) -> Execution:
+        ex = self._native(inputs)
+        fresh = ex.covered - self.covered.keys()
+        for _ in range(0 if not fresh else FLAKY_CONFIRMATIONS if fresh & self.unconfirmed.keys() else 1):
+            again = self._native(inputs)
+            self.count("confirmations")
+            if not again.timed_out:  # a run cut by the clock says nothing about the path
+                ex.unconfirmed |= ex.covered - again.covered
+        ex.new = set(self.accept(inputs, origin, ex, always))
+        return ex
+
+    def _native(self, inputs: list[str]) -> Execution:
         ex = self.executor.run(inputs)
         self.executions += 1
         if ex.timed_out:  # each costs the executor's time limit, and covers nothing
             self.count("timeouts")
-        ex.new = set(self.accept(inputs, origin, ex, always))
         return ex
 
     def accept(self, inputs: list[str], origin: str, ex: Execution,
                always: bool = False) -> frozenset[str]:
         """Record the native run ``ex`` of ``inputs`` (here, or in a worker process):
-        the goals it covers first, and the test if there are any (or ``always``)."""
-        new = frozenset(ex.covered - self.covered.keys())
-        if not new and not always:
+        the goals it covers first (confirmed), and the test if it reaches any goal first
+        (or ``always``)."""
+        reached = frozenset(ex.covered - self.covered.keys())
+        new = reached - ex.unconfirmed
+        if not reached and not always:
             return new
         origin = self._tagged(origin)
         test = TestCase(list(inputs), covers_error=ex.error_reached)
         test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
-        self.records.append(TestRecord(test, origin, new, frozenset(ex.covered)))
+        self.records.append(TestRecord(test, origin, new, frozenset(ex.covered - ex.unconfirmed),
+                                       frozenset(ex.covered & ex.unconfirmed)))
+        for g in sorted(reached):
+            if g in self.infeasible:  # never happens for a sound prover: say so loudly
+                raise AssertionError(f"goal {g} proven infeasible by {self.infeasible[g]} "
+                                     f"but reached by test {test.name}")
+        for g in sorted(reached - new):
+            self.unconfirmed.setdefault(g, test.name)
         if not new:
             self.notify("kept", origin=origin, test=test.name)
             return new
         for g in sorted(new):
-            if g in self.infeasible:  # never happens for a sound prover: say so loudly
-                raise AssertionError(f"goal {g} proven infeasible by {self.infeasible[g]} "
-                                     f"but covered by test {test.name}")
+            self.unconfirmed.pop(g, None)
             self.covered[g] = test.name
             self.origin[g] = origin
         self.notify("covered", goals=set(new), origin=origin, test=test.name)
@@ -148,8 +182,8 @@ class GoalBoard:
         if (refused := self.program.proof_blockers.reason(self.goals[goal])) is not None:
             self.refused[goal] = refused
             return False
-        if goal in self.covered:
-            raise AssertionError(f"{proof} claims covered goal {goal} infeasible")
+        if goal in self.covered or goal in self.unconfirmed:
+            raise AssertionError(f"{proof} claims goal {goal} infeasible, which a test reached")
         if goal not in self.infeasible:
             self.infeasible[goal] = proof
             self.origin[goal] = self._tagged(origin or proof.split(":", 1)[0])
@@ -168,14 +202,14 @@ class GoalBoard:
         labelled build, which can take other paths than the native replay where a
         program reads indeterminate memory).
 
+        An open goal a test reached unconfirmed keeps a test that reaches it, after the
+        cover: TestCov's run may reach it.
+
         Greedy set cover, largest coverage first; the generation order breaks ties, so
         the result is deterministic."""
-        kept: list[TestRecord] = []
-        left = set(self.covered)
-        for r in sorted(self.records, key=lambda r: -len(r.covers)):
-            if r.covers & left:
-                kept.append(r)
-                left -= r.covers
+        kept = _greedy_cover(self.records, set(self.covered), lambda r: r.covers)
+        kept += _greedy_cover(self.records, set(self.unconfirmed).difference(
+            *(r.unconfirmed for r in kept)), lambda r: r.unconfirmed)
         chosen = {id(r) for r in kept}
         dropped = [r for r in self.records if id(r) not in chosen]
         if dropped and rescue is not None:
@@ -191,6 +225,20 @@ class GoalBoard:
                     credit.setdefault(g, r)
             for g in self.covered:
                 self.covered[g] = credit[g].test.name
+            for g in self.unconfirmed:
+                self.unconfirmed[g] = next(r.test.name for r in kept if g in r.unconfirmed)
             self.records = kept
             self.notify("reduced", tests=len(kept))
         return kept
+
+
+def _greedy_cover(records: list[TestRecord], left: set[str],
+                  reaches: Callable[[TestRecord], frozenset[str]]) -> list[TestRecord]:
+    """Records whose ``reaches`` cover ``left``: greedy, largest first (stable sort: the
+    generation order breaks ties)."""
+    kept = []
+    for r in sorted(records, key=lambda r: -len(reaches(r))):
+        if reaches(r) & left:
+            kept.append(r)
+            left -= reaches(r)
+    return kept

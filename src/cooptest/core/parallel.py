@@ -70,7 +70,7 @@ class WorkerBoard(GoalBoard):
     def submit(self, inputs: list[str], origin: str) -> Execution:
         self.sync()
         ex = super().submit(inputs, origin)
-        if ex.new:
+        if ex.new or ex.unconfirmed:  # the test reached a goal first
             self.outbox.put(("test", self.worker, (list(inputs), self._tagged(origin), ex)))
         self._report_if_due()
         return ex

@@ -47,6 +47,7 @@ class Execution:
     truncated: bool
     error_reached: bool
     new: set[str] = field(default_factory=set)  # goals no earlier test covered (set by submit)
+    unconfirmed: set[str] = field(default_factory=set)  # goals a second run of the inputs missed
     signal: int | None = None  # the signal that ended the run, if one did
 
     def decisions(self) -> Iterator[tuple[int, bool]]:

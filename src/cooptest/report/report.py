@@ -78,11 +78,13 @@ class Report:
                           "test": board.covered.get(goal.id), "proof": board.infeasible.get(goal.id),
                           "origin": board.origin.get(goal.id),
                           **({"refused": board.refused[goal.id]} if status == "unknown"
-                             and goal.id in board.refused else {})})
+                             and goal.id in board.refused else {}),
+                          **({"unconfirmed": board.unconfirmed[goal.id]} if status == "unknown"
+                             and goal.id in board.unconfirmed else {})})
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,
-            "unknown": n - covered - infeasible,
+            "unknown": n - covered - infeasible, "unconfirmed": len(board.unconfirmed),
             "cov_b": coverage_percent(covered, n),
             "cov_f": coverage_percent(covered, n - infeasible),
             "tests": len(board.tests), "time_s": round(self.elapsed(), 2),
