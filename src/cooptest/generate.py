@@ -32,6 +32,7 @@ from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, LearntLimit
 from cooptest.harness.live_coverage import LiveMeter
+from cooptest.harness.runner import sandbox
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import page_seconds, write_html_report
 from cooptest.report.progress import Progress, summary_line
@@ -195,6 +196,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     opts.strategy,
                     opts.settings.search if STRATEGIES[opts.strategy].uses_search else None,
                     configuration=getattr(analysis, "configuration", None))
+    report.extra["sandbox"] = sandbox()
     exit_code, doc, tests = 0, None, None
     measured: float | None = None  # the TestCov-style count of the suite
     ending = threading.Lock()  # the end of the run is written once, by one thread

@@ -148,5 +148,4 @@ def test_native_runs_a_worker_made_just_before_every_goal_was_decided_are_counte
                        "int main(void) { if (__VERIFIER_nondet_int()) return 1; return 0; }\n")
     run_lanes(board, [Lane([(_Runs(20), None)], "runs")], board.open(), Budget.seconds(60))
     assert not board.open()
-    assert board.stats["confirmations"] == 2  # of the two runs that reached a goal first
-    assert board.executions == 23 and board.stats["iterations"] == 20
+    assert board.executions == 21 and board.stats["iterations"] == 20

@@ -128,3 +128,54 @@ def test_a_run_ends_by_the_budget_and_a_cut_run_covers_nothing(tmp_path):
     executor.budget = Budget.seconds(10)
     full = executor.run(["5"])
     assert not full.timed_out and len(full.covered) == 2
+
+
+ESCAPES = {  # what a test tries outside its directory -> (C statements, Landlock ABI needed)
+    "create-a-file": ('FILE *f = fopen("OUTSIDE/new", "w"); if (f) { fputs("x", f); fclose(f); }', 1),
+    "overwrite-a-file": ('FILE *f = fopen("OUTSIDE/kept", "w"); if (f) fclose(f);', 1),
+    "remove-a-file": ('unlink("OUTSIDE/kept");', 1),
+    "rename-a-file": ('rename("OUTSIDE/kept", "mine");', 2),
+    "make-a-directory": ('mkdir("OUTSIDE/dir", 0700);', 1),
+    "connect-tcp": ('int s = socket(AF_INET, SOCK_STREAM, 0); struct sockaddr_in a = {0}; '
+                    'a.sin_family = AF_INET; a.sin_port = htons(PORT); '
+                    'a.sin_addr.s_addr = htonl(0x7f000001); connect(s, (void *)&a, sizeof a);', 4),
+    "signal-a-process": ("kill(VICTIM, SIGKILL);", 6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESCAPES))
+def test_a_test_changes_nothing_outside_its_directory(tmp_path, name):
+    """The program under test is untrusted: it may do anything in its working directory
+    and nothing outside (``contain.c``); and its own goals are still covered."""
+    import socket
+    from cooptest.harness.runner import landlock_abi
+    statements, abi = ESCAPES[name]
+    if landlock_abi() < abi:
+        pytest.skip(f"the kernel's Landlock ABI {landlock_abi()} is older than {abi}")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kept").write_text("mine")
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    victim = subprocess.Popen(["sleep", "30"])
+    try:
+        code = (statements.replace("OUTSIDE", str(outside))
+                .replace("PORT", str(listener.getsockname()[1])).replace("VICTIM", str(victim.pid)))
+        path = tmp_path / f"{name}.c"
+        path.write_text(HEAD + "#include <signal.h>\n#include <arpa/inet.h>\n#include <sys/socket.h>\n"
+                        + BRANCHES % ("if (x > 0) { " + code + " }"))
+        frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+        put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+        for x in ("5", "3", "0"):
+            put.submit([x], "test")
+        assert sorted(p.name for p in outside.iterdir()) == ["kept"]
+        assert (outside / "kept").read_text() == "mine"
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+        assert victim.poll() is None, "the process outside was not signalled"
+        line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "x == 5" in t)
+        assert {g.id for g in put.goals.values() if g.line == line} <= set(put.covered)
+    finally:
+        victim.kill()
+        victim.wait()
+        listener.close()

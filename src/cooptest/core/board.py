@@ -15,11 +15,14 @@ branches on an address takes other paths from run to run, with the same inputs: 
 tests reached 4 of their 11 goals in some of ten runs only. "Covered by test T" must
 hold when the engineer runs T again, so a goal a run reaches first is credited only if
 the confirmation reaches it as well; one it does not stays open, *unconfirmed*, with
-the test kept (TestCov's run may reach it). A confirmation is one more native run per
-test that reaches a goal first (0.3% of atol's runs). A goal a test reaches with
-probability q per run passes it with probability q, and the analyses try again and
-again: once a goal has been seen unconfirmed, ``FLAKY_CONFIRMATIONS`` runs must all
-reach it (q^4). The check catches flaky coverage; it cannot prove a path stable.
+the test kept (TestCov's run may reach it). A goal a test reaches with probability q
+per run passes a confirmation with probability q, and the analyses try again and again:
+once a goal has been seen unconfirmed, ``FLAKY_CONFIRMATIONS`` runs must all reach it
+(q^4). The check catches flaky coverage; it cannot prove a path stable. A confirmation
+costs a native run per test that reaches a goal first (2% of atol's runs at 60 s, but
+a third of pals_lcr's, where almost every concolic iteration does), so programs whose
+path is a function of their inputs alone (``cfa.variation``: 74 of the 190 dev tasks,
+pals_lcr among them) get none.
 
 Analyses return only their state and why they stopped (``core.analysis``); whatever
 they found is already on the board. Listeners (report, progress display) hear of every
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from cooptest.cfa.ir import Goal, Program
+from cooptest.cfa.variation import variation_source
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import SuiteWriter, TestCase
 
@@ -63,6 +67,7 @@ class GoalBoard:
     executor: Executor
     suite: SuiteWriter | None = None
     goals: dict[str, Goal] = field(init=False)
+    variation: str | None = field(init=False)  # why two runs of one test may differ
     covered: dict[str, str] = field(default_factory=dict)  # goal -> name of its test
     infeasible: dict[str, str] = field(default_factory=dict)  # goal -> proof
     refused: dict[str, str] = field(default_factory=dict)  # goal -> why no proof is trusted
@@ -76,6 +81,7 @@ class GoalBoard:
 
     def __post_init__(self) -> None:
         self.goals = {g.id: g for g in self.program.goals()}
+        self.variation = variation_source(self.program)  # None: runs need no confirmation
 
     @property
     def tests(self) -> list[TestCase]:
@@ -127,7 +133,9 @@ class GoalBoard:
     def _run(self, inputs: list[str], origin: str, always: bool) -> Execution:
         ex = self._native(inputs)
         fresh = ex.covered - self.covered.keys()
-        for _ in range(0 if not fresh else FLAKY_CONFIRMATIONS if fresh & self.unconfirmed.keys() else 1):
+        confirmations = 0 if not fresh or self.variation is None else \
+            FLAKY_CONFIRMATIONS if fresh & self.unconfirmed.keys() else 1
+        for _ in range(confirmations):
             again = self._native(inputs)
             self.count("confirmations")
             if not again.timed_out:  # a run cut by the clock says nothing about the path

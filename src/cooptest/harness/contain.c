@@ -5,12 +5,77 @@
  * process it forks, each of which dies with its own parent in turn. The pid of cooptest
  * is passed in $COOPTEST_PARENT; a test whose parent is already gone exits at once.
  * While cooptest lives, it kills the tests' process trees itself (see runner.py).
+ *
+ * Nothing a test does may escape its working directory, the private directory cooptest
+ * runs it in: before main, the test (and whatever it starts) is put in a Landlock
+ * domain (Linux 5.13+, unprivileged) in which files can be created, written, truncated,
+ * renamed or removed only beneath that directory (and $COOPTEST_WRITABLE, where a
+ * coverage build writes its gcov counts; /dev/null can be written), TCP can be
+ * neither bound nor connected (ABI 4+), and no process outside the domain, cooptest
+ * included, can be signalled or reached through an abstract unix socket (ABI 6+).
+ * Reading is left alone: programs read their own inputs, the C library its locale.
+ * The constants are the kernel's (include/uapi/linux/landlock.h), spelt out so that a
+ * build does not depend on the age of the system's headers; the syscall numbers are
+ * the same on every architecture. Without Landlock the test runs as before (runner.py
+ * tells which: ``landlock_abi``).
  */
+#define _GNU_SOURCE /* O_PATH */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#define LANDLOCK_CREATE_RULESET 444
+#define LANDLOCK_ADD_RULE 445
+#define LANDLOCK_RESTRICT_SELF 446
+#define LANDLOCK_CREATE_RULESET_VERSION 1u
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#define FS_WRITE_FILE (1ull << 1)
+#define FS_MAKE_AND_REMOVE (((1ull << 13) - 1) & ~0xfull) /* REMOVE_DIR .. MAKE_SYM */
+#define FS_REFER (1ull << 13)    /* ABI 2 */
+#define FS_TRUNCATE (1ull << 14) /* ABI 3 */
+#define NET_BIND_AND_CONNECT_TCP 3ull /* ABI 4 */
+#define SCOPE_ABSTRACT_UNIX_AND_SIGNAL 3ull /* ABI 6 */
+
+struct ruleset_attr {
+  uint64_t handled_access_fs, handled_access_net, scoped;
+};
+struct path_beneath_attr {
+  uint64_t allowed_access;
+  int32_t parent_fd;
+} __attribute__((packed));
+
+static int allow_beneath(int ruleset, const char *path, uint64_t access) {
+  struct path_beneath_attr rule = {access, open(path, O_PATH | O_CLOEXEC)};
+  if (rule.parent_fd < 0)
+    return -1;
+  int r = (int)syscall(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+  close(rule.parent_fd);
+  return r;
+}
+
+static void confine_to_working_directory(const char *writable) {
+  long abi = syscall(LANDLOCK_CREATE_RULESET, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 1)
+    return;
+  uint64_t file = FS_WRITE_FILE | (abi >= 3 ? FS_TRUNCATE : 0);
+  struct ruleset_attr attr = {file | FS_MAKE_AND_REMOVE | (abi >= 2 ? FS_REFER : 0),
+                              abi >= 4 ? NET_BIND_AND_CONNECT_TCP : 0,
+                              abi >= 6 ? SCOPE_ABSTRACT_UNIX_AND_SIGNAL : 0};
+  int ruleset = (int)syscall(LANDLOCK_CREATE_RULESET, &attr, sizeof attr, 0);
+  if (ruleset < 0)
+    return;
+  if (allow_beneath(ruleset, ".", attr.handled_access_fs) == 0 &&
+      (!writable || allow_beneath(ruleset, writable, attr.handled_access_fs) == 0) &&
+      allow_beneath(ruleset, "/dev/null", file) == 0 &&
+      prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+    syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0);
+  close(ruleset);
+}
 
 static pid_t parent;
 
@@ -31,4 +96,7 @@ __attribute__((constructor(0))) static void cooptest_contain(void) {
   unsetenv("COOPTEST_PARENT");
   die_with_parent((pid_t)atol(text));
   pthread_atfork(before_fork, 0, in_child);
+  const char *writable = getenv("COOPTEST_WRITABLE");
+  confine_to_working_directory(writable && *writable ? writable : NULL);
+  unsetenv("COOPTEST_WRITABLE");
 }

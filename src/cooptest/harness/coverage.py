@@ -94,7 +94,8 @@ class CoverageMeter:
                         os.path.join(self.build, "prog"), GCOV_FLAGS)
         self.goto_lines = {int(m[1]): n for n, line in enumerate(source.splitlines(), 1)
                            if (m := _GOTO_LINE.match(line))}  # goal -> its line in the source
-        self.binary = Executable(os.path.join(self.build, "prog"), task.data_model, trace=False)
+        self.binary = Executable(os.path.join(self.build, "prog"), task.data_model, trace=False,
+                                 writable=self.build)  # the runs write their counts here
 
     def measure(self, tests: list[TestCase], deadline: float = math.inf) -> CoverageResult | None:
         """The coverage of ``tests``; None if a run had to be cut short of TestCov's time

@@ -13,7 +13,11 @@ exits (a pidfd tells, even while children keep its output open) or its time is u
 then its whole process group is killed, and so is every process that escaped the
 group with ``setsid``: cooptest is a child subreaper, so such orphans become its
 children, found in ``/proc/self/task/*/children`` by a session that is not its own.
-If cooptest itself dies, ``contain.c`` lets the kernel kill the tests.
+If cooptest itself dies, ``contain.c`` lets the kernel kill the tests. ``contain.c``
+also confines every test to its working directory (Landlock, see there): it can write
+files nowhere else, reach no TCP port and signal no process outside its own tree;
+``sandbox()`` says whether the kernel offers that. Files it writes are capped at
+``FILE_SIZE``.
 
 The branch trace travels through shared memory (:class:`TraceRegion`), never through
 the program's working directory, where the program could delete or forge it.
@@ -40,10 +44,13 @@ from cooptest.cfa.ctype import DataModel
 
 OUTPUT_KEEP = 4096  # bytes of stdout/stderr kept per run
 ADDRESS_SPACE = 2 << 30
+FILE_SIZE = 64 << 20  # bytes a test may write into one file
 PROCESSES = 256  # processes a test may start (beyond those of the user), if not root
 TRACE_HEADER = 2  # int32 words before the events (trace_runtime.c)
 MAX_EVENTS = 4_000_000  # trace_runtime.c; one more event marks a truncated trace
 PR_SET_CHILD_SUBREAPER = 36
+SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture
+LANDLOCK_CREATE_RULESET_VERSION = 1
 
 
 class TraceRegion:
@@ -103,6 +110,7 @@ class Executable:
     path: str
     data_model: DataModel
     trace: bool
+    writable: str | None = None  # a directory the test may write besides its own (gcov's counts)
     _workdir: str | None = field(default=None, init=False, repr=False, compare=False)
     _region: TraceRegion | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -113,6 +121,9 @@ class Executable:
         workdir = self._private_dir()
         env = dict(os.environ)
         env["COOPTEST_PARENT"] = str(os.getpid())
+        env.pop("COOPTEST_WRITABLE", None)
+        if self.writable is not None:
+            env["COOPTEST_WRITABLE"] = self.writable
         env.pop("COOPTEST_TRACE_FD", None)
         fds: tuple[int, ...] = ()
         if trace:
@@ -156,6 +167,7 @@ def _limit(pid: int, cpu_seconds: int) -> None:
         resource.prlimit(pid, resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
         resource.prlimit(pid, resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (FILE_SIZE, FILE_SIZE))
         if (n := _process_limit()) is not None:
             resource.prlimit(pid, resource.RLIMIT_NPROC, (n, n))
     except ProcessLookupError:
@@ -178,6 +190,24 @@ def _owner(pid: str) -> int | None:
         return os.stat(f"/proc/{pid}").st_uid
     except OSError:
         return None
+
+
+@functools.cache
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: no Landlock), with which ``contain.c``
+    confines every test."""
+    try:
+        abi = ctypes.CDLL(None, use_errno=True).syscall(
+            SYS_LANDLOCK_CREATE_RULESET, None, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return 0
+    return max(int(abi), 0)
+
+
+def sandbox() -> str:
+    """What confines the tests, for the report."""
+    abi = landlock_abi()
+    return f"landlock ABI {abi}" if abi else "none (no Landlock: a test may write outside its directory)"
 
 
 @functools.cache

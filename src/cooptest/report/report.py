@@ -89,6 +89,7 @@ class Report:
             "cov_f": coverage_percent(covered, n - infeasible),
             "tests": len(board.tests), "time_s": round(self.elapsed(), 2),
             "executions": board.executions, "iterations": 0, "divergences": 0,
+            "runs_may_vary": board.variation,
             **dict(sorted(board.stats.items())),
             **self.extra,
         }
