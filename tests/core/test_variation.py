@@ -9,6 +9,7 @@ from cooptest.cfa.variation import variation_source
 HEAD = "extern int __VERIFIER_nondet_int(void);\n#include <stdlib.h>\n#include <time.h>\n"
 FIXED = HEAD + """int g[4];
 int twice(int v) { int r; r = 2 * v; return r; }
+int sign(int v) { if (v < 0) return -1; if (v > 0) return 1; }
 int main(void) {
   int x = __VERIFIER_nondet_int();
   int y;
@@ -27,6 +28,7 @@ VARYING = {  # a statement that makes the path vary -> what the reason says
     "if (time(0) & 1) return 2;": "time()",
     "if (((long) &x) & 16) return 2;": "an address converted to a number",
     "int *p = &y; if (*p > 4) return 2;": "through an address",
+    "if (sign(x) > 0) return 2;": "sign() may end without returning a value",
 }
 
 

@@ -16,7 +16,8 @@ inputs if every value a branch can depend on is, which holds when the program
 * reads every local variable in a register only where it is definitely assigned (a
   forward must-analysis per function, as C compilers' ``-Wmaybe-uninitialized`` without
   its false negatives); a local in memory (an aggregate) must be assigned whole where it
-  is declared;
+  is declared; every parameter gets a value from the call, and a call whose result is
+  used never ends without a ``return`` value;
 * calls no library function but those whose results depend only on their arguments
   (``DETERMINISTIC``): not ``time``, ``rand``, ``malloc``, ``getenv``, file input.
 
@@ -30,11 +31,11 @@ from functools import lru_cache
 from typing import Iterable
 
 from cooptest.cfa.calls import callee_name, callees, expressions
-from cooptest.cfa.ctype import IntType, PointerType
+from cooptest.cfa.ctype import IntType, PointerType, VoidType
 from cooptest.cfa.fold import const_int
 from cooptest.cfa.ir import (AddrOf, AssignEdge, CallEdge, Cast, DeclEdge, Deref, Edge, Expr,
-                             FunctionCFA, Index, Location, NondetEdge, Program, Var, Variable,
-                             in_memory, variables_of)
+                             FunctionCFA, Index, Location, NondetEdge, Program, ReturnEdge, Var,
+                             Variable, in_memory, variables_of)
 
 # Library functions whose result, and effect on the program's variables, depend only on
 # their arguments (output goes to a pipe nobody reads back).
@@ -65,8 +66,13 @@ def _memory_or_library(program: Program, edges: Iterable[Edge]) -> str | None:
             name = callee_name(edge)
             if name is None:
                 return f"{edge.line}: a call through a pointer"
-            if name not in program.functions and name not in DETERMINISTIC:
+            callee = program.functions.get(name)
+            if callee is None and name not in DETERMINISTIC:
                 return f"{edge.line}: {name}() may return something else in another run"
+            if callee is not None and any(a is None for _, a in callee.bind(edge.args)):
+                return f"{edge.line}: {name}() reads a parameter the call does not pass"
+            if callee is not None and edge.lhs is not None and _ends_without_value(callee):
+                return f"{edge.line}: {name}() may end without returning a value"
         for e in expressions(edge):
             for sub in e.walk():
                 if isinstance(sub, Deref | AddrOf):
@@ -77,6 +83,13 @@ def _memory_or_library(program: Program, edges: Iterable[Edge]) -> str | None:
                         and isinstance(sub.operand.type, PointerType):
                     return f"{edge.line}: an address converted to a number"
     return None
+
+
+def _ends_without_value(cfa: FunctionCFA) -> bool:
+    """Whether control may reach the end of a function that returns a value without a
+    ``return`` saying which (the caller then reads whatever the register holds)."""
+    return not isinstance(cfa.type.ret, VoidType) and any(
+        isinstance(e, ReturnEdge) and e.value is None for e in cfa.edges())
 
 
 def _unassigned_read(cfa: FunctionCFA) -> str | None:
