@@ -10,10 +10,11 @@ HEAD = "extern int __VERIFIER_nondet_int(void);\n#include <stdlib.h>\n#include <
 FIXED = HEAD + """int g[4];
 int twice(int v) { int r; r = 2 * v; return r; }
 int sign(int v) { if (v < 0) return -1; if (v > 0) return 1; }
+int pick(int v) { if (v > 0) return 1; else return 2; }  /* no end without a value */
 int main(void) {
   int x = __VERIFIER_nondet_int();
   int y;
-  if (x > 0) y = twice(x); else y = -x;
+  if (x > 0) y = twice(x); else y = -x * pick(x);
   g[2] = y;
   struct { int a, b; } s = {0};
   for (int i = 0; i < 3; i++) { int t; t = i + g[2] + s.a; if (t > 7) return 1; }

@@ -88,8 +88,17 @@ def _memory_or_library(program: Program, edges: Iterable[Edge]) -> str | None:
 def _ends_without_value(cfa: FunctionCFA) -> bool:
     """Whether control may reach the end of a function that returns a value without a
     ``return`` saying which (the caller then reads whatever the register holds)."""
-    return not isinstance(cfa.type.ret, VoidType) and any(
-        isinstance(e, ReturnEdge) and e.value is None for e in cfa.edges())
+    if isinstance(cfa.type.ret, VoidType):
+        return False
+    seen, work = {cfa.entry}, [cfa.entry]
+    while work:  # the front end leaves such a return after an if whose arms all return: unreachable
+        for e in work.pop().leaving:
+            if isinstance(e, ReturnEdge) and e.value is None:
+                return True
+            if e.dst not in seen:
+                seen.add(e.dst)
+                work.append(e.dst)
+    return False
 
 
 def _unassigned_read(cfa: FunctionCFA) -> str | None:

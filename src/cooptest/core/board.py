@@ -21,7 +21,7 @@ once a goal has been seen unconfirmed, ``FLAKY_CONFIRMATIONS`` runs must all rea
 (q^4). The check catches flaky coverage; it cannot prove a path stable. A confirmation
 costs a native run per test that reaches a goal first (2% of atol's runs at 60 s, but
 a third of pals_lcr's, where almost every concolic iteration does), so programs whose
-path is a function of their inputs alone (``cfa.variation``: 74 of the 190 dev tasks,
+path is a function of their inputs alone (``cfa.variation``: 72 of the 190 dev tasks,
 pals_lcr among them) get none.
 
 Analyses return only their state and why they stopped (``core.analysis``); whatever
