@@ -77,10 +77,9 @@ class Report:
                           "function": goal.function, "status": status,
                           "test": board.covered.get(goal.id), "proof": board.infeasible.get(goal.id),
                           "origin": board.origin.get(goal.id),
-                          **({"refused": board.refused[goal.id]} if status == "unknown"
-                             and goal.id in board.refused else {}),
-                          **({"unconfirmed": board.unconfirmed[goal.id]} if status == "unknown"
-                             and goal.id in board.unconfirmed else {})})
+                          **{key: why[goal.id] for key, why in (("refused", board.refused),
+                                                                ("unconfirmed", board.unconfirmed))
+                             if status == "unknown" and goal.id in why}})
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,
