@@ -26,6 +26,7 @@ from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
+from cooptest.core.lifetime import temporary_files_in
 from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
@@ -330,7 +331,7 @@ def _tmpdir(folder: str) -> Iterator[None]:
     tests' working folders, a killed compiler's files, helpers' scratch; so that removing
     ``folder`` leaves nothing behind, whatever ended the run."""
     before, before_env = tempfile.tempdir, os.environ.get("TMPDIR")
-    tempfile.tempdir, os.environ["TMPDIR"] = folder, folder
+    temporary_files_in(folder)
     try:
         yield
     finally:

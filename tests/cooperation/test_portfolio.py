@@ -3,6 +3,7 @@ worker sees the others' results, cancelling stops them all."""
 from __future__ import annotations
 
 import queue
+import tempfile
 import threading
 import time
 
@@ -53,7 +54,12 @@ def test_a_worker_asks_which_goals_are_open_with_the_other_lanes_results_in(prog
         worker.executor.close()
 
 
-def test_cancelling_the_budget_stops_every_worker(program_of) -> None:
+def test_cancelling_the_budget_stops_every_worker(program_of, tmp_path, monkeypatch) -> None:
+    """... and leaves none of their temporary files: terminated, a worker removes none
+    of its tests' working folders itself (it left two in /tmp per run before)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     board = program_of(DEAD.replace("if (x < 3) return 1; /* dead */", ""))
     budget = Budget.seconds(60)
     lanes = [Lane([(make_analysis("random", Settings()), None)], "random")] * 2
@@ -65,6 +71,8 @@ def test_cancelling_the_budget_stops_every_worker(program_of) -> None:
     assert board.executions > 10  # the workers' native runs are counted by the parent
     import multiprocessing
     assert not multiprocessing.active_children()
+    board.executor.close()
+    assert list(scratch.iterdir()) == []
 
 
 def test_the_portfolio_decides_what_neither_testing_nor_proving_alone_decides(program_of) -> None:

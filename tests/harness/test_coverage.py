@@ -111,6 +111,34 @@ def test_the_live_count_of_any_subset_of_the_kept_tests_is_the_joint_measurement
         meter.close()
 
 
+def test_the_live_meter_killed_leaves_no_temporary_files(tmp_path, data, monkeypatch):
+    """The meter's child is killed at the end of a run; its tests' working folders are in
+    its own folder, not in the system's temporary folder (it left one there per run)."""
+    import tempfile
+
+    from cooptest.core.board import GoalBoard
+    from cooptest.core.budget import Budget
+    from cooptest.frontend import load_program
+    from cooptest.harness.executor import Executor
+    from cooptest.harness.live_coverage import LiveMeter
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    task = load_task(str(data / "harness_labels.c"))
+    frontend = load_program(task, str(tmp_path))
+    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
+    meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"))
+    board.listeners.append(meter.listen)
+    try:
+        board.submit(["7"], "test")
+        assert meter.count(board.tests, Budget.seconds(30.0))  # the child ran the test
+    finally:
+        meter.close()
+        board.executor.close()
+    assert list(scratch.iterdir()) == []
+
+
 SMALL_ONLY = """extern int __VERIFIER_nondet_int(void);
 int main(void) {
   int n = __VERIFIER_nondet_int();

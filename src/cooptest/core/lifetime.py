@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import tempfile
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
@@ -44,3 +45,9 @@ def take_own_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+
+
+def temporary_files_in(folder: str) -> None:
+    """Send this process's temporary files, and its children's, to ``folder``: a helper
+    ended by a signal removes none of its own, so its starter removes the folder."""
+    tempfile.tempdir = os.environ["TMPDIR"] = folder

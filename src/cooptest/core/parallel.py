@@ -19,7 +19,9 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import shutil
 import signal
+import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -28,7 +30,7 @@ from typing import Any, Callable
 from cooptest.core.analysis import Analysis, Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals
+from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
 from cooptest.harness.executor import Execution
 
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
@@ -115,9 +117,11 @@ class Lane:
     stopped: list[str] = field(default_factory=list)
 
 
-def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int) -> None:
+def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int,
+          scratch: str) -> None:
     die_with_parent(signal.SIGKILL, parent)  # a killed cooptest leaves no worker behind
     take_own_signals()
+    temporary_files_in(scratch)
     budget = Budget(deadline)
     try:
         for analysis, share in lane.analyses:
@@ -142,10 +146,14 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
     ctx = mp.get_context("fork")
     outbox = ctx.Queue()
     inboxes = [ctx.Queue() for _ in lanes]
+    # The workers' temporary files (their tests' working folders) go here, removed once
+    # they have ended: a worker terminated at the deadline cleans up nothing itself.
+    scratch = tempfile.mkdtemp(prefix="cooptest-lanes-")
     workers = []
     for k, lane in enumerate(lanes):
         wb = WorkerBoard(board, k, outbox, inboxes[k])
-        p = ctx.Process(target=_work, args=(lane, wb, goals, budget.deadline, os.getpid()), daemon=True)
+        p = ctx.Process(target=_work, args=(lane, wb, goals, budget.deadline, os.getpid(), scratch),
+                        daemon=True)
         start_forked(p)
         workers.append(p)
     alive = set(range(len(lanes)))
@@ -212,6 +220,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
             if p.is_alive():
                 os.kill(p.pid, signal.SIGKILL)
                 p.join()
+        shutil.rmtree(scratch, ignore_errors=True)
     return stopped
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals
+from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
 from cooptest.harness.coverage import CoverageMeter
 from cooptest.harness.label_fuzz import LabelFuzzer
 from cooptest.harness.testsuite import TestCase
@@ -134,6 +134,7 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str
     die_with_parent(signal.SIGKILL, parent)
     take_own_signals()
     os.setpgrp()
+    temporary_files_in(work_dir)  # the tests' working folders: killed, the child removes none
     requests: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
     threading.Thread(target=_receive, args=(inbox, requests), daemon=True).start()
     meter: CoverageMeter | None = None
