@@ -71,22 +71,29 @@ def test_agrees_with_testcov(tmp_path, data, testcov_measure):
     assert (ours.goals, round(ours.percent, 2)) == (ref["goals"], ref["coverage"])
 
 
+def _metered_board(program, tmp_path):
+    """A goal board of ``program`` whose kept tests go to a live meter: (board, meter)."""
+    from cooptest.core.board import GoalBoard
+    from cooptest.frontend import load_program
+    from cooptest.harness.executor import Executor
+    from cooptest.harness.live_coverage import LiveMeter
+
+    task = load_task(str(program))
+    frontend = load_program(task, str(tmp_path))
+    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
+    meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"))
+    board.listeners.append(meter.listen)
+    return board, meter
+
+
 def test_the_live_count_of_any_subset_of_the_kept_tests_is_the_joint_measurement(tmp_path, data):
     """The live meter runs each kept test alone; the count of a (reduced) suite is the
     union of its tests' goals, which must be what running the suite together counts."""
     from itertools import combinations
 
     from cooptest.core.budget import Budget
-    from cooptest.frontend import load_program
-    from cooptest.harness.executor import Executor
-    from cooptest.core.board import GoalBoard
-    from cooptest.harness.live_coverage import LiveMeter
 
-    task = load_task(str(data / "harness_labels.c"))
-    frontend = load_program(task, str(tmp_path))
-    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
-    meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"))
-    board.listeners.append(meter.listen)
+    board, meter = _metered_board(data / "harness_labels.c", tmp_path)
     try:
         for inputs in (["7"], ["99"], ["3"], [], ["0"], ["1"]):
             board.submit(inputs, "test")
@@ -116,20 +123,12 @@ def test_the_live_meter_killed_leaves_no_temporary_files(tmp_path, data, monkeyp
     its own folder, not in the system's temporary folder (it left one there per run)."""
     import tempfile
 
-    from cooptest.core.board import GoalBoard
     from cooptest.core.budget import Budget
-    from cooptest.frontend import load_program
-    from cooptest.harness.executor import Executor
-    from cooptest.harness.live_coverage import LiveMeter
 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    task = load_task(str(data / "harness_labels.c"))
-    frontend = load_program(task, str(tmp_path))
-    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
-    meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"))
-    board.listeners.append(meter.listen)
+    board, meter = _metered_board(data / "harness_labels.c", tmp_path)
     try:
         board.submit(["7"], "test")
         assert meter.count(board.tests, Budget.seconds(30.0))  # the child ran the test
@@ -195,19 +194,11 @@ def test_the_meter_finds_small_mutants_covering_goals_no_test_covers(tmp_path) -
     those covering new goals there, once; the board keeps them, and the count grows."""
     import time
 
-    from cooptest.core.board import GoalBoard
     from cooptest.core.budget import Budget
-    from cooptest.frontend import load_program
-    from cooptest.harness.executor import Executor
-    from cooptest.harness.live_coverage import LiveMeter
 
     program = tmp_path / "small.c"
     program.write_text(SMALL_ONLY)
-    task = load_task(str(program))
-    frontend = load_program(task, str(tmp_path))
-    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
-    meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"))
-    board.listeners.append(meter.listen)
+    board, meter = _metered_board(program, tmp_path)
     try:
         board.submit(["552"], "test")
         assert meter.count(board.tests, Budget.seconds(30.0)) == 50.0  # 2 of 4 goals
