@@ -194,6 +194,7 @@ def test_memory_limit_stops_the_analysis_with_valid_outputs(tmp_path: Path, tria
     # workers depends on timing: each response is tested in tests/core/test_memory.py
     roomy = cooptest("generate", triangle, "--budget", "10", "--out", tmp_path / "roomy", "--quiet",
                      "--strategy", strategy)
+    assert roomy.returncode == 0, roomy.stderr
     assert check_report(tmp_path / "roomy")["summary"]["stopped"] != "memory"
 
 

@@ -108,7 +108,7 @@ def test_float_unsigned_bool_models_are_read_back_exactly(make_program) -> None:
 
 def test_runs_lacking_inputs_are_padded(make_program) -> None:
     put = make_program(MANY_INPUTS)
-    result = run(put, budget=10.0)
+    run(put, budget=10.0)
     assert set(put.covered) == set(put.goals)
     assert max(len(t.inputs) for t in put.tests) >= 40
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 from cooptest.core.budget import Budget
 from cooptest.core.memory import MemoryWatch, _rss

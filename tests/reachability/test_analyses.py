@@ -107,7 +107,7 @@ def test_value_refines_to_prove_and_covers_with_native_test(program_of):
 @pytest.mark.parametrize("name", ["value", "predicate"])
 def test_writes_through_pointers_are_never_claimed_infeasible(program_of, name):
     program = program_of(MEMORY)
-    result = {"value": ValueAnalysis, "predicate": PredicateAnalysis}[name]().run(program, Job(program.open(), Budget.seconds(40)))
+    {"value": ValueAnalysis, "predicate": PredicateAnalysis}[name]().run(program, Job(program.open(), Budget.seconds(40)))
     through_p = goal_at(program, line_of(MEMORY, "only through p"), True)
     through_q = goal_at(program, line_of(MEMORY, "only through q"), True)
     assert through_p not in program.infeasible and through_q not in program.infeasible

@@ -8,13 +8,27 @@ and a store through a pointer splits into its aliasing cases."""
 from __future__ import annotations
 
 import pytest
+import z3
 
-from cooptest.analyses.wp import TRUE, BackwardTransfer, Formula, satisfiable
+from cooptest.analyses.symbolic import SymbolicState
+from cooptest.analyses.wp import TRUE, BackwardTransfer, FrameState, Formula, truth
 from cooptest.cfa.calls import NO_CALL, path_contexts
 from cooptest.cfa.ir import AssumeEdge, Edge, NondetEdge, Program
 from cooptest.core.budget import Budget
 
 from reach_helpers import execute
+
+
+def satisfiable(formula: Formula, state: SymbolicState, budget: Budget) -> bool | None:
+    """Whether some execution in ``state`` (its path condition) satisfies ``formula`` at
+    the state's location; None when z3 gave up."""
+    probe = FrameState.of(state)
+    solver = z3.Solver()
+    solver.set("timeout", budget.solver_timeout_ms(30.0))
+    solver.add(*probe.path_condition, truth(probe, formula))
+    result = solver.check()
+    return None if result == z3.unknown else result == z3.sat
+
 
 ALIASING = """extern int __VERIFIER_nondet_int(void);
 int a[4];

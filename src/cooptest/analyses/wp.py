@@ -41,8 +41,7 @@ Per edge:
   to the caller's frame here, are dropped, then the call's result is assigned.
 
 Evaluating a formula in a symbolic state (an S-state of concolic testing, a block of
-predicate analysis) is :func:`holds`; :func:`satisfiable` asks z3 whether a state can
-satisfy a formula, with the budget's time and "unknown" when the clock cut it short.
+predicate analysis) is :func:`truth`: the term z3 is asked about.
 """
 from __future__ import annotations
 
@@ -61,7 +60,6 @@ from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, Ca
                              Const, DeclEdge, Deref, Edge, Expr, Index, Member, NondetEdge,
                              Program, ReturnEdge, Var, Variable, in_memory, selectors,
                              variables_of)
-from cooptest.core.budget import Budget
 
 Literal = tuple[Expr, bool]  # an IR condition, asserted (True) or negated (False)
 Predicate = tuple[Literal, ...]  # a conjunction of literals: one predicate of a precision
@@ -448,25 +446,3 @@ def truth(state: SymbolicState, literals: Iterable[Literal]) -> z3.BoolRef:
     such as a divisor being nonzero, to its path condition)."""
     terms = [(sem.truth(state.eval(e), e.type), positive) for e, positive in literals]
     return z3.And(*[t if positive else z3.Not(t) for t, positive in terms])
-
-
-def satisfiable(formula: Formula, state: SymbolicState, budget: Budget,
-                cap: float = 30.0) -> bool | None:
-    """Whether some execution in ``state`` (its path condition) satisfies ``formula``
-    at the state's location: False proves the formula unreachable along the state's
-    path; None: z3 gave up or the budget ran out (no verdict: ask again later).
-
-    This is the check of BiTe's meeting of an S-state (a symbolic state reached
-    forwards) and an R-state (a formula reached backwards at the same location and
-    call stack)."""
-    probe = FrameState.of(state)
-    term = truth(probe, formula)
-    solver = z3.Solver()
-    solver.set("timeout", budget.solver_timeout_ms(cap))
-    solver.add(*probe.path_condition, term)
-    result = solver.check()
-    if result == z3.sat:
-        return True
-    if result == z3.unsat:
-        return False
-    return None

@@ -37,9 +37,6 @@ class DataModel(Enum):
 class CType:
     """Base of all C types."""
 
-    def is_integer(self) -> bool:
-        return isinstance(self, IntType)
-
     def is_scalar(self) -> bool:
         return isinstance(self, (IntType, FloatType, PointerType))
 

@@ -103,9 +103,6 @@ class FuncRef(Expr):
         return f"&{self.name}"
 
 
-UNARY_OPS = ("-", "~", "!")
-
-
 @dataclass(frozen=True, eq=False)
 class Unary(Expr):
     """``-x`` and ``~x`` (operand already of the result type); ``!x`` (result int)."""
@@ -230,9 +227,6 @@ class BitView(Expr):
 
     def __repr__(self) -> str:
         return f"bits<{self.type}>({self.operand!r} @ {self.offset})"
-
-
-LVALUES = (Var, Deref, Member, Index)
 
 
 def selectors(lvalue: Expr) -> tuple[Expr, list[Member | Index]]:

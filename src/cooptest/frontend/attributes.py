@@ -40,7 +40,6 @@ IGNORED = frozenset({
 CALLED_AROUND_MAIN = ("constructor", "destructor")
 MODES = {"QI": "char", "HI": "short", "SI": "int", "DI": "long long", "word": "long",
          "pointer": "long", "byte": "char"}
-INTEGER_WORDS = frozenset({"signed", "unsigned", "char", "short", "int", "long"})
 KEYWORDS = frozenset({"if", "while", "for", "switch", "return", "sizeof", "typeof",
                       "_Alignof", "__attribute__", "__attribute", "_Alignas"})
 

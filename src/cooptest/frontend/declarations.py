@@ -6,7 +6,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType, StructType, Types,
+from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, StructType, Types,
                                 VoidType)
 from cooptest.errors import Unsupported
 from cooptest.frontend.conversions import decayed_type
@@ -164,7 +164,3 @@ class TypeResolver:
         if any(v > self.types.uint.max for _, v in values):
             return self.types.ulong
         return self.types.uint
-
-
-def is_integer(t: CType) -> bool:
-    return isinstance(t, IntType)

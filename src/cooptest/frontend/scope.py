@@ -50,10 +50,6 @@ class Scope:
         for tag in tags:
             self._tags[tag].pop()
 
-    @property
-    def at_file_scope(self) -> bool:
-        return len(self._levels) == 1
-
     def declare(self, name: str, what: Ordinary, file_scope: bool = False) -> None:
         _declare(self._names, self._levels, name, what, 0 if file_scope else len(self._levels) - 1, 0)
 

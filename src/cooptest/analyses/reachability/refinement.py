@@ -22,7 +22,7 @@ from cooptest.cfa.calls import path_contexts
 from cooptest.analyses.symbolic import Input, SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, CallEdge, Edge, Expr, Program, ReturnEdge,
-                             Var, Variable, variables_of)
+                             Var, variables_of)
 
 FEASIBLE, SPURIOUS, UNKNOWN = "feasible", "spurious", "unknown"
 PATH_CHECK_CAP = 30.0  # seconds z3 may spend on one counterexample
