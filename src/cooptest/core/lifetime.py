@@ -3,7 +3,8 @@
 A cooptest run forks helpers (lane workers of a portfolio, the builder of the coverage
 meter, a benchmark's ``generate`` child). When their parent is killed (SIGKILL leaves it
 no chance to clean up), Linux's parent-death signal ends them too; without it a helper
-waits forever on a queue its dead parent was to fill.
+waits forever on a queue its dead parent was to fill. Nor do their temporary files
+outlive them: a helper keeps them in a folder its starter removes.
 """
 from __future__ import annotations
 
