@@ -62,17 +62,8 @@ def variation_source(program: Program) -> str | None:
 
 def _memory_or_library(program: Program, edges: Iterable[Edge]) -> str | None:
     for edge in edges:
-        if isinstance(edge, CallEdge):
-            name = callee_name(edge)
-            if name is None:
-                return f"{edge.line}: a call through a pointer"
-            callee = program.functions.get(name)
-            if callee is None and name not in DETERMINISTIC:
-                return f"{edge.line}: {name}() may return something else in another run"
-            if callee is not None and any(a is None for _, a in callee.bind(edge.args)):
-                return f"{edge.line}: {name}() reads a parameter the call does not pass"
-            if callee is not None and edge.lhs is not None and _ends_without_value(callee):
-                return f"{edge.line}: {name}() may end without returning a value"
+        if isinstance(edge, CallEdge) and (reason := _call(program, edge)) is not None:
+            return f"{edge.line}: {reason}"
         for e in expressions(edge):
             for sub in e.walk():
                 if isinstance(sub, Deref | AddrOf):
@@ -82,6 +73,21 @@ def _memory_or_library(program: Program, edges: Iterable[Edge]) -> str | None:
                 if isinstance(sub, Cast) and isinstance(sub.type, IntType) \
                         and isinstance(sub.operand.type, PointerType):
                     return f"{edge.line}: an address converted to a number"
+    return None
+
+
+def _call(program: Program, edge: CallEdge) -> str | None:
+    """Why the call's result or the callee's locals may differ between runs, or None."""
+    name = callee_name(edge)
+    if name is None:
+        return "a call through a pointer"
+    callee = program.functions.get(name)
+    if callee is None:
+        return None if name in DETERMINISTIC else f"{name}() may return something else in another run"
+    if any(a is None for _, a in callee.bind(edge.args)):
+        return f"{name}() reads a parameter the call does not pass"
+    if edge.lhs is not None and _ends_without_value(callee):
+        return f"{name}() may end without returning a value"
     return None
 
 
