@@ -133,10 +133,9 @@ class GoalBoard:
     def _run(self, inputs: list[str], origin: str, always: bool) -> Execution:
         ex = self._native(inputs)
         confirmations = 0
-        if self.variation is not None:  # else no set difference here: accept makes its own
-            fresh = ex.covered - self.covered.keys()
-            confirmations = 0 if not fresh else \
-                FLAKY_CONFIRMATIONS if fresh & self.unconfirmed.keys() else 1
+        # where runs cannot vary, no set difference here: accept makes its own
+        if self.variation is not None and (fresh := ex.covered - self.covered.keys()):
+            confirmations = FLAKY_CONFIRMATIONS if fresh & self.unconfirmed.keys() else 1
         for _ in range(confirmations):
             again = self._native(inputs)
             self.count("confirmations")
