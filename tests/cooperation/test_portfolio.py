@@ -89,7 +89,7 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
     which is then left to the board and the TestCov-style count. Below,
     CoVeriTest has half the proving lane and BiTe the rest (its proofs on the NT drivers).
     Either way the call graph and the field invariants open the proving lane: they take
-    milliseconds to a second."""
+    milliseconds to a second; below, Spacer's Horn clauses follow, for a bounded share."""
     from cooptest.cooperation.portfolio import LARGE, lanes_for
 
     def names(goals: int, jobs: int = 2) -> dict[str, list[str]]:
@@ -98,7 +98,7 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
 
     assert names(LARGE) == {
         "testing": ["random", "concolic", "random"],
-        "proving": ["callgraph", "fields", "coveritest", "bite", "concolic", "random"]}
+        "proving": ["callgraph", "fields", "chc", "coveritest", "bite", "concolic", "random"]}
     assert names(LARGE + 1) == {"testing": ["concolic", "random"], "proving": ["callgraph", "fields"]}
     # Cores beyond two run random testing, whatever the program's size.
     assert names(LARGE + 1, jobs=3)["random-0"] == names(LARGE, jobs=3)["random-0"] == ["random"]

@@ -237,4 +237,30 @@ int main() { int i = 0; a = 0; b = 0; reset(__VERIFIER_nondet_int());
   while (i < 6) { k--; i = i + 2; }
   if (i + 2 * k != 2 * n) { return 1; } if (n == 3) { return 2; } return 0; }
 """, [["0"], ["2"]]),
+    # Horn clauses (analyses/chc.py): what a summary or an invariant over registers gets
+    # wrong if an operation's C meaning or a value's origin is mis-modelled.
+    "chc-recursion-wrap": (HEAD + """unsigned add(unsigned n, unsigned m) { if (n == 0) { return m; } return add(n - 1, m + 1); }
+int main() { unsigned a = __VERIFIER_nondet_int() % 8, b = __VERIFIER_nondet_int();
+  if (add(a, b) < b) { return 1; } return 0; }
+""", [["3", "4294967295"], ["3", "5"]]),
+    "chc-shift": (HEAD + """int main() { int n = __VERIFIER_nondet_int();
+  if (n >= 0 && n < 40 && n != 0) { if ((1 << n) == 1) { return 1; } } return 0; }
+""", [["32"], ["3"]]),
+    "chc-char-input": (HEAD + """extern char __VERIFIER_nondet_char(void);
+int main() { int c = __VERIFIER_nondet_char(); if (c < 0) { return 1; } if (c > 100) { return 2; } return 0; }
+""", [["-3"], ["120"], ["5"]]),
+    "chc-global-callee": (HEAD + """int g;
+void set(int v) { g = v; }
+int count(void) { static int c; c = c + 1; return c; }
+int main() { g = 0; set(__VERIFIER_nondet_int()); count();
+  if (g == 5) { if (count() == 2) { return 1; } } return 0; }
+""", [["5"], ["1"]]),
+    "chc-overflow": (HEAD + """int twice(int x) { return x + x; }
+int main() { int x = __VERIFIER_nondet_int(); if (x > 0 && twice(x) < 0) { return 1; } return 0; }
+""", [["2000000000"], ["3"]]),
+    "chc-library-result": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); if (abs(x) < 0) { return 1; } return 0; }
+""", [["-2147483648"], ["3"]]),
+    "chc-context": (HEAD + """int f(int n) { if (n > 10) { return 1; } if (n < 0) { return 2; } return f(n + 1); }
+int main() { int x = __VERIFIER_nondet_int(); if (x < -5) { x = -5; } return f(x); }
+""", [["-100"], ["3"]]),
 }

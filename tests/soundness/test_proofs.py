@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cooptest.analyses.callgraph import CallGraphAnalysis
+from cooptest.analyses.chc import CHCAnalysis
 from cooptest.analyses.concolic import ConcolicAnalysis
 from cooptest.analyses.fields import FieldAnalysis
 from cooptest.analyses.reachability import MultiGoalAnalysis, PredicateAnalysis, ValueAnalysis
@@ -23,7 +24,7 @@ from clitools import cooptest
 
 METHODS = {"value": ValueAnalysis, "predicate": PredicateAnalysis,
            "mgp": MultiGoalAnalysis, "concolic": ConcolicAnalysis, "callgraph": CallGraphAnalysis,
-           "fields": FieldAnalysis}
+           "fields": FieldAnalysis, "chc": CHCAnalysis}
 MODELLED = ("constructor", "constructor-order", "packed", "mode", "pointer-escape")
 
 

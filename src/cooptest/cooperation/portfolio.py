@@ -12,7 +12,12 @@ The proving lane starts with the call graph (``analyses.callgraph``): in millise
 proves the goals of every function no call reaches, which the analyses after it then
 leave alone (on diskperf 94 goals, where BiTe proved 45 in a minute). The field
 invariants (``analyses.fields``) come next, as quick: on openssl's state machines they
-prove the cases no store names.
+prove the cases no store names. Then Spacer on the program's Horn clauses
+(``analyses.chc``), for at most ``CHC_SHARE`` of the lane: on programs that keep every
+value in a register it finds the loop invariants and the summaries of recursive functions
+that predicate CEGAR, which unrolls a recursion path by path, does not (``sum(n, m) ==
+n + m`` on ``sum_non_eq``: the task decided in a second, against two goals unknown after
+a minute); outside that fragment it stops at once.
 
 Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random testing
 covers most easy goals within seconds at native speed and seeds concolic search with its
@@ -53,6 +58,7 @@ from cooptest.core.registry import Settings, make_analysis
 RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search
 LARGE = 2000  # goals: above, one lane of concolic search
 COVERITEST_SHARE = 0.5  # of the proving lane: the rest goes to BiTe
+CHC_SHARE = 0.15  # of the proving lane, at most: Spacer's quick proofs before CoVeriTest
 
 
 @dataclass
@@ -71,7 +77,7 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
         return make("coveritest", time_pair="20/80", reuse="reuse-arg", sequence=None)
 
     if jobs <= 1:
-        return [Lane([(make("callgraph"), None), (make("fields"), None),
+        return [Lane([(make("callgraph"), None), (make("fields"), None), (make("chc"), CHC_SHARE),
                       (make("random"), RANDOM_SHARE), (make("concolic"), 0.5), (coveritest(), None),
                       (make("random", 1), None)], "all")]
     if goals > LARGE:
@@ -81,7 +87,7 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
         directed = make_analysis("concolic", replace(settings, search="cfg"))
         lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),
                        (make("random", 1), None)], "testing"),
-                 Lane([(make("callgraph"), None), (make("fields"), None),
+                 Lane([(make("callgraph"), None), (make("fields"), None), (make("chc"), CHC_SHARE),
                        (coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None),
                        (make("random", 2), None)], "proving")]
     return lanes + [Lane([(make("random", 3 + k), None)], f"random-{k}") for k in range(jobs - 2)]

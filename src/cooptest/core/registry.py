@@ -71,6 +71,9 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  _lazy("callgraph", "cooptest.analyses.callgraph", "from_settings"), proves=True),
     StrategySpec("fields", "proves branches no value stored in a heap struct's field takes (no tests)",
                  _lazy("fields", "cooptest.analyses.fields", "from_settings"), proves=True),
+    StrategySpec("chc", "proves goals with the program's Horn clauses, solved by z3's Spacer: "
+                 "loops and recursion over registers (no tests)",
+                 _lazy("chc", "cooptest.analyses.chc", "from_settings"), proves=True),
     StrategySpec("auto", "a portfolio of cooperating analyses on every core (--jobs)",
                  _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True),
     StrategySpec("crabs", "Crabs: concolic testing steered by monitors made of predicate ARGs",

@@ -1,0 +1,343 @@
+"""Constrained Horn clauses of the CFA, solved by z3's Spacer: proofs across recursion.
+
+Predicate CEGAR learns its predicates along one spurious path at a time, with a call
+stack in every abstract state; a recursive function (``addition(m + 1, n - 1)``,
+``sum(n - 1, m + 1)``) gives it paths without end and no summary to stop them. Encoding
+the program as constrained Horn clauses (Bjørner, Gurfinkel, McMillan and Rybalchenko,
+"Horn Clause Solvers for Program Verification") hands the whole problem to a solver that
+infers loop invariants and procedure summaries together: Spacer (Komuravelli, Gurfinkel
+and Chaki, CAV 2014), IC3/PDR over bit-vectors, part of z3. On ``sum_non_eq-2`` it finds
+``sum(n, m) == n + m`` (modulo 2³²) in a quarter of a second.
+
+The clauses (one relation per CFA location ``l`` of a function ``f``, over the values
+``E`` of ``f``'s globals and parameters at its entry and the current values ``V`` of the
+globals, parameters, locals and the return value; one summary per function):
+
+- entry of ``main``: ``l_entry(E, V) <- V == E`` on globals and parameters;
+- an edge ``l -> l'`` with transfer ``V' = t(V)``: ``l'(E, t(V)) <- l(E, V) && guard(V)``;
+- a call ``x = g(a)`` from ``l`` to ``l'``: ``g_entry(G, a(V), ...) <- l(E, V)`` (the
+  callee runs from what the caller passes), and
+  ``l'(E, V[globals := G', x := r]) <- l(E, V) && sum_g(V.globals, a(V), G', r)``;
+- the exit of ``f``: ``sum_f(E, V.globals, V.return) <- f_exit(E, V)``;
+- a goal (the assume edge of a branch outcome, a call of ``reach_error``) is the query
+  ``l(E, V) && guard(V)``: unreachable (Spacer's ``unsat``) is the proof.
+
+Soundness: the clauses must over-approximate every native run. They do where the program
+keeps every value in a register: integer and pointer scalars whose address is never
+taken, no aggregates, no memory reads, no function pointers, no floats (Spacer's
+bit-vector reasoning is what the proof rests on; C operations are ``semantics``', the one
+place every analysis reads them from). A function without a body cannot reach such a
+variable (it has no address to write through), so its call only makes its result
+unknown; an uninitialised local, an input and anything whose value the clauses do not
+follow (an argument the callee reads as another type) are unknown too, which only adds
+behaviours. A native run that traps (division by zero) or exhausts its stack has fewer.
+Where ``main`` is called again its globals would be zeroed anew, so such programs are
+outside the fragment as well. Outside the fragment the analysis says why
+(``CHCState.why_not``) and proves nothing; the board refuses proofs where the program
+does what the CFA does not model (``cfa.unmodelled``).
+
+A query is asked with a time limit of its own (``FIRST_LIMIT_MS``, doubled each time it
+runs out, up to ``LAST_LIMIT_MS``); one cut by the job's deadline instead is asked again
+with the same limit by the next job. A query Spacer answers ``sat`` has a derivation: the
+goal may be reachable, and it is not asked again.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+import z3
+
+from cooptest.analyses import semantics as sem
+from cooptest.cfa.calls import callee_name, callees
+from cooptest.cfa.ctype import CType, IntType, PointerType, VoidType
+from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge, Cast, Const,
+                             DeclEdge, Edge, ErrorEdge, Expr, FunctionCFA, Location, NondetEdge,
+                             Program, ReturnEdge, StringLit, TerminateEdge, Unary, Var, Variable,
+                             in_memory)
+from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
+from cooptest.core.board import GoalBoard
+from cooptest.core.registry import Settings
+
+ORIGIN = "chc"
+FIRST_LIMIT_MS = 2_000
+LAST_LIMIT_MS = 64_000
+SIMPLE_OPS = frozenset(("==", "!=", "<", "<=", ">", ">="))  # all a pointer operand may meet
+
+
+class OutsideFragment(Exception):
+    """The program does something the clauses do not follow (the message says what)."""
+
+
+@dataclass
+class CHCState(AnalysisState):
+    """``why_not``: the program lies outside the fragment (nothing is asked).
+    ``limits``: the time limit of each goal's next query; ``reachable``: goals with a
+    derivation, not asked again."""
+
+    why_not: str | None = None
+    limits: dict[str, int] = field(default_factory=dict)
+    reachable: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Frame:
+    """The variables of one function's relations: ``entry``, the values of the globals
+    and parameters at its entry; ``current``, those of the globals, parameters, locals
+    and the return value (``ret``, a variable of the encoding, None for ``void``)."""
+
+    variables: list[Variable]
+    globals: int  # how many of ``variables`` are globals (they come first)
+    inputs: int  # how many are globals and parameters: what ``entry`` holds
+    ret: Variable | None
+    entry: list[z3.ExprRef]
+    current: list[z3.ExprRef]
+
+    def values(self) -> dict[Variable, z3.ExprRef]:
+        return dict(zip(self.variables, self.current))
+
+    def project(self, env: dict[Variable, z3.ExprRef]) -> list[z3.ExprRef]:
+        return [env[v] for v in self.variables]
+
+    @property
+    def outputs(self) -> list[z3.ExprRef]:
+        """What a call returns to its caller: the globals and the return value."""
+        return self.current[:self.globals] + ([self.current[-1]] if self.ret is not None else [])
+
+
+class Clauses:
+    """The Horn clauses of a program in the fragment (module docstring) in a Spacer
+    context; ``query(edge)`` asks whether a run can take the edge.
+
+    ``contexts``: a function runs from what its calls pass (precise, needed where a goal
+    inside a function depends on its caller, as ``__VERIFIER_assert``'s do), or from any
+    values at all (each summary then holds for every input: Spacer finds ``sum``'s at
+    once where the contexts take it more than 5 s; for a goal outside ``main`` a
+    derivation then proves nothing)."""
+
+    def __init__(self, program: Program, contexts: bool) -> None:
+        self.program = program
+        self.contexts = contexts
+        names = callees(program, {program.entry})
+        if program.entry in {callee_name(e) for f in names for e in program.functions[f].edges()
+                             if isinstance(e, CallEdge)}:
+            raise OutsideFragment(f"{program.entry} is called again")
+        self.functions = [program.functions[n] for n in sorted(names)]
+        self.globals = [_register(v) for v in program.globals]
+        self.fp = z3.Fixedpoint()
+        self.fp.set(engine="spacer")
+        self._fresh = itertools.count()
+        self.frames = {f.name: self._frame(f) for f in self.functions}
+        self.at: dict[Location, z3.FuncDeclRef] = {}
+        self.summary: dict[str, z3.FuncDeclRef] = {}
+        for f in self.functions:
+            frame = self.frames[f.name]
+            sorts = [x.sort() for x in frame.entry + frame.current]
+            for loc in f.locations:
+                self.at[loc] = self._relation(f"{f.name}@{loc.id}", sorts)
+            self.summary[f.name] = self._relation(
+                f"sum:{f.name}", [x.sort() for x in frame.entry + frame.outputs])
+        for f in [program.main] if contexts else self.functions:
+            self._enter(f, self.frames[f.name].entry, [])
+        for f in self.functions:
+            frame = self.frames[f.name]
+            self._rule(self.summary[f.name](*frame.entry, *frame.outputs),
+                       [self._state(f.exit, frame.entry, frame.current)])
+            for edge in f.edges():
+                self._edge(f, edge)
+
+    def query(self, edge: Edge, limit_ms: int) -> z3.CheckSatResult:
+        """Whether a run can take ``edge``: ``sat`` (a derivation), ``unsat`` (never),
+        ``unknown`` (not decided within ``limit_ms``)."""
+        frame = self.frames[edge.src.function]
+        goal = self._relation(f"goal{next(self._fresh)}", [])
+        body = [self._state(edge.src, frame.entry, frame.current)]
+        if isinstance(edge, AssumeEdge):
+            body.append(self._guard(edge, frame.values()))
+        self._rule(goal(), body)
+        self.fp.set(timeout=max(1, limit_ms))
+        try:
+            return self.fp.query(goal())
+        except z3.Z3Exception:  # Spacer reports its time limit as "canceled"
+            return z3.unknown
+
+    def _frame(self, f: FunctionCFA) -> Frame:
+        for v in f.params + f.locals:
+            _register(v)
+        ret = None
+        if not isinstance(f.type.ret, VoidType):
+            if not isinstance(f.type.ret, (IntType, PointerType)):
+                raise OutsideFragment(f"{f.name} returns {f.type.ret}")
+            ret = Variable(f"{f.name}::return", "return", f.type.ret, False, f.name)
+        inputs = self.globals + f.params
+        variables = inputs + f.locals + ([ret] if ret is not None else [])
+        return Frame(variables, len(self.globals), len(inputs), ret,
+                     [self._var(f"{v.name}@entry", v) for v in inputs],
+                     [self._var(v.name, v) for v in variables])
+
+    def _var(self, name: str, v: Variable | CType) -> z3.ExprRef:
+        """A fresh variable of the clauses (universally quantified in its rule)."""
+        x = z3.Const(f"{name}!{next(self._fresh)}", sem.sort_of(v.type if isinstance(v, Variable) else v))
+        self.fp.declare_var(x)
+        return x
+
+    def _relation(self, name: str, sorts: list[z3.SortRef]) -> z3.FuncDeclRef:
+        r = z3.Function(name, *sorts, z3.BoolSort())
+        self.fp.register_relation(r)
+        return r
+
+    def _state(self, loc: Location, entry: list[z3.ExprRef], values: list[z3.ExprRef]) -> z3.BoolRef:
+        return self.at[loc](*entry, *values)
+
+    def _rule(self, head: z3.BoolRef, body: list[z3.BoolRef]) -> None:
+        if body:
+            self.fp.rule(head, body)
+        else:
+            self.fp.fact(head)
+
+    def _enter(self, f: FunctionCFA, inputs: list[z3.ExprRef], body: list[z3.BoolRef]) -> None:
+        """``f`` runs from ``inputs`` (its globals and parameters) where ``body`` holds;
+        its locals and return value are unknown."""
+        frame = self.frames[f.name]
+        rest = [self._var(v.name, v) for v in frame.variables[frame.inputs:]]
+        self._rule(self._state(f.entry, inputs, [*inputs, *rest]), body)
+
+    def _guard(self, edge: AssumeEdge, env: dict[Variable, z3.ExprRef]) -> z3.BoolRef:
+        holds = sem.truth(term(edge.cond, env), edge.cond.type)
+        return holds if edge.positive else z3.Not(holds)
+
+    def _edge(self, f: FunctionCFA, edge: Edge) -> None:
+        if isinstance(edge, (ErrorEdge, TerminateEdge)):
+            return  # the run stops there
+        frame = self.frames[f.name]
+        env = frame.values()
+        body = [self._state(edge.src, frame.entry, frame.current)]
+        if isinstance(edge, AssumeEdge):
+            body.append(self._guard(edge, env))
+        elif isinstance(edge, AssignEdge):
+            env[_lvalue(edge.lhs)] = term(edge.rhs, env)
+        elif isinstance(edge, DeclEdge):
+            env[edge.var] = sem.const(0, edge.var.type) if edge.var.is_global else self._var("unknown", edge.var)
+        elif isinstance(edge, NondetEdge):
+            if edge.lhs is not None:
+                x = _lvalue(edge.lhs)
+                env[x] = sem.cast(self._var("input", edge.value_type), edge.value_type, x.type)
+        elif isinstance(edge, ReturnEdge):
+            if edge.value is not None and frame.ret is not None:
+                env[frame.ret] = term(edge.value, env)
+        elif isinstance(edge, CallEdge):
+            self._call(edge, env, body)
+        elif not isinstance(edge, BlankEdge):
+            raise OutsideFragment(f"line {edge.line}: {type(edge).__name__}")
+        self._rule(self._state(edge.dst, frame.entry, frame.project(env)), body)
+
+    def _call(self, edge: CallEdge, env: dict[Variable, z3.ExprRef], body: list[z3.BoolRef]) -> None:
+        """``lhs = callee(args)``: through the callee's summary where it has a body;
+        else the result is unknown (the callee has no address of ours to write through)."""
+        name = callee_name(edge)
+        if name is None:
+            raise OutsideFragment(f"line {edge.line}: a call through a pointer")
+        callee = self.program.functions.get(name)
+        result: z3.ExprRef | None = None
+        ret_type: CType | None = None
+        if callee is None:
+            for a in edge.args:
+                if not isinstance(a, StringLit):
+                    term(a, env)  # only to check the fragment
+        else:
+            frame = self.frames[name]
+            inputs = [env[g] for g in self.globals] + [
+                term(a, env) if a is not None else self._var("argument", p) for p, a in callee.bind(edge.args)]
+            if self.contexts:
+                self._enter(callee, inputs, list(body))
+            outputs = [self._var(v.name, v) for v in self.globals] + (
+                [self._var("result", frame.ret)] if frame.ret is not None else [])
+            body.append(self.summary[name](*inputs, *outputs))
+            env.update(zip(self.globals, outputs))
+            if frame.ret is not None:
+                result, ret_type = outputs[-1], frame.ret.type
+        if edge.lhs is not None:
+            x = _lvalue(edge.lhs)
+            env[x] = self._var("unknown", x) if result is None or ret_type is None \
+                else sem.cast(result, ret_type, x.type)
+
+
+def _register(v: Variable) -> Variable:
+    if in_memory(v) or not isinstance(v.type, (IntType, PointerType)):
+        raise OutsideFragment(f"line {v.line}: {v.source_name} is not an integer in a register")
+    return v
+
+
+def _lvalue(e: Expr) -> Variable:
+    if isinstance(e, Var):
+        return _register(e.var)
+    raise OutsideFragment(f"a store to {e!r}")
+
+
+def term(e: Expr, env: dict[Variable, z3.ExprRef]) -> z3.ExprRef:
+    """The value of ``e`` over the register values ``env``."""
+    if isinstance(e, Const) and isinstance(e.type, (IntType, PointerType)):
+        return sem.const(int(e.value), e.type)
+    if isinstance(e, Var) and e.var in env:
+        return env[e.var]
+    if isinstance(e, Cast) and all(isinstance(t, (IntType, PointerType)) for t in (e.type, e.operand.type)):
+        return sem.cast(term(e.operand, env), e.operand.type, e.type)
+    if isinstance(e, Unary) and isinstance(e.operand.type, IntType):
+        return sem.unary(e.op, term(e.operand, env), e.operand.type, e.type)
+    if isinstance(e, Binary) and isinstance(e.left.type, (IntType, PointerType)) \
+            and (isinstance(e.left.type, IntType) and isinstance(e.right.type, IntType)
+                 or e.op in SIMPLE_OPS):
+        try:
+            return sem.binary(e.op, term(e.left, env), term(e.right, env), e.left.type,
+                              e.right.type, e.type)
+        except ValueError:
+            pass
+    raise OutsideFragment(f"the expression {e!r}")
+
+
+class CHCAnalysis:
+    """Proves goals unreachable with Spacer on the program's Horn clauses (module
+    docstring). Each goal is asked of the encoding without contexts first (fast; for a
+    goal in ``main`` as precise as the other), then, outside ``main``, with contexts."""
+
+    name = ORIGIN
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        state = job.state if isinstance(job.state, CHCState) else CHCState(self.name)
+        if state.why_not is not None:
+            return finish(board, job, state)
+        program = board.program
+        try:
+            encodings = [Clauses(program, contexts=False), Clauses(program, contexts=True)]
+        except OutsideFragment as e:
+            state.why_not = str(e)
+            return finish(board, job, state)
+        scope = {f.name for f in encodings[0].functions}
+        interrupted = False
+        while not interrupted and not job.budget.expired():
+            asked = [g for g in board.open(job.goals) if board.goals[g].function in scope
+                     and g not in state.reachable and state.limits.get(g, FIRST_LIMIT_MS) <= LAST_LIMIT_MS]
+            if not asked:
+                break
+            g = min(asked, key=lambda g: (state.limits.get(g, FIRST_LIMIT_MS), g))
+            goal = board.goals[g]
+            limit = state.limits.get(g, FIRST_LIMIT_MS)
+            for clauses in encodings[:1] if goal.function == program.entry else encodings:
+                left_ms = int(job.budget.remaining() * 1000)
+                answer = clauses.query(goal.edge, min(limit, left_ms))
+                if answer == z3.unsat:
+                    board.prove_infeasible(g, f"{ORIGIN}: the program's Horn clauses have a "
+                                              f"model (Spacer{', with calling contexts' if clauses.contexts else ''})")
+                    break
+                if answer == z3.sat and (clauses.contexts or goal.function == program.entry):
+                    state.reachable.add(g)
+                    break
+                if answer == z3.unknown and left_ms < limit:
+                    interrupted = True  # cut by the deadline: asked again with this limit
+                    break
+            else:
+                state.limits[g] = 2 * limit
+        return finish(board, job, state, interrupted)
+
+
+def from_settings(settings: Settings) -> CHCAnalysis:
+    return CHCAnalysis()

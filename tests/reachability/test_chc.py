@@ -1,0 +1,67 @@
+"""Horn clauses solved by Spacer (analyses/chc.py): what it proves, where it stays out,
+and that a deadline never ends a goal's queries. Soundness on adversarial programs is in
+tests/soundness/test_proofs.py."""
+from __future__ import annotations
+
+from cooptest.analyses.chc import CHCAnalysis, CHCState, FIRST_LIMIT_MS
+from cooptest.core.analysis import Job
+from cooptest.core.budget import Budget
+
+HEAD = """extern void abort(void);
+void reach_error(void) { abort(); }
+extern unsigned int __VERIFIER_nondet_uint(void);
+extern int __VERIFIER_nondet_int(void);
+void __VERIFIER_assert(int cond) { if (!(cond)) { ERROR: reach_error(); } }
+"""
+
+# sv-benchmarks' recursive-simple/sum_non_eq: the summary sum(n, m) == n + m (mod 2^32)
+RECURSION = HEAD + """unsigned sum(unsigned n, unsigned m) { if (n == 0) { return m; } return sum(n - 1, m + 1); }
+int main(void) { unsigned a = __VERIFIER_nondet_uint(), b = __VERIFIER_nondet_uint();
+  if (sum(a, b) != a + b) { reach_error(); } return 0; }
+"""
+
+# loop-invgen's jain_1: the goal sits in __VERIFIER_assert, which needs its calling context
+PARITY = HEAD + """int main() { int y = 1;
+  while (1) { y = y + 2 * __VERIFIER_nondet_int(); __VERIFIER_assert(y != 0); } return 0; }
+"""
+
+
+def run(board, seconds: float = 20, state: CHCState | None = None):
+    return CHCAnalysis().run(board, Job(board.open(), Budget.seconds(seconds), state=state))
+
+
+def test_a_recursive_summary_proves_the_error_unreachable(program_of):
+    board = program_of(RECURSION)
+    outcome = run(board)
+    error = next(g for g in board.goals.values() if g.kind == "error-call" and g.function == "main")
+    assert error.id in board.infeasible and board.infeasible[error.id].startswith("chc:")
+    assert outcome.state.why_not is None
+    assert "main" in {board.goals[g].function for g in outcome.state.reachable}
+
+
+def test_a_goal_inside_a_callee_is_proved_with_its_calling_contexts(program_of):
+    board = program_of(PARITY)
+    run(board)
+    inside = {g.id: g.kind for g in board.goals.values() if g.function == "__VERIFIER_assert"}
+    proved = {g: board.infeasible[g] for g in inside if g in board.infeasible}
+    assert sorted(inside[g] for g in proved) == ["branch", "error-call"]  # the side to the error
+    assert all("with calling contexts" in proof for proof in proved.values())
+
+
+def test_a_program_with_memory_is_left_alone_with_the_reason(program_of):
+    board = program_of(HEAD + """int main() { int a[2]; a[0] = __VERIFIER_nondet_int();
+  if (a[0] == 3) { reach_error(); } return 0; }
+""")
+    outcome = run(board)
+    assert not board.infeasible and outcome.stopped == "exhausted"
+    assert "a is not an integer in a register" in outcome.state.why_not
+
+
+def test_a_query_cut_by_the_deadline_is_asked_again_with_the_same_limit(program_of):
+    board = program_of(RECURSION)
+    first = run(board, seconds=0.0005)
+    assert first.cut and not board.infeasible
+    assert not first.state.limits and not first.state.reachable
+    run(board, state=first.state)
+    assert any(board.goals[g].kind == "error-call" for g in board.infeasible)
+    assert all(limit >= FIRST_LIMIT_MS for limit in first.state.limits.values())
