@@ -61,6 +61,10 @@ int main() { int x = __VERIFIER_nondet_int(); g = 0;
   if (setjmp(env)) { if (g == 1) { return 2; } return 1; }
   g = 1; if (x == 5) longjmp(env, 1); return 0; }
 """, [["5"], ["0"]]),
+    "error-returns": (HEAD + """void reach_error(void) { }
+int main() { int x = __VERIFIER_nondet_int(); if (x == 5) { reach_error(); if (x > 4) { return 3; } }
+  return 0; }
+""", [["5"], ["3"]]),
     "pointer-escape": (HEAD + """int g;
 void set(void) { g = 9; }
 void (*volatile hook)(void);

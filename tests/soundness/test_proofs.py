@@ -63,7 +63,7 @@ def test_what_is_modelled_is_not_refused(tmp_path, name):
 
 @pytest.mark.parametrize("name,why", [("atexit", "atexit"), ("signal", "signal"),
                                       ("sigaction", "sigaction"), ("qsort", "qsort"),
-                                      ("setjmp", "jmp")])
+                                      ("setjmp", "jmp"), ("error-returns", "may return")])
 def test_what_is_not_modelled_is_refused_with_a_reason(tmp_path, name, why):
     put = program_under_test(tmp_path, name)
     goal = next(iter(put.goals))

@@ -361,6 +361,10 @@ class ReturnEdge(Edge):
         return f"return {self.value!r}"
 
 
+ERROR_FUNCTIONS = ("reach_error", "__VERIFIER_error")
+"""The functions whose calls are error-call goals (``ErrorEdge``)."""
+
+
 @dataclass(eq=False)
 class ErrorEdge(Edge):
     """A call of ``reach_error()`` / ``__VERIFIER_error()``: an error-call goal.

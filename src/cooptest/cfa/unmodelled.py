@@ -8,7 +8,10 @@ the program only if the CFA has every path of the native run. It has not when
   The callback may also change any global, so no goal's proof can be trusted;
 * control jumps non-locally (``setjmp``/``longjmp``, ``vfork``, ``*context``);
 * a destructor runs after ``main`` (constructors are modelled: ``CFABuilder`` calls them
-  before main), and so does whatever it calls.
+  before main), and so does whatever it calls;
+* ``reach_error()`` returns: the CFA ends the run at every call of it (an error-call
+  goal), which is what every sv-benchmarks program's definition does (``abort()``,
+  ``assert(0)``); one whose body can return lets the native run go on after the call.
 
 ``proof_blockers`` computes this once per program; ``GoalBoard.prove_infeasible``
 asks it before it accepts any proof, so every proof method (value, predicate, mgp,
@@ -20,7 +23,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from cooptest.cfa.calls import address_taken, callees
-from cooptest.cfa.ir import CallEdge, Program, ProofBlockers
+from cooptest.cfa.ir import ERROR_FUNCTIONS, CallEdge, Program, ProofBlockers
 
 NON_LOCAL_JUMPS = frozenset({
     "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
@@ -48,7 +51,7 @@ NO_CALLBACK = frozenset({
 
 def proof_blockers(program: Program, destructors: Iterable[str]) -> ProofBlockers:
     """Why proofs about (some) goals of ``program`` cannot be trusted."""
-    blockers = ProofBlockers(everywhere=_callback(program) or _jump(program))
+    blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program))
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
@@ -80,3 +83,19 @@ def _callback(program: Program) -> str | None:
 def _jump(program: Program) -> str | None:
     jumps = [f for f in _external_calls(program) if f in NON_LOCAL_JUMPS]
     return f"{jumps[0]}(): non-local jumps are not modelled" if jumps else None
+
+
+def _returning_error(program: Program) -> str | None:
+    for name in ERROR_FUNCTIONS:
+        f = program.functions.get(name)
+        if f is None:
+            continue
+        seen, todo = {f.entry}, [f.entry]
+        while todo:
+            for edge in todo.pop().leaving:
+                if edge.dst not in seen:
+                    seen.add(edge.dst)
+                    todo.append(edge.dst)
+        if f.exit in seen:
+            return f"{name}() may return, where the CFA ends the run at its calls"
+    return None

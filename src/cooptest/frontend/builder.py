@@ -19,7 +19,7 @@ from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType,
                                 PointerType, StructType, Types, VoidType)
 from cooptest.cfa.fold import const_int
 from cooptest.cfa.loops import cycle_edges
-from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, BlankEdge, BranchPoint,
+from cooptest.cfa.ir import (ERROR_FUNCTIONS, AddrOf, AssignEdge, AssumeEdge, BlankEdge, BranchPoint,
                              CallEdge, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr,
                              FuncRef, FunctionCFA, Index, Location, Member, NondetEdge,
                              Program, ReturnEdge, TerminateEdge, Var, Variable)
@@ -31,7 +31,6 @@ from cooptest.frontend.literals import (char_literal, float_literal, int_literal
                                         string_literal)
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
 
-ERROR_FUNCTIONS = ("reach_error", "__VERIFIER_error")
 TERMINATING_FUNCTIONS = {"abort": "abort", "exit": "exit", "_exit": "exit", "_Exit": "exit",
                          "__assert_fail": "abort", "__VERIFIER_abort": "abort"}
 NONDET_PREFIX = "__VERIFIER_nondet_"
