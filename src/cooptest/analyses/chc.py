@@ -15,9 +15,11 @@ globals, parameters, locals and the return value; one summary per function):
 
 - entry of ``main``: ``l_entry(E, V) <- V == E`` on globals and parameters;
 - an edge ``l -> l'`` with transfer ``V' = t(V)``: ``l'(E, t(V)) <- l(E, V) && guard(V)``;
-- a call ``x = g(a)`` from ``l`` to ``l'``: ``g_entry(G, a(V), ...) <- l(E, V)`` (the
-  callee runs from what the caller passes), and
-  ``l'(E, V[globals := G', x := r]) <- l(E, V) && sum_g(V.globals, a(V), G', r)``;
+- a call ``x = g(a)`` from ``l`` to ``l'``:
+  ``l'(E, V[globals := G', x := r]) <- l(E, V) && sum_g(V.globals, a(V), G', r)``, and
+  where the encoding has calling contexts, ``g_entry(G, a(V), ...) <- l(E, V)`` (the
+  callee runs from what its callers pass); without, every function's entry is a fact
+  like ``main``'s (its summary then holds for any input);
 - the exit of ``f``: ``sum_f(E, V.globals, V.return) <- f_exit(E, V)``;
 - a goal (the assume edge of a branch outcome, a call of ``reach_error``) is the query
   ``l(E, V) && guard(V)``: unreachable (Spacer's ``unsat``) is the proof.
@@ -38,13 +40,15 @@ does what the CFA does not model (``cfa.unmodelled``).
 
 A query is asked with a time limit of its own (``FIRST_LIMIT_MS``, doubled each time it
 runs out, up to ``LAST_LIMIT_MS``); one cut by the job's deadline instead is asked again
-with the same limit by the next job. A query Spacer answers ``sat`` has a derivation: the
-goal may be reachable, and it is not asked again.
+with the same limit by the next job. Where Spacer answers ``sat`` with calling contexts
+(or for a goal of ``main``) the goal has a derivation: it may be reachable, and it is not
+asked again.
 """
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+
 import z3
 
 from cooptest.analyses import semantics as sem
@@ -325,8 +329,9 @@ class CHCAnalysis:
                 left_ms = int(job.budget.remaining() * 1000)
                 answer = clauses.query(goal.edge, min(limit, left_ms))
                 if answer == z3.unsat:
-                    board.prove_infeasible(g, f"{ORIGIN}: the program's Horn clauses have a "
-                                              f"model (Spacer{', with calling contexts' if clauses.contexts else ''})")
+                    contexts = ", with calling contexts" if clauses.contexts else ""
+                    board.prove_infeasible(g, f"{ORIGIN}: Spacer found invariants and summaries "
+                                              f"of the program's Horn clauses that exclude it{contexts}")
                     break
                 if answer == z3.sat and (clauses.contexts or goal.function == program.entry):
                     state.reachable.add(g)
