@@ -147,7 +147,7 @@ UNSAT_CLAUSES = r"""
 extern int __VERIFIER_nondet_int(void);
 extern void __VERIFIER_assume(int);
 extern void abort(void);
-void reach_error(void) {}
+void reach_error(void) { abort(); }  /* as sv-benchmarks define it: a returning one blocks proofs */
 void assume(int cond) { if (!cond) abort(); }
 int main(void) {
   int a = __VERIFIER_nondet_int(); assume(a >= 0); assume(a <= 1);
