@@ -57,7 +57,9 @@ def test_a_program_with_memory_is_left_alone_with_the_reason(program_of):
     assert "a is not an integer in a register" in outcome.state.why_not
 
 
-def test_a_query_cut_by_the_deadline_is_asked_again_with_the_same_limit(program_of):
+def test_a_deadline_decides_nothing_and_the_next_job_goes_on(program_of):
+    """Cut while the clauses are built or while a query runs: no limit doubled, nothing
+    marked reachable; the next job proves the goal."""
     board = program_of(RECURSION)
     first = run(board, seconds=0.0005)
     assert first.cut and not board.infeasible

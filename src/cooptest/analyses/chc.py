@@ -60,6 +60,7 @@ from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge
                              in_memory)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
 
 ORIGIN = "chc"
@@ -70,6 +71,10 @@ SIMPLE_OPS = frozenset(("==", "!=", "<", "<=", ">", ">="))  # all a pointer oper
 
 class OutsideFragment(Exception):
     """The program does something the clauses do not follow (the message says what)."""
+
+
+class Cut(Exception):
+    """The budget ran out while the clauses were built (pals_floodmax's take 12 s)."""
 
 
 @dataclass
@@ -118,7 +123,7 @@ class Clauses:
     once where the contexts take it more than 5 s; for a goal outside ``main`` a
     derivation then proves nothing)."""
 
-    def __init__(self, program: Program, contexts: bool) -> None:
+    def __init__(self, program: Program, contexts: bool, budget: Budget) -> None:
         self.program = program
         self.contexts = contexts
         names = callees(program, {program.entry})
@@ -148,6 +153,8 @@ class Clauses:
                        [self._state(f.exit, frame.entry, frame.current)])
             for edge in f.edges():
                 self._edge(f, edge)
+            if budget.expired():
+                raise Cut
 
     def query(self, edge: Edge, limit_ms: int) -> z3.CheckSatResult:
         """Whether a run can take ``edge``: ``sat`` (a derivation), ``unsat`` (never),
@@ -310,12 +317,19 @@ class CHCAnalysis:
         if state.why_not is not None:
             return finish(board, job, state)
         program = board.program
+        encodings: dict[bool, Clauses] = {}
+
+        def encoding(contexts: bool) -> Clauses:
+            if contexts not in encodings:
+                encodings[contexts] = Clauses(program, contexts, job.budget)
+            return encodings[contexts]
         try:
-            encodings = [Clauses(program, contexts=False), Clauses(program, contexts=True)]
+            scope = {f.name for f in encoding(False).functions}
         except OutsideFragment as e:
             state.why_not = str(e)
             return finish(board, job, state)
-        scope = {f.name for f in encodings[0].functions}
+        except Cut:
+            return finish(board, job, state, interrupted=True)
         interrupted = False
         while not interrupted and not job.budget.expired():
             asked = [g for g in board.open(job.goals) if board.goals[g].function in scope
@@ -325,15 +339,20 @@ class CHCAnalysis:
             g = min(asked, key=lambda g: (state.limits.get(g, FIRST_LIMIT_MS), g))
             goal = board.goals[g]
             limit = state.limits.get(g, FIRST_LIMIT_MS)
-            for clauses in encodings[:1] if goal.function == program.entry else encodings:
+            for contexts in (False,) if goal.function == program.entry else (False, True):
+                try:
+                    clauses = encoding(contexts)
+                except Cut:
+                    interrupted = True
+                    break
                 left_ms = int(job.budget.remaining() * 1000)
                 answer = clauses.query(goal.edge, min(limit, left_ms))
                 if answer == z3.unsat:
-                    contexts = ", with calling contexts" if clauses.contexts else ""
+                    how = ", with calling contexts" if contexts else ""
                     board.prove_infeasible(g, f"{ORIGIN}: Spacer found invariants and summaries "
-                                              f"of the program's Horn clauses that exclude it{contexts}")
+                                              f"of the program's Horn clauses that exclude it{how}")
                     break
-                if answer == z3.sat and (clauses.contexts or goal.function == program.entry):
+                if answer == z3.sat and (contexts or goal.function == program.entry):
                     state.reachable.add(g)
                     break
                 if answer == z3.unknown and left_ms < limit:
