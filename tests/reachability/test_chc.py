@@ -36,7 +36,7 @@ def test_a_recursive_summary_proves_the_error_unreachable(program_of):
     error = next(g for g in board.goals.values() if g.kind == "error-call" and g.function == "main")
     assert error.id in board.infeasible and board.infeasible[error.id].startswith("chc:")
     assert outcome.state.why_not is None
-    assert "main" in {board.goals[g].function for g in outcome.state.reachable}
+    assert "main" in {board.goals[g].function for g, a in outcome.state.answered.items() if a == "sat"}
 
 
 def test_a_goal_inside_a_callee_is_proved_with_its_calling_contexts(program_of):
@@ -63,7 +63,17 @@ def test_a_deadline_decides_nothing_and_the_next_job_goes_on(program_of):
     board = program_of(RECURSION)
     first = run(board, seconds=0.0005)
     assert first.cut and not board.infeasible
-    assert not first.state.limits and not first.state.reachable
+    assert not first.state.limits and not first.state.answered
     run(board, state=first.state)
     assert any(board.goals[g].kind == "error-call" for g in board.infeasible)
     assert all(limit >= FIRST_LIMIT_MS for limit in first.state.limits.values())
+
+
+def test_a_refused_proof_is_not_asked_for_again(program_of):
+    """A program whose reach_error returns blocks every proof (cfa/unmodelled.py): the
+    goal Spacer proves is refused by the board, and its query is not repeated until the
+    budget ends."""
+    board = program_of(RECURSION.replace("void reach_error(void) { abort(); }", "void reach_error(void) { }"))
+    outcome = run(board, seconds=20)
+    assert not board.infeasible and board.refused
+    assert outcome.stopped == "exhausted" and "unsat" in outcome.state.answered.values()

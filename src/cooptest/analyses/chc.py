@@ -80,12 +80,13 @@ class Cut(Exception):
 @dataclass
 class CHCState(AnalysisState):
     """``why_not``: the program lies outside the fragment (nothing is asked).
-    ``limits``: the time limit of each goal's next query; ``reachable``: goals with a
-    derivation, not asked again."""
+    ``limits``: the time limit of each goal's next query; ``answered``: Spacer's answer
+    for each goal it decided (``unsat``, the proof, which the board may refuse; ``sat``,
+    a derivation), not asked again."""
 
     why_not: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
-    reachable: set[str] = field(default_factory=set)
+    answered: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -333,7 +334,7 @@ class CHCAnalysis:
         interrupted = False
         while not interrupted and not job.budget.expired():
             asked = [g for g in board.open(job.goals) if board.goals[g].function in scope
-                     and g not in state.reachable and state.limits.get(g, FIRST_LIMIT_MS) <= LAST_LIMIT_MS]
+                     and g not in state.answered and state.limits.get(g, FIRST_LIMIT_MS) <= LAST_LIMIT_MS]
             if not asked:
                 break
             g = min(asked, key=lambda g: (state.limits.get(g, FIRST_LIMIT_MS), g))
@@ -351,9 +352,10 @@ class CHCAnalysis:
                     how = ", with calling contexts" if contexts else ""
                     board.prove_infeasible(g, f"{ORIGIN}: Spacer found invariants and summaries "
                                               f"of the program's Horn clauses that exclude it{how}")
+                    state.answered[g] = "unsat"
                     break
                 if answer == z3.sat and (contexts or goal.function == program.entry):
-                    state.reachable.add(g)
+                    state.answered[g] = "sat"
                     break
                 if answer == z3.unknown and left_ms < limit:
                     interrupted = True  # cut by the deadline: asked again with this limit
