@@ -249,8 +249,7 @@ class Clauses:
         if name is None:
             raise OutsideFragment(f"line {edge.line}: a call through a pointer")
         callee = self.program.functions.get(name)
-        result: z3.ExprRef | None = None
-        ret_type: CType | None = None
+        result: tuple[z3.ExprRef, CType] | None = None  # the callee's return value, and its type
         if callee is None:
             for a in edge.args:
                 if not isinstance(a, StringLit):
@@ -266,11 +265,10 @@ class Clauses:
             body.append(self.summary[name](*inputs, *outputs))
             env.update(zip(self.globals, outputs))
             if frame.ret is not None:
-                result, ret_type = outputs[-1], frame.ret.type
+                result = outputs[-1], frame.ret.type
         if edge.lhs is not None:
             x = _lvalue(edge.lhs)
-            env[x] = self._var("unknown", x) if result is None or ret_type is None \
-                else sem.cast(result, ret_type, x.type)
+            env[x] = sem.cast(*result, x.type) if result is not None else self._var("unknown", x)
 
 
 def _register(v: Variable) -> Variable:

@@ -407,6 +407,17 @@ class FunctionCFA:
         for loc in self.locations:
             yield from loc.leaving
 
+    def reachable(self) -> set[Location]:
+        """The locations some path from the entry reaches: not the code the front end
+        leaves after a ``return``, a ``reach_error()`` or an ``abort()``."""
+        seen, todo = {self.entry}, [self.entry]
+        while todo:
+            for edge in todo.pop().leaving:
+                if edge.dst not in seen:
+                    seen.add(edge.dst)
+                    todo.append(edge.dst)
+        return seen
+
     def bind(self, args: Sequence[Expr]) -> list[tuple[Variable, Expr | None]]:
         """The value each parameter receives from a call with ``args``; None: unknown.
 

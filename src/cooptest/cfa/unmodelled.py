@@ -88,14 +88,6 @@ def _jump(program: Program) -> str | None:
 def _returning_error(program: Program) -> str | None:
     for name in ERROR_FUNCTIONS:
         f = program.functions.get(name)
-        if f is None:
-            continue
-        seen, todo = {f.entry}, [f.entry]
-        while todo:
-            for edge in todo.pop().leaving:
-                if edge.dst not in seen:
-                    seen.add(edge.dst)
-                    todo.append(edge.dst)
-        if f.exit in seen:
+        if f is not None and f.exit in f.reachable():
             return f"{name}() may return, where the CFA ends the run at its calls"
     return None

@@ -96,15 +96,8 @@ def _ends_without_value(cfa: FunctionCFA) -> bool:
     ``return`` saying which (the caller then reads whatever the register holds)."""
     if isinstance(cfa.type.ret, VoidType):
         return False
-    seen, work = {cfa.entry}, [cfa.entry]
-    while work:  # the front end leaves such a return after an if whose arms all return: unreachable
-        for e in work.pop().leaving:
-            if isinstance(e, ReturnEdge) and e.value is None:
-                return True
-            if e.dst not in seen:
-                seen.add(e.dst)
-                work.append(e.dst)
-    return False
+    # the front end leaves such a return after an if whose arms all return: unreachable
+    return any(isinstance(e, ReturnEdge) and e.value is None for loc in cfa.reachable() for e in loc.leaving)
 
 
 def _unassigned_read(cfa: FunctionCFA) -> str | None:
