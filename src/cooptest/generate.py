@@ -254,9 +254,11 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 with progress, memory:
                     for inputs in seed_tests:
                         board.submit(inputs, "seed-suite")
+                    started = time.monotonic()
                     outcome = analysis.run(board, Job(board.open(), budget))
                 safe.raise_pending()
                 report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
+                report.analyses = outcome.state.runs(outcome.stopped, time.monotonic() - started)
                 answer_by = deadline.child(deadline.remaining() - page)
                 executor.budget = answer_by
                 mutants_left = min(MUTANTS_AT_THE_END, answer_by.remaining() - END_TIME) \

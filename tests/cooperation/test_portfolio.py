@@ -82,6 +82,27 @@ def test_the_portfolio_decides_what_neither_testing_nor_proving_alone_decides(pr
     assert outcome.stopped == "done" and len(board.infeasible) == 1
 
 
+def test_the_runs_of_every_lane_are_listed_with_how_they_stopped(program_of) -> None:
+    """What report.json's "analyses" shows: each lane's analyses in order; one that
+    stayed out of the program says why; one the deadline stopped, ``budget``."""
+    board = program_of("""extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int a[2];
+  a[1] = __VERIFIER_nondet_int();
+  if (a[1] > 5 && a[1] < 3) return 1; /* dead, and no analysis of these lanes proves it */
+  return 0;
+}
+""")
+    lanes = [Lane([(make_analysis("chc", Settings()), None), (make_analysis("random", Settings()), None)],
+                  "proving"),
+             Lane([(make_analysis("random", Settings(seed=1)), None)], "testing")]
+    runs = run_lanes(board, lanes, board.open(), Budget.seconds(2))
+    assert [(r.lane, r.analysis, r.stopped) for r in runs] == [
+        ("proving", "chc", "exhausted"), ("proving", "random", "budget"), ("testing", "random", "budget")]
+    assert runs[0].why_not == "line 3: a is not an integer in a register" and runs[1].why_not is None
+    assert all(0 <= r.seconds <= 3 for r in runs) and runs[2].seconds >= 1.5
+
+
 def test_the_lanes_by_the_size_of_the_program() -> None:
     """Measured (benchmarks/RESULTS.md): on pals_lcr's 13k goals a second lane (CoVeriTest,
     directed concolic search) proves nothing in a minute and takes CPU from concolic

@@ -54,7 +54,16 @@ def test_a_program_with_memory_is_left_alone_with_the_reason(program_of):
 """)
     outcome = run(board)
     assert not board.infeasible and outcome.stopped == "exhausted"
-    assert "a is not an integer in a register" in outcome.state.why_not
+    assert outcome.state.why_not == "line 6: a is not an integer in a register"
+
+
+def test_a_store_through_a_pointer_is_named_with_its_line(program_of):
+    board = program_of(HEAD + """int *p;
+int main() {
+  *p = __VERIFIER_nondet_int();
+  return 0; }
+""")
+    assert run(board).state.why_not.startswith("line 8: a store to")
 
 
 def test_a_deadline_decides_nothing_and_the_next_job_goes_on(program_of):

@@ -36,7 +36,6 @@ class CallGraphState(AnalysisState):
     or no proof possible, ``why_not`` says why)."""
 
     reachable: frozenset[str] | None = None
-    why_not: str | None = None
 
 
 def reachable_functions(program: Program) -> frozenset[str]:

@@ -70,7 +70,15 @@ SIMPLE_OPS = frozenset(("==", "!=", "<", "<=", ">", ">="))  # all a pointer oper
 
 
 class OutsideFragment(Exception):
-    """The program does something the clauses do not follow (the message says what)."""
+    """The program does something the clauses do not follow: ``what``, at ``line``
+    (that of the edge being encoded, unless the construct has one of its own)."""
+
+    def __init__(self, what: str, line: int | None = None) -> None:
+        super().__init__(what)
+        self.what, self.line = what, line
+
+    def __str__(self) -> str:
+        return self.what if self.line is None else f"line {self.line}: {self.what}"
 
 
 class Cut(Exception):
@@ -84,7 +92,6 @@ class CHCState(AnalysisState):
     for each goal it decided (``unsat``, the proof, which the board may refuse; ``sat``,
     a derivation), not asked again."""
 
-    why_not: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
     answered: dict[str, str] = field(default_factory=dict)
 
@@ -153,7 +160,11 @@ class Clauses:
             self._rule(self.summary[f.name](*frame.entry, *frame.outputs),
                        [self._state(f.exit, frame.entry, frame.current)])
             for edge in f.edges():
-                self._edge(f, edge)
+                try:
+                    self._edge(f, edge)
+                except OutsideFragment as e:
+                    e.line = e.line or edge.line
+                    raise
             if budget.expired():
                 raise Cut
 
@@ -239,7 +250,7 @@ class Clauses:
         elif isinstance(edge, CallEdge):
             self._call(edge, env, body)
         elif not isinstance(edge, BlankEdge):
-            raise OutsideFragment(f"line {edge.line}: {type(edge).__name__}")
+            raise OutsideFragment(type(edge).__name__)
         self._rule(self._state(edge.dst, frame.entry, frame.project(env)), body)
 
     def _call(self, edge: CallEdge, env: dict[Variable, z3.ExprRef], body: list[z3.BoolRef]) -> None:
@@ -247,7 +258,7 @@ class Clauses:
         else the result is unknown (the callee has no address of ours to write through)."""
         name = callee_name(edge)
         if name is None:
-            raise OutsideFragment(f"line {edge.line}: a call through a pointer")
+            raise OutsideFragment("a call through a pointer")
         callee = self.program.functions.get(name)
         result: tuple[z3.ExprRef, CType] | None = None  # the callee's return value, and its type
         if callee is None:
@@ -273,7 +284,7 @@ class Clauses:
 
 def _register(v: Variable) -> Variable:
     if in_memory(v) or not isinstance(v.type, (IntType, PointerType)):
-        raise OutsideFragment(f"line {v.line}: {v.source_name} is not an integer in a register")
+        raise OutsideFragment(f"{v.source_name} is not an integer in a register", v.line)
     return v
 
 

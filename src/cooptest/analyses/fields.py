@@ -75,7 +75,6 @@ class FieldState(AnalysisState):
     yet, or the program leaves the model and ``why_not`` says where)."""
 
     proofs: dict[str, str] | None = None
-    why_not: str | None = None
 
 
 

@@ -133,7 +133,8 @@ class CoVeriTest:
         """The paper's Claim 5: the same analyses at once, one per core, each for the
         whole budget on the shared board (no time limits, no conditions)."""
         state = CoVeriTestState(self.name, states=[None] * len(self.analyses))
-        run_lanes(board, [Lane([(a, None)], a.name) for a in self.analyses], job.goals, job.budget)
+        state.lanes = run_lanes(board, [Lane([(a, None)], a.name) for a in self.analyses],
+                                job.goals, job.budget)
         return finish(board, job, state)
 
     def interleave(self, board: GoalBoard, job: Job) -> Outcome:

@@ -48,7 +48,7 @@ seventh session).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
@@ -59,11 +59,6 @@ RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic sea
 LARGE = 2000  # goals: above, one lane of concolic search
 COVERITEST_SHARE = 0.5  # of the proving lane: the rest goes to BiTe
 CHC_SHARE = 0.15  # of the proving lane, at most: Spacer's quick proofs before CoVeriTest
-
-
-@dataclass
-class PortfolioState(AnalysisState):
-    stopped: list[list[str]] | None = None  # how each lane's analyses stopped
 
 
 def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
@@ -101,9 +96,9 @@ class Portfolio:
         self.jobs = max(1, int(settings.extra.get("jobs") or os.cpu_count() or 1))
 
     def run(self, board: GoalBoard, job: Job) -> Outcome:
-        state = PortfolioState(self.name)
+        state = AnalysisState(self.name)
         lanes = lanes_for(self.jobs, self.settings, len(board.goals))
-        state.stopped = run_lanes(board, lanes, job.goals, job.budget)
+        state.lanes = run_lanes(board, lanes, job.goals, job.budget)
         return finish(board, job, state)
 
 

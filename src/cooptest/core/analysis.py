@@ -21,7 +21,7 @@ it, which is sound: both only ever allow doing less.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from cooptest.core.board import GoalBoard
@@ -34,15 +34,36 @@ analysis explored everything it can (its proofs are on the board; running it aga
 changes nothing); ``cancelled``: its budget was cancelled."""
 
 
+@dataclass(frozen=True)
+class Run:
+    """One analysis's part in a run of cooptest, as report.json lists it ("analyses"):
+    how it stopped (``Stopped``, or ``failed``: its worker died of an error, which
+    ``why_not`` then names), after how many seconds, why it could do nothing if it could
+    not, and on which lane of the portfolio it ran."""
+
+    analysis: str
+    stopped: str
+    seconds: float
+    why_not: str | None = None
+    lane: str | None = None
+
+
 @dataclass
 class AnalysisState:
     """The resumable state of one analysis; subclasses hold what it explored.
 
     ``complete``: the exploration covers every behaviour of the program (no frontier
-    left and nothing skipped), so every goal it did not reach is infeasible."""
+    left and nothing skipped), so every goal it did not reach is infeasible.
+    ``why_not``: the analysis can do nothing for this program, and why (the construct
+    it does not model, with its line): set once, never for a deadline, and shown in the
+    report next to the goals left open.
+    ``lanes``: the runs of the analyses this one ran on other cores (``core.parallel``),
+    which stand for it in the report."""
 
     analysis: str
     complete: bool = False
+    why_not: str | None = None
+    lanes: list[Run] = field(default_factory=list)
 
     def reusable_precision(self) -> Any:
         """The precision the state was built with, for a restart (CoVeriTest's
@@ -52,6 +73,11 @@ class AnalysisState:
     def frontier_size(self) -> int:
         """How much is left to explore (0 for analyses without a frontier)."""
         return 0
+
+    def runs(self, stopped: Stopped, seconds: float) -> list[Run]:
+        """What report.json lists of the analyses behind this state: its own run, or
+        those of its lanes."""
+        return self.lanes or [Run(self.analysis, stopped, round(seconds, 2), self.why_not)]
 
     def condition(self, board: GoalBoard | None = None) -> Any:
         """The state space this state explored completely, with every goal in it decided

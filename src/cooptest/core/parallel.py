@@ -24,10 +24,10 @@ import signal
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from cooptest.core.analysis import Analysis, Job
+from cooptest.core.analysis import Analysis, Job, Run
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
@@ -114,7 +114,6 @@ class Lane:
 
     analyses: list[tuple[Analysis, float | None]]
     name: str = ""
-    stopped: list[str] = field(default_factory=list)
 
 
 def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int,
@@ -129,8 +128,10 @@ def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float
                 break
             board.outbox.put(("analysis", board.worker, analysis.name))
             child = budget.child(share * budget.remaining() if share is not None else None)
+            started = time.monotonic()
             outcome = analysis.run(board, Job(board.open(goals), child))
-            board.outbox.put(("stopped", board.worker, (analysis.name, outcome.stopped)))
+            runs = outcome.state.runs(outcome.stopped, time.monotonic() - started)
+            board.outbox.put(("ran", board.worker, [replace(r, lane=r.lane or lane.name) for r in runs]))
     except Exception:  # noqa: BLE001 - reported by the parent, which goes on without us
         board.outbox.put(("error", board.worker, traceback.format_exc(limit=8)))
     finally:
@@ -140,9 +141,11 @@ def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float
 
 
 def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget: Budget,
-              on_event: Callable[[str, int, Any], None] | None = None) -> list[list[str]]:
+              on_event: Callable[[str, int, Any], None] | None = None) -> list[Run]:
     """Run every lane on its own core until all end, the budget ends or every goal of
-    ``goals`` is decided; returns how each lane's analyses stopped."""
+    ``goals`` is decided; returns the runs of the lanes' analyses, lane by lane (one
+    still running when the lanes were stopped stopped for the budget; one whose worker
+    failed, ``failed``, with the error's last line)."""
     ctx = mp.get_context("fork")
     outbox = ctx.Queue()
     inboxes = [ctx.Queue() for _ in lanes]
@@ -157,7 +160,13 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         start_forked(p)
         workers.append(p)
     alive = set(range(len(lanes)))
-    stopped: list[list[str]] = [[] for _ in lanes]
+    ran: list[list[Run]] = [[] for _ in lanes]
+    running: dict[int, tuple[str, float]] = {}  # lane -> its analysis, since when
+
+    def end(k: int, stopped: str, why: str | None = None) -> None:
+        if k in running:
+            name, since = running.pop(k)
+            ran[k].append(Run(name, stopped, round(time.monotonic() - since, 2), why, lanes[k].name))
 
     def receive(kind: str, k: int, value: Any) -> bool:
         """Handle one event; True if it decided a goal."""
@@ -181,14 +190,17 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         elif kind == "executions":
             board.executions += value
         elif kind == "analysis":
+            running[k] = (value, time.monotonic())
             board.notify("analysis", worker=k, analysis=value)
-        elif kind == "stopped":
-            stopped[k].append(f"{value[0]}: {value[1]}")
+        elif kind == "ran":
+            running.pop(k, None)
+            ran[k] += value
         elif kind == "exit":
             alive.discard(k)
         elif kind == "error":
             board.notify("worker_error", worker=k, error=value)
             board.count("worker_errors")
+            end(k, "failed", value.strip().splitlines()[-1])
         if on_event is not None:
             on_event(kind, k, value)
         return decided
@@ -221,7 +233,9 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 os.kill(p.pid, signal.SIGKILL)
                 p.join()
         shutil.rmtree(scratch, ignore_errors=True)
-    return stopped
+    for k in list(running):
+        end(k, "budget")
+    return [r for runs in ran for r in runs]
 
 
 def _broadcast(inboxes: list[Any], sender: int, alive: set[int], message: tuple[str, Any, str]) -> None:

@@ -16,9 +16,10 @@ import json
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from cooptest.core.analysis import Run
 from cooptest.core.board import GoalBoard
 
 WRITE_SHARE = 0.05  # of the run's time, at most, spent rewriting report.json
@@ -55,6 +56,7 @@ class Report:
     started: float = field(default_factory=time.monotonic)
     timeline: list[tuple[float, int, int]] = field(default_factory=list)  # (s, covered, infeasible)
     extra: dict[str, Any] = field(default_factory=dict)  # summary entries added at the end
+    analyses: list[Run] = field(default_factory=list)  # known once the analysis returned
     _written: float = 0.0
     _cost: float = 0.0  # seconds the last write took
 
@@ -96,6 +98,7 @@ class Report:
                 "strategy": self.strategy, **({"search": self.search} if self.search else {}),
                 **({"configuration": self.configuration.describe()} if self.configuration else {}),
                 "goals": goals, "summary": summary,
+                "analyses": [{k: v for k, v in asdict(r).items() if v is not None} for r in self.analyses],
                 "timeline": [list(t) for t in self.timeline]}
 
     def write_unparsed(self, why: str) -> dict[str, Any]:
