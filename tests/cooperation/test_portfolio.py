@@ -110,7 +110,8 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
     which is then left to the board and the TestCov-style count. Below,
     CoVeriTest has half the proving lane and BiTe the rest (its proofs on the NT drivers).
     Either way the call graph and the field invariants open the proving lane: they take
-    milliseconds to a second; below, Spacer's Horn clauses follow, for a bounded share."""
+    milliseconds to a second; below, Spacer's Horn clauses have the first turn of every
+    CoVeriTest round."""
     from cooptest.cooperation.portfolio import LARGE, lanes_for
 
     def names(goals: int, jobs: int = 2) -> dict[str, list[str]]:
@@ -119,7 +120,9 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
 
     assert names(LARGE) == {
         "testing": ["random", "concolic", "random"],
-        "proving": ["callgraph", "fields", "chc", "coveritest", "bite", "concolic", "random"]}
+        "proving": ["callgraph", "fields", "coveritest", "bite", "concolic", "random"]}
+    proving = lanes_for(2, Settings(extra={"budget": 60}), LARGE)[1].analyses[2][0]
+    assert proving.configuration.describe()["sequence"] == ["chc:2", "value:1.333", "predicate:5.333"]
     assert names(LARGE + 1) == {"testing": ["concolic", "random"], "proving": ["callgraph", "fields"]}
     # Cores beyond two run random testing, whatever the program's size.
     assert names(LARGE + 1, jobs=3)["random-0"] == names(LARGE, jobs=3)["random-0"] == ["random"]

@@ -57,6 +57,17 @@ def test_a_program_with_memory_is_left_alone_with_the_reason(program_of):
     assert outcome.state.why_not == "line 6: a is not an integer in a register"
 
 
+def test_a_function_without_variables_has_clauses_without_quantifier(program_of):
+    """A rule over no variables at all (``f``'s summary): z3 refuses a quantifier
+    without variables."""
+    board = program_of(HEAD + """void f(void) { }
+int main() { unsigned x = __VERIFIER_nondet_uint(); f();
+  if (x + 1 == 0 && x != 4294967295u) { reach_error(); } return 0; }
+""")
+    run(board)
+    assert [board.goals[g].kind for g in board.infeasible].count("error-call") == 1
+
+
 def test_a_store_through_a_pointer_is_named_with_its_line(program_of):
     board = program_of(HEAD + """int *p;
 int main() {

@@ -90,10 +90,13 @@ class CHCState(AnalysisState):
     """``why_not``: the program lies outside the fragment (nothing is asked).
     ``limits``: the time limit of each goal's next query; ``answered``: Spacer's answer
     for each goal it decided (``unsat``, the proof, which the board may refuse; ``sat``,
-    a derivation), not asked again."""
+    a derivation), not asked again. ``encodings``: the clauses built so far, with
+    calling contexts or without (a job that goes on, as in CoVeriTest's rounds, does
+    not build them again)."""
 
     limits: dict[str, int] = field(default_factory=dict)
     answered: dict[str, str] = field(default_factory=dict)
+    encodings: dict[bool, Clauses] = field(default_factory=dict, repr=False)
 
 
 @dataclass
@@ -224,10 +227,11 @@ class Clauses:
         45 s)."""
         bound = frame.entry + frame.current + self._bound
         formula = z3.Implies(z3.And(body), head) if body else head
-        array = (z3.Ast * len(bound))(*(x.as_ast() for x in bound))
-        ctx = formula.ctx
-        self.fp.add_rule(z3.QuantifierRef(
-            z3.Z3_mk_forall_const(ctx.ref(), 0, len(bound), array, 0, None, formula.as_ast()), ctx))
+        if bound:  # z3 refuses a quantifier without variables
+            array = (z3.Ast * len(bound))(*(x.as_ast() for x in bound))
+            formula = z3.QuantifierRef(z3.Z3_mk_forall_const(
+                formula.ctx_ref(), 0, len(bound), array, 0, None, formula.as_ast()), formula.ctx)
+        self.fp.add_rule(formula)
 
     def _enter(self, f: FunctionCFA, inputs: list[z3.ExprRef], body: list[z3.BoolRef],
                caller: Frame) -> None:
@@ -350,12 +354,11 @@ class CHCAnalysis:
         if state.why_not is not None:
             return finish(board, job, state)
         program = board.program
-        encodings: dict[bool, Clauses] = {}
 
         def encoding(contexts: bool) -> Clauses:
-            if contexts not in encodings:
-                encodings[contexts] = Clauses(program, contexts, job.budget)
-            return encodings[contexts]
+            if contexts not in state.encodings:
+                state.encodings[contexts] = Clauses(program, contexts, job.budget)
+            return state.encodings[contexts]
         try:
             scope = {f.name for f in encoding(False).functions}
         except OutsideFragment as e:

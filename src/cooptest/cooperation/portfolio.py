@@ -12,12 +12,14 @@ The proving lane starts with the call graph (``analyses.callgraph``): in millise
 proves the goals of every function no call reaches, which the analyses after it then
 leave alone (on diskperf 94 goals, where BiTe proved 45 in a minute). The field
 invariants (``analyses.fields``) come next, as quick: on openssl's state machines they
-prove the cases no store names. Then Spacer on the program's Horn clauses
-(``analyses.chc``), for at most ``CHC_SHARE`` of the lane: on programs that keep every
-value in a register it finds the loop invariants and the summaries of recursive functions
-that predicate CEGAR, which unrolls a recursion path by path, does not (``sum(n, m) ==
-n + m`` on ``sum_non_eq``: the task decided in a second, against two goals unknown after
-a minute); outside that fragment it stops at once.
+prove the cases no store names. Then CoVeriTest, whose rounds give Spacer on the
+program's Horn clauses (``analyses.chc``, ``CHC_PAIR``) its turn before the value and the
+predicate analysis: on programs that keep every value in a register it finds the loop
+invariants and the summaries of recursive functions that predicate CEGAR, which unrolls
+a recursion path by path, does not (``sum(n, m) == n + m`` on ``sum_non_eq``: the task
+decided in a second, against two goals unknown after a minute); outside that fragment it
+stops at once. Where Spacer finds nothing in its turn, the ARGs have theirs within
+seconds, rather than after a share of the lane Spacer spent alone.
 
 Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random testing
 covers most easy goals within seconds at native speed and seeds concolic search with its
@@ -50,6 +52,8 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+from cooptest.analyses.chc import FIRST_LIMIT_MS
+from cooptest.cooperation.coveritest import DEFAULT_PAIR, PAPER_RUN, scaled_pair
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.parallel import Lane, run_lanes
@@ -58,7 +62,7 @@ from cooptest.core.registry import Settings, make_analysis
 RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search
 LARGE = 2000  # goals: above, one lane of concolic search
 COVERITEST_SHARE = 0.5  # of the proving lane: the rest goes to BiTe
-CHC_SHARE = 0.15  # of the proving lane, at most: Spacer's quick proofs before CoVeriTest
+CHC_PAIR = 30.0  # Spacer's seconds per CoVeriTest round, of a 900-s run (as the 20/80 pair)
 
 
 def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
@@ -69,10 +73,13 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
                                            extra={**settings.extra, **extra}))
 
     def coveritest() -> Analysis:
-        return make("coveritest", time_pair="20/80", reuse="reuse-arg", sequence=None)
+        budget = float(settings.extra.get("budget", PAPER_RUN))
+        chc = max(FIRST_LIMIT_MS / 1000, CHC_PAIR * budget / PAPER_RUN)
+        rounds = [("chc", chc), *scaled_pair(DEFAULT_PAIR, budget)]
+        return make("coveritest", sequence=",".join(f"{a}:{t:.3f}" for a, t in rounds), reuse="reuse-arg")
 
     if jobs <= 1:
-        return [Lane([(make("callgraph"), None), (make("fields"), None), (make("chc"), CHC_SHARE),
+        return [Lane([(make("callgraph"), None), (make("fields"), None),
                       (make("random"), RANDOM_SHARE), (make("concolic"), 0.5), (coveritest(), None),
                       (make("random", 1), None)], "all")]
     if goals > LARGE:
@@ -82,7 +89,7 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
         directed = make_analysis("concolic", replace(settings, search="cfg"))
         lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),
                        (make("random", 1), None)], "testing"),
-                 Lane([(make("callgraph"), None), (make("fields"), None), (make("chc"), CHC_SHARE),
+                 Lane([(make("callgraph"), None), (make("fields"), None),
                        (coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None),
                        (make("random", 2), None)], "proving")]
     return lanes + [Lane([(make("random", 3 + k), None)], f"random-{k}") for k in range(jobs - 2)]
