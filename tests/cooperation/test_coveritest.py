@@ -58,3 +58,17 @@ def test_interleaving_decides_every_goal_and_names_analysis_and_round(program_of
         assert origin.split(" ")[0] in ("value", "predicate") and "(round " in origin
     for test in board.tests:  # every proof survives every native replay
         assert not board.executor.run(test.inputs).covered & set(board.infeasible)
+
+
+def test_the_report_lists_each_analysis_of_the_sequence_and_why_it_stayed_out(program_of) -> None:
+    """In the portfolio Spacer runs inside CoVeriTest's rounds: where it stays out of a
+    program (an array), report.json says so, not just that CoVeriTest ran."""
+    board = program_of(PROGRAM.replace("int s = 0;", "int s = 0; int a[2]; a[0] = x;"))
+    coveritest = make_analysis("coveritest", Settings(extra={
+        "sequence": "chc:1,value:0.5,predicate:8", "reuse": "reuse-arg"}))
+    outcome = coveritest.run(board, Job(board.open(), Budget.seconds(60)))
+    runs = outcome.state.runs(outcome.stopped, 1.0)
+    assert [r.analysis for r in runs] == ["coveritest: chc", "coveritest: value", "coveritest: predicate"]
+    assert runs[0].why_not == "line 4: a is not an integer in a register" and runs[0].stopped == "exhausted"
+    assert runs[1].why_not is None and runs[2].why_not is None
+    assert not board.open() and runs[2].seconds > 0

@@ -34,10 +34,11 @@ Every test and proof names the analysis and the round that produced it (the boar
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
+from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, Run, Stopped, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.parallel import Lane, run_lanes
 from cooptest.core.registry import Settings, make_analysis
@@ -110,10 +111,22 @@ def scaled_pair(pair: str, budget: float) -> tuple[tuple[str, float], ...]:
 
 @dataclass
 class CoVeriTestState(AnalysisState):
-    """The last state of every analysis of the sequence, and the round reached."""
+    """The last state of every analysis of the sequence, how its last run stopped and
+    the seconds its runs took together, and the round reached."""
 
     states: list[AnalysisState | None] = field(default_factory=list)
+    stopped: list[str] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
     round: int = 0
+
+    def runs(self, stopped: Stopped, seconds: float) -> list[Run]:
+        """The analyses of the sequence, each with its rounds' time and why it could
+        do nothing, if it could not (the report's reader learns that Spacer stayed out
+        of the program, not just that CoVeriTest ran)."""
+        if self.lanes or not any(self.states):
+            return super().runs(stopped, seconds)
+        return [Run(f"{self.analysis}: {s.analysis}", self.stopped[i], round(self.seconds[i], 2), s.why_not)
+                for i, s in enumerate(self.states) if s is not None]
 
 
 class CoVeriTest:
@@ -138,8 +151,9 @@ class CoVeriTest:
         return finish(board, job, state)
 
     def interleave(self, board: GoalBoard, job: Job) -> Outcome:
+        n = len(self.analyses)
         state = job.state if isinstance(job.state, CoVeriTestState) else \
-            CoVeriTestState(self.name, states=[None] * len(self.analyses))
+            CoVeriTestState(self.name, states=[None] * n, stopped=[""] * n, seconds=[0.0] * n)
         while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1
             stopped = []
@@ -147,8 +161,10 @@ class CoVeriTest:
                 if not board.has_open(job.goals) or job.budget.expired():
                     break
                 board.context = f"round {state.round}"
+                started = time.monotonic()
                 outcome = analysis.run(board, self._job(state, i, job, board))
-                state.states[i] = outcome.state
+                state.seconds[i] += time.monotonic() - started
+                state.states[i], state.stopped[i] = outcome.state, outcome.stopped
                 stopped.append(outcome.stopped)
                 if outcome.state.complete:  # its proofs decided every goal it left
                     state.complete = True
