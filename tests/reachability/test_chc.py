@@ -57,6 +57,28 @@ def test_a_program_with_memory_is_left_alone_with_the_reason(program_of):
     assert outcome.state.why_not == "line 6: a is not an integer in a register"
 
 
+# Two goals that need nonlinear invariants (sums of squares and of cubes): Spacer
+# decides neither within a second.
+HARD = HEAD + """int main() { unsigned i = 0, a = 0, b = 0;
+  while (__VERIFIER_nondet_int()) { i++; a += i * i; b += i * i * i; }
+  if (6 * a != i * (i + 1) * (2 * i + 1)) { return 1; }
+  if (4 * b != i * i * (i + 1) * (i + 1)) { return 2; }
+  return 0; }
+"""
+
+
+def test_jobs_shorter_than_a_query_take_the_goals_in_turn(program_of):
+    """CoVeriTest's rounds give Spacer short jobs: a goal whose query each job cuts is
+    asked after the others of its limit, which then have their turn too."""
+    board = program_of(HARD)
+    state = None
+    for _ in range(6):
+        state = run(board, seconds=0.8, state=state).state
+    hard = {board.goals[g].line: g for g in state.cuts}
+    assert sorted(hard) == [8, 9]  # both, not the first again and again
+    assert not board.infeasible and set(state.limits) <= set(state.cuts)
+
+
 def test_a_function_without_variables_has_clauses_without_quantifier(program_of):
     """A rule over no variables at all (``f``'s summary): z3 refuses a quantifier
     without variables."""
@@ -65,6 +87,20 @@ int main() { unsigned x = __VERIFIER_nondet_uint(); f();
   if (x + 1 == 0 && x != 4294967295u) { reach_error(); } return 0; }
 """)
     run(board)
+    assert [board.goals[g].kind for g in board.infeasible].count("error-call") == 1
+
+
+def test_a_library_call_given_memory_changes_no_register(program_of):
+    """What a library function is given (a memory read, a pointer) does not matter to
+    the clauses: it has no address of a register to write through."""
+    board = program_of(HEAD + """extern int printf(const char *, ...);
+extern void *malloc(unsigned long);
+int main() { unsigned x = __VERIFIER_nondet_uint(); char *s = malloc(4);
+  if (s != 0) { printf("%c %p", *s, s); }
+  if (x + 1 == 0 && x != 4294967295u) { reach_error(); } return 0; }
+""")
+    outcome = run(board)
+    assert outcome.state.why_not is None
     assert [board.goals[g].kind for g in board.infeasible].count("error-call") == 1
 
 

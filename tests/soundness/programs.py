@@ -267,4 +267,12 @@ int main() { int x = __VERIFIER_nondet_int(); if (x > 0 && twice(x) < 0) { retur
     "chc-context": (HEAD + """int f(int n) { if (n > 10) { return 1; } if (n < 0) { return 2; } return f(n + 1); }
 int main() { int x = __VERIFIER_nondet_int(); if (x < -5) { x = -5; } return f(x); }
 """, [["-100"], ["3"]]),
+    # Library calls given memory and pointers: what they write only a library call reads
+    # back, whose result the clauses take as unknown.
+    "chc-library-memory": (HEAD + """#include <stdio.h>
+int main() { int x = __VERIFIER_nondet_int(); char *buf = malloc(16);
+  if (buf == 0) { return 3; }
+  sprintf(buf, "%d", x); int n = atoi(buf); printf("%c %d", *buf, n);
+  if (n == 5) { return 1; } if (x != 5 && n != x) { return 2; } return 0; }
+""", [["5"], ["4"]]),
 }

@@ -40,7 +40,9 @@ does what the CFA does not model (``cfa.unmodelled``).
 
 A query is asked with a time limit of its own (``FIRST_LIMIT_MS``, doubled each time it
 runs out, up to ``LAST_LIMIT_MS``); one cut by the job's deadline instead is asked again
-with the same limit by the next job. Where Spacer answers ``sat`` with calling contexts
+with the same limit by a later job, after the goals of that limit cut fewer times:
+CoVeriTest's rounds give Spacer two seconds each, and a goal that needs more would
+otherwise take every round, the other goals none. Where Spacer answers ``sat`` with calling contexts
 (or for a goal of ``main``) the goal has a derivation: it may be reachable, and it is not
 asked again.
 """
@@ -56,7 +58,7 @@ from cooptest.cfa.calls import callee_name, callees
 from cooptest.cfa.ctype import CType, IntType, PointerType, VoidType
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge, Cast, Const,
                              DeclEdge, Edge, ErrorEdge, Expr, FunctionCFA, Location, NondetEdge,
-                             Program, ReturnEdge, StringLit, TerminateEdge, Unary, Var, Variable,
+                             Program, ReturnEdge, TerminateEdge, Unary, Var, Variable,
                              in_memory)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
@@ -64,7 +66,7 @@ from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
 
 ORIGIN = "chc"
-FIRST_LIMIT_MS = 2_000
+FIRST_LIMIT_MS = 1_000  # Spacer's proofs of the benchmarks' recursions take 0.2-0.9 s
 LAST_LIMIT_MS = 64_000
 SIMPLE_OPS = frozenset(("==", "!=", "<", "<=", ">", ">="))  # all a pointer operand may meet
 
@@ -82,19 +84,22 @@ class OutsideFragment(Exception):
 
 
 class Cut(Exception):
-    """The budget ran out while the clauses were built (pals_floodmax's take 12 s)."""
+    """The budget ran out while the clauses were built (a second on the largest programs
+    of the fragment, idle)."""
 
 
 @dataclass
 class CHCState(AnalysisState):
     """``why_not``: the program lies outside the fragment (nothing is asked).
-    ``limits``: the time limit of each goal's next query; ``answered``: Spacer's answer
+    ``limits``: the time limit of each goal's next query; ``cuts``: how often a goal's
+    query was cut by a deadline (its limit then stays); ``answered``: Spacer's answer
     for each goal it decided (``unsat``, the proof, which the board may refuse; ``sat``,
     a derivation), not asked again. ``encodings``: the clauses built so far, with
     calling contexts or without (a job that goes on, as in CoVeriTest's rounds, does
     not build them again)."""
 
     limits: dict[str, int] = field(default_factory=dict)
+    cuts: dict[str, int] = field(default_factory=dict)
     answered: dict[str, str] = field(default_factory=dict)
     encodings: dict[bool, Clauses] = field(default_factory=dict, repr=False)
 
@@ -280,11 +285,7 @@ class Clauses:
             raise OutsideFragment("a call through a pointer")
         callee = self.program.functions.get(name)
         result: tuple[z3.ExprRef, CType] | None = None  # the callee's return value, and its type
-        if callee is None:
-            for a in edge.args:
-                if not isinstance(a, StringLit):
-                    term(a, env)  # only to check the fragment
-        else:
+        if callee is not None:
             frame = self.frames[name]
             inputs = [env[g] for g in self.globals] + [
                 term(a, env) if a is not None else self._var("argument", p) for p, a in callee.bind(edge.args)]
@@ -372,7 +373,7 @@ class CHCAnalysis:
                      and g not in state.answered and state.limits.get(g, FIRST_LIMIT_MS) <= LAST_LIMIT_MS]
             if not asked:
                 break
-            g = min(asked, key=lambda g: (state.limits.get(g, FIRST_LIMIT_MS), g))
+            g = min(asked, key=lambda g: (state.limits.get(g, FIRST_LIMIT_MS), state.cuts.get(g, 0), g))
             goal = board.goals[g]
             limit = state.limits.get(g, FIRST_LIMIT_MS)
             for contexts in (False,) if goal.function == program.entry else (False, True):
@@ -394,6 +395,7 @@ class CHCAnalysis:
                     break
                 if answer == z3.unknown and left_ms < limit:
                     interrupted = True  # cut by the deadline: asked again with this limit
+                    state.cuts[g] = state.cuts.get(g, 0) + 1
                     break
             else:
                 state.limits[g] = 2 * limit
