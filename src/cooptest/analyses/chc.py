@@ -42,9 +42,9 @@ A query is asked with a time limit of its own (``FIRST_LIMIT_MS``, doubled each 
 runs out, up to ``LAST_LIMIT_MS``); one cut by the job's deadline instead is asked again
 with the same limit by a later job, after the goals of that limit cut fewer times:
 CoVeriTest's rounds give Spacer two seconds each, and a goal that needs more would
-otherwise take every round, the other goals none. Where Spacer answers ``sat`` with calling contexts
-(or for a goal of ``main``) the goal has a derivation: it may be reachable, and it is not
-asked again.
+otherwise take every round, the other goals none. Where Spacer answers ``sat`` with
+calling contexts (or for a goal of ``main``) the goal has a derivation: it may be
+reachable, and it is not asked again.
 """
 from __future__ import annotations
 

@@ -156,7 +156,6 @@ class CoVeriTest:
             CoVeriTestState(self.name, states=[None] * n, stopped=[""] * n, seconds=[0.0] * n)
         while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1
-            stopped = []
             for i, analysis in enumerate(self.analyses):
                 if not board.has_open(job.goals) or job.budget.expired():
                     break
@@ -165,13 +164,14 @@ class CoVeriTest:
                 outcome = analysis.run(board, self._job(state, i, job, board))
                 state.seconds[i] += time.monotonic() - started
                 state.states[i], state.stopped[i] = outcome.state, outcome.stopped
-                stopped.append(outcome.stopped)
                 if outcome.state.complete:  # its proofs decided every goal it left
                     state.complete = True
                     board.context = ""
                     return Outcome(state, "exhausted")
             board.context = ""
-            if stopped and all(s == "exhausted" for s in stopped):
+            # A round the budget or the board cut short ends the loop anyway; after a
+            # whole round, state.stopped is how each analysis of the sequence stopped in it.
+            if all(s == "exhausted" for s in state.stopped):
                 break  # no analysis of the sequence can do more
         return finish(board, job, state)
 
