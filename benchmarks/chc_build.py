@@ -40,7 +40,7 @@ def measure(task: str) -> dict:
         times = []
         for contexts in (False, True):
             started = time.monotonic()
-            Clauses(program, contexts, Budget.seconds(600))
+            Clauses(program, contexts).build(Budget.seconds(600))
             times.append(round(time.monotonic() - started, 2))
         return {"in": True, "goals": len(program.goals()), "without": times[0], "with": times[1]}
     except OutsideFragment as e:

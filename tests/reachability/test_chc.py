@@ -3,7 +3,11 @@ and that a deadline never ends a goal's queries. Soundness on adversarial progra
 tests/soundness/test_proofs.py."""
 from __future__ import annotations
 
-from cooptest.analyses.chc import CHCAnalysis, CHCState, FIRST_LIMIT_MS
+import math
+
+import z3
+
+from cooptest.analyses.chc import CHCAnalysis, CHCState, Clauses, Cut, FIRST_LIMIT_MS
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 
@@ -123,6 +127,45 @@ def test_a_deadline_decides_nothing_and_the_next_job_goes_on(program_of):
     run(board, state=first.state)
     assert any(board.goals[g].kind == "error-call" for g in board.infeasible)
     assert all(limit >= FIRST_LIMIT_MS for limit in first.state.limits.values())
+
+
+class Countdown(Budget):
+    """A budget that lasts ``checks`` looks at it: a deadline at a chosen edge."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__(math.inf)
+        self.checks = checks
+
+    def expired(self) -> bool:
+        self.checks -= 1
+        return self.checks < 0
+
+
+def test_a_build_the_deadline_cut_goes_on_where_it_stopped(program_of):
+    """The edges encoded before the cut are not encoded again (a rule added twice would
+    do no harm but the time), and the finished clauses are those of an uncut build:
+    Spacer proves the error unreachable."""
+    board = program_of(RECURSION)
+    clauses = Clauses(board.program, contexts=False)
+    try:
+        clauses.build(Countdown(3))
+    except Cut:
+        pass
+    assert clauses.built == 3 < len(clauses.pending)
+    clauses.build(Budget.seconds(20))
+    assert clauses.built == len(clauses.pending)
+    error = next(g for g in board.goals.values() if g.kind == "error-call" and g.function == "main")
+    assert clauses.query(error.edge, 10_000) == z3.unsat
+
+
+def test_a_job_goes_on_with_the_clauses_of_the_job_before(program_of):
+    board = program_of(RECURSION)
+    first = CHCAnalysis().run(board, Job(board.open(), Countdown(5), state=None))
+    assert first.cut and 0 < first.state.encodings[False].built
+    kept = first.state.encodings[False]
+    run(board, state=first.state)
+    assert first.state.encodings[False] is kept
+    assert any(board.goals[g].kind == "error-call" for g in board.infeasible)
 
 
 def test_a_refused_proof_is_not_asked_for_again(program_of):

@@ -85,7 +85,7 @@ class OutsideFragment(Exception):
 
 class Cut(Exception):
     """The budget ran out while the clauses were built (a second on the largest programs
-    of the fragment, idle)."""
+    of the fragment, idle); ``Clauses.build`` goes on where it stopped."""
 
 
 @dataclass
@@ -96,7 +96,7 @@ class CHCState(AnalysisState):
     for each goal it decided (``unsat``, the proof, which the board may refuse; ``sat``,
     a derivation), not asked again. ``encodings``: the clauses built so far, with
     calling contexts or without (a job that goes on, as in CoVeriTest's rounds, does
-    not build them again)."""
+    not build them again, and finishes a build a deadline cut)."""
 
     limits: dict[str, int] = field(default_factory=dict)
     cuts: dict[str, int] = field(default_factory=dict)
@@ -131,7 +131,8 @@ class Frame:
 
 class Clauses:
     """The Horn clauses of a program in the fragment (module docstring) in a Spacer
-    context; ``query(edge)`` asks whether a run can take the edge.
+    context; ``build`` encodes the edges, ``query(edge)`` then asks whether a run can
+    take one.
 
     ``contexts``: a function runs from what its calls pass (precise, needed where a goal
     inside a function depends on its caller, as ``__VERIFIER_assert``'s do), or from any
@@ -139,7 +140,7 @@ class Clauses:
     once where the contexts take it more than 5 s; for a goal outside ``main`` a
     derivation then proves nothing)."""
 
-    def __init__(self, program: Program, contexts: bool, budget: Budget) -> None:
+    def __init__(self, program: Program, contexts: bool) -> None:
         self.program = program
         self.contexts = contexts
         names = callees(program, {program.entry})
@@ -170,14 +171,23 @@ class Clauses:
             self._bound = []
             self._rule(frame, _apply(self.summary[f.name], frame.entry + frame.outputs),
                        [self._state(f.exit, frame.entry, frame.current)])
-            for edge in f.edges():
-                try:
-                    self._edge(f, edge)
-                except OutsideFragment as e:
-                    e.line = e.line or edge.line
-                    raise
+        self.pending = [(f, edge) for f in self.functions for edge in f.edges()]
+        self.built = 0  # edges of ``pending`` encoded: a build the deadline cut goes on here
+
+    def build(self, budget: Budget) -> Clauses:
+        """Encode the edges not encoded yet; ``Cut`` where ``budget`` ends first (the
+        next call goes on from there)."""
+        while self.built < len(self.pending):
             if budget.expired():
                 raise Cut
+            f, edge = self.pending[self.built]
+            try:
+                self._edge(f, edge)
+            except OutsideFragment as e:
+                e.line = e.line or edge.line
+                raise
+            self.built += 1
+        return self
 
     def query(self, edge: Edge, limit_ms: int) -> z3.CheckSatResult:
         """Whether a run can take ``edge``: ``sat`` (a derivation), ``unsat`` (never),
@@ -358,8 +368,8 @@ class CHCAnalysis:
 
         def encoding(contexts: bool) -> Clauses:
             if contexts not in state.encodings:
-                state.encodings[contexts] = Clauses(program, contexts, job.budget)
-            return state.encodings[contexts]
+                state.encodings[contexts] = Clauses(program, contexts)
+            return state.encodings[contexts].build(job.budget)
         try:
             scope = {f.name for f in encoding(False).functions}
         except OutsideFragment as e:
