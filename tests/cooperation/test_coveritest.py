@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cooptest.cooperation.coveritest import REUSE_TYPES, Reuse, parse_sequence, scaled_pair
+from cooptest.cooperation.coveritest import REUSE_TYPES, Reuse, paper_pair, parse_sequence, scaled
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings, make_analysis
@@ -36,7 +36,7 @@ def test_reuse_types_are_the_papers_nine() -> None:
 
 
 def test_time_limits_scale_the_papers_pairs_and_parse_sequences() -> None:
-    assert scaled_pair("20/80", 90.0) == (("value", 2.0), ("predicate", 8.0))
+    assert scaled(paper_pair("20/80"), 90.0) == (("value", 2.0), ("predicate", 8.0))
     assert parse_sequence("concolic:1.5,predicate:3") == (("concolic", 1.5), ("predicate", 3.0))
     for bad in ("value", "value:0", "value:x", ":3", "value:inf"):
         with pytest.raises(UserError):

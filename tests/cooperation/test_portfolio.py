@@ -122,7 +122,8 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
         "testing": ["random", "concolic", "random"],
         "proving": ["callgraph", "fields", "coveritest", "bite", "concolic", "random"]}
     proving = lanes_for(2, Settings(extra={"budget": 60}), LARGE)[1].analyses[2][0]
-    assert proving.configuration.describe()["sequence"] == ["chc:2", "value:1.333", "predicate:5.333"]
+    assert [(a, round(t, 3)) for a, t in proving.configuration.pairs] == [
+        ("chc", 2.0), ("value", 1.333), ("predicate", 5.333)]
     assert names(LARGE + 1) == {"testing": ["concolic", "random"], "proving": ["callgraph", "fields"]}
     # Cores beyond two run random testing, whatever the program's size.
     assert names(LARGE + 1, jobs=3)["random-0"] == names(LARGE, jobs=3)["random-0"] == ["random"]

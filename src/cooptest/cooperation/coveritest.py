@@ -101,12 +101,18 @@ def parse_sequence(text: str) -> tuple[tuple[str, float], ...]:
     return tuple(pairs)
 
 
-def scaled_pair(pair: str, budget: float) -> tuple[tuple[str, float], ...]:
-    """The paper's value/predicate time pair ``pair`` scaled from 900 s to ``budget``."""
+def paper_pair(pair: str) -> tuple[tuple[str, float], ...]:
+    """The paper's value/predicate time pair ``pair``, in seconds of its 900-s run."""
     if pair not in TIME_PAIRS:
         raise UserError(f"unknown time pair {pair!r} (known: {', '.join(TIME_PAIRS)})")
     v, p = TIME_PAIRS[pair]
-    return (("value", v * budget / PAPER_RUN), ("predicate", p * budget / PAPER_RUN))
+    return (("value", float(v)), ("predicate", float(p)))
+
+
+def scaled(sequence: tuple[tuple[str, float], ...], budget: float) -> tuple[tuple[str, float], ...]:
+    """``sequence``'s time limits, given for a 900-s run as the paper's, scaled to a run
+    of ``budget`` seconds."""
+    return tuple((analysis, seconds * budget / PAPER_RUN) for analysis, seconds in sequence)
 
 
 @dataclass
@@ -198,7 +204,7 @@ def from_settings(settings: Settings) -> CoVeriTest:
     if extra.get("sequence"):
         pairs = parse_sequence(extra["sequence"])
     else:
-        pairs = scaled_pair(extra.get("time_pair") or DEFAULT_PAIR, float(extra.get("budget", PAPER_RUN)))
+        pairs = scaled(paper_pair(extra.get("time_pair") or DEFAULT_PAIR), float(extra.get("budget", PAPER_RUN)))
     for name, _ in pairs:
         if name in ("coveritest",):
             raise UserError("a CoVeriTest sequence cannot contain coveritest itself")

@@ -53,7 +53,8 @@ import os
 from dataclasses import replace
 
 from cooptest.analyses.chc import FIRST_LIMIT_MS
-from cooptest.cooperation.coveritest import DEFAULT_PAIR, PAPER_RUN, scaled_pair
+from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, PAPER_RUN, Configuration,
+                                             CoVeriTest, Reuse, paper_pair, scaled)
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.parallel import Lane, run_lanes
@@ -73,10 +74,10 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
                                            extra={**settings.extra, **extra}))
 
     def coveritest() -> Analysis:
-        budget = float(settings.extra.get("budget", PAPER_RUN))
-        chc = max(FIRST_LIMIT_MS / 1000, CHC_PAIR * budget / PAPER_RUN)
-        rounds = [("chc", chc), *scaled_pair(DEFAULT_PAIR, budget)]
-        return make("coveritest", sequence=",".join(f"{a}:{t:.3f}" for a, t in rounds), reuse="reuse-arg")
+        (chc, turn), *pair = scaled((("chc", CHC_PAIR), *paper_pair(DEFAULT_PAIR)),
+                                    float(settings.extra.get("budget", PAPER_RUN)))
+        sequence = ((chc, max(turn, FIRST_LIMIT_MS / 1000)), *pair)  # at least one whole query
+        return CoVeriTest(Configuration(sequence, Reuse.named(DEFAULT_REUSE)), settings)
 
     if jobs <= 1:
         return [Lane([(make("callgraph"), None), (make("fields"), None),
