@@ -91,13 +91,19 @@ def test_coverage_command_agrees_with_report(random_run: Path, triangle: Path) -
         assert doc["coverage"] == report["summary"]["coverage_testcov_style"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_signal_leaves_valid_outputs(signum: int, tmp_path: Path) -> None:
-    prog = tmp_path / "wide.c"  # many goals, hard for random inputs: the run is still busy
+def wide_program(tmp_path: Path) -> Path:
+    """Many goals, hard for random inputs: a run is still busy when the signal comes."""
+    prog = tmp_path / "wide.c"
     prog.write_text("extern int __VERIFIER_nondet_int(void);\nint main(void) {\n  int s = 0;\n"
                     + "".join(f"  if (__VERIFIER_nondet_int() == {1000 + 37 * i}) s++;\n"
                               for i in range(40))
                     + "  return s;\n}\n")
+    return prog
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_signal_leaves_valid_outputs(signum: int, tmp_path: Path) -> None:
+    prog = wide_program(tmp_path)
     out = tmp_path / "out"
     proc = cooptest_process("generate", prog, "--budget", "120", "--out", out, "--strategy",
                             "random", "--quiet")
@@ -112,6 +118,28 @@ def test_signal_leaves_valid_outputs(signum: int, tmp_path: Path) -> None:
     assert doc["summary"]["time_s"] < 60
     assert doc["summary"]["stopped"] == signal.Signals(signum).name  # what ended it, and the
     assert doc["summary"]["memory_peak_mb"] > 0  # memory it took, as after a normal end
+    [ran] = doc["analyses"]  # and how far the analysis got
+    assert (ran["analysis"], ran["stopped"]) == ("random", signal.Signals(signum).name)
+    assert 2 <= ran["seconds"] < 60
+
+
+def test_a_signal_lists_the_lanes_analyses_as_far_as_they_got(tmp_path: Path) -> None:
+    """The portfolio's lanes report each analysis when it ends; a signal before the
+    portfolio returns leaves those in the report, and the ones it stopped, with it."""
+    out = tmp_path / "out"
+    proc = cooptest_process("generate", wide_program(tmp_path), "--budget", "120", "--out", out,
+                            "--jobs", "2", "--quiet")
+    wait_for_report(out)
+    time.sleep(4)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    runs = check_report(out)["analyses"]
+    assert {r["lane"] for r in runs} == {"testing", "proving"}
+    assert ("callgraph", "exhausted") in {(r["analysis"], r["stopped"]) for r in runs}  # milliseconds
+    stopped = [r for r in runs if r["stopped"] == "SIGTERM"]
+    assert sorted(r["lane"] for r in stopped) == ["proving", "testing"]  # one running on each core
+    assert all(0 < r["seconds"] < 60 for r in stopped)
 
 
 @pytest.mark.slow

@@ -163,10 +163,15 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
     ran: list[list[Run]] = [[] for _ in lanes]
     running: dict[int, tuple[str, float]] = {}  # lane -> its analysis, since when
 
+    def record(k: int, runs: list[Run]) -> None:
+        running.pop(k, None)
+        ran[k] += runs
+        board.notify("ran", worker=k, runs=runs)  # the report's list if a signal ends the run
+
     def end(k: int, stopped: str, why: str | None = None) -> None:
         if k in running:
-            name, since = running.pop(k)
-            ran[k].append(Run(name, stopped, round(time.monotonic() - since, 2), why, lanes[k].name))
+            name, since = running[k]
+            record(k, [Run(name, stopped, round(time.monotonic() - since, 2), why, lanes[k].name)])
 
     def receive(kind: str, k: int, value: Any) -> bool:
         """Handle one event; True if it decided a goal."""
@@ -191,10 +196,9 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
             board.executions += value
         elif kind == "analysis":
             running[k] = (value, time.monotonic())
-            board.notify("analysis", worker=k, analysis=value)
+            board.notify("analysis", worker=k, analysis=value, lane=lanes[k].name)
         elif kind == "ran":
-            running.pop(k, None)
-            ran[k] += value
+            record(k, value)
         elif kind == "exit":
             alive.discard(k)
         elif kind == "error":
