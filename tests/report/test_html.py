@@ -139,16 +139,17 @@ def test_summary_and_functions(predicate_out: Path) -> None:
 def test_the_analyses_are_listed_with_why_they_could_do_nothing(tmp_path: Path) -> None:
     """An analysis that stays out of a program says why, in report.json and on the page:
     the user can tell a goal no prover could look at from one they could not decide."""
-    program = tmp_path / "array.c"
+    program = tmp_path / "pointer.c"
     program.write_text("extern int __VERIFIER_nondet_int(void);\n"
                        "extern void abort(void); void reach_error(void) { abort(); }\n"
-                       "int main(void) {\n  int a[2];\n  a[1] = __VERIFIER_nondet_int();\n"
+                       "int id(int x) { return x; }\n"
+                       "int main(void) {\n  int (*f)(int) = id, a[2];\n  a[1] = f(__VERIFIER_nondet_int());\n"
                        "  if (a[1] > 5 && a[1] < 3) reach_error();\n  return 0;\n}\n")
     proc = cooptest("generate", program, "--budget", "5", "--out", tmp_path / "out",
                     "--strategy", "chc", "--quiet")
     assert proc.returncode == 0, proc.stderr
     page, doc = page_of(tmp_path / "out")
-    why = "line 4: a is not an integer in a register"
+    why = "line 6: a call through a pointer"
     assert [(r["analysis"], r["stopped"], r["why_not"]) for r in doc["analyses"]] == [("chc", "exhausted", why)]
     assert "unknown" in {g["status"] for g in doc["goals"]} and not doc["summary"]["infeasible"]
     assert "<td>chc</td><td>exhausted</td>" in (tmp_path / "out" / "report.html").read_text()

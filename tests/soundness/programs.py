@@ -275,4 +275,36 @@ int main() { int x = __VERIFIER_nondet_int(); char *buf = malloc(16);
   sprintf(buf, "%d", x); int n = atoi(buf); printf("%c %d", *buf, n);
   if (n == 5) { return 1; } if (x != 5 && n != x) { return 2; } return 0; }
 """, [["5"], ["4"]]),
+    # Memory in the Horn clauses: every read of it is unknown, a store changes no
+    # register. Each program below reaches with its seeds a goal that depends only on
+    # what memory holds or on a register that took its value from memory.
+    "chc-memory-copy": (HEAD + """int main() { int a[2]; a[0] = 0; a[1] = __VERIFIER_nondet_int();
+  int x = a[1]; if (x == 7) { return 1; } if (a[0] == a[1]) { return 2; } return 0; }
+""", [["7"], ["0"], ["3"]]),
+    "chc-memory-callee-store": (HEAD + """int g[1];
+void set(int *p, int v) { *p = v; g[0] = v + 1; }
+int main() { int s[1]; s[0] = 0; set(s, __VERIFIER_nondet_int());
+  int x = s[0]; if (x == 3) { if (g[0] == 4) { return 1; } } return 0; }
+""", [["3"], ["1"]]),
+    "chc-memory-address-taken": (HEAD + """int main() { int x = 0, *p = &x; *p = __VERIFIER_nondet_int();
+  if (x == 9) { return 1; } return 0; }
+""", [["9"], ["1"]]),
+    "chc-memory-struct-result": (HEAD + """struct P { int x; int y; };
+struct P make(int v) { struct P p; p.x = v; p.y = 0; return p; }
+int main() { struct P p = make(__VERIFIER_nondet_int()); int k = p.x;
+  if (k == 4) { return 1; } return 0; }
+""", [["4"], ["1"]]),
+    "chc-memory-float": (HEAD + """extern double __VERIFIER_nondet_double(void);
+int main() { double d = __VERIFIER_nondet_double(); int x = (int)(d * 2);
+  if (d > 1.5) { if (x == 5) { return 1; } } return 0; }
+""", [["2.5"], ["1.0"]]),
+    "chc-memory-pointer-order": (HEAD + """int main() { int a[4]; int *p = a + (__VERIFIER_nondet_int() & 3);
+  if (p > a + 2) { return 1; } return 0; }
+""", [["3"], ["0"]]),
+    "chc-memory-heap": (HEAD + """struct N { struct N *next; int v; };
+int main() { struct N *n = malloc(sizeof(struct N)); if (n == 0) { return 3; }
+  n->next = 0; n->v = __VERIFIER_nondet_int(); struct N *m = n;
+  if (__VERIFIER_nondet_int()) { m = malloc(sizeof(struct N)); if (m == 0) { return 3; } m->next = n; m->v = 1; }
+  int k = m->v; if (m->next != 0) { if (k == 1) { return 1; } } else if (k == 2) { return 2; } return 0; }
+""", [["2", "0"], ["5", "1"]]),
 }

@@ -24,19 +24,24 @@ globals, parameters, locals and the return value; one summary per function):
 - a goal (the assume edge of a branch outcome, a call of ``reach_error``) is the query
   ``l(E, V) && guard(V)``: unreachable (Spacer's ``unsat``) is the proof.
 
-Soundness: the clauses must over-approximate every native run. They do where the program
-keeps every value in a register: integer and pointer scalars whose address is never
-taken, no aggregates, no memory reads, no function pointers, no floats (Spacer's
-bit-vector reasoning is what the proof rests on; C operations are ``semantics``', the one
-place every analysis reads them from). A function without a body cannot reach such a
-variable (it has no address to write through), so its call only makes its result
-unknown; an uninitialised local, an input and anything whose value the clauses do not
-follow (an argument the callee reads as another type) are unknown too, which only adds
-behaviours. A native run that traps (division by zero) or exhausts its stack has fewer.
-Where ``main`` is called again its globals would be zeroed anew, so such programs are
-outside the fragment as well. Outside the fragment the analysis says why
-(``CHCState.why_not``) and proves nothing; the board refuses proofs where the program
-does what the CFA does not model (``cfa.unmodelled``).
+Soundness: the clauses must over-approximate every native run. Their variables are the
+program's registers (``cfa.ir.in_register``: integer and pointer scalars whose address is
+never taken), which only an assignment naming them changes; memory (arrays, structs, the
+heap, variables whose address is taken) is not followed at all: every read of it is a
+fresh unknown, a store to it changes no variable of the clauses, and so does any library
+call (it has no register's address to write through), whose result is unknown. So are
+floating-point values (a condition on them takes either outcome), addresses, an
+uninitialised local, an input, and anything the clauses do not follow (an argument the
+callee reads as another type): all this only adds behaviours. C operations are
+``semantics``' (the one place every analysis reads them from); Spacer's bit-vector
+reasoning is what a proof rests on. A native run that traps (division by zero, a null
+dereference) or exhausts its stack has fewer behaviours. What stays outside: calls
+through pointers (the callee could change any global) and a ``main`` called again (its
+globals would be zeroed anew); there the analysis says why (``CHCState.why_not``) and
+proves nothing. The board refuses proofs where the program does what the CFA does not
+model (``cfa.unmodelled``). This is the value analysis's model of memory
+(``reachability.value``): a write out of an object's bounds, which C leaves undefined,
+is assumed not to land on a register's stack slot.
 
 A query is asked with a time limit of its own (``FIRST_LIMIT_MS``, doubled each time it
 runs out, up to ``LAST_LIMIT_MS``); one cut by the job's deadline instead is asked again
@@ -55,11 +60,11 @@ import z3
 
 from cooptest.analyses import semantics as sem
 from cooptest.cfa.calls import callee_name, callees
-from cooptest.cfa.ctype import CType, IntType, PointerType, VoidType
+from cooptest.cfa.ctype import CType, IntType, PointerType
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge, Cast, Const,
                              DeclEdge, Edge, ErrorEdge, Expr, FunctionCFA, Location, NondetEdge,
                              Program, ReturnEdge, TerminateEdge, Unary, Var, Variable,
-                             in_memory)
+                             in_register)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
@@ -73,11 +78,11 @@ SIMPLE_OPS = frozenset(("==", "!=", "<", "<=", ">", ">="))  # all a pointer oper
 
 class OutsideFragment(Exception):
     """The program does something the clauses do not follow: ``what``, at ``line``
-    (that of the edge being encoded, unless the construct has one of its own)."""
+    (that of the edge being encoded, if any)."""
 
-    def __init__(self, what: str, line: int | None = None) -> None:
+    def __init__(self, what: str) -> None:
         super().__init__(what)
-        self.what, self.line = what, line
+        self.what, self.line = what, None
 
     def __str__(self) -> str:
         return self.what if self.line is None else f"line {self.line}: {self.what}"
@@ -148,7 +153,7 @@ class Clauses:
                              if isinstance(e, CallEdge)}:
             raise OutsideFragment(f"{program.entry} is called again")
         self.functions = [program.functions[n] for n in sorted(names)]
-        self.globals = [_register(v) for v in program.globals]
+        self.globals = [v for v in program.globals if in_register(v)]
         self.fp = z3.Fixedpoint()
         self.fp.set(engine="spacer")
         self._fresh = itertools.count()
@@ -184,7 +189,7 @@ class Clauses:
             try:
                 self._edge(f, edge)
             except OutsideFragment as e:
-                e.line = e.line or edge.line
+                e.line = edge.line
                 raise
             self.built += 1
         return self
@@ -206,15 +211,11 @@ class Clauses:
             return z3.unknown
 
     def _frame(self, f: FunctionCFA) -> Frame:
-        for v in f.params + f.locals:
-            _register(v)
         ret = None
-        if not isinstance(f.type.ret, VoidType):
-            if not isinstance(f.type.ret, (IntType, PointerType)):
-                raise OutsideFragment(f"{f.name} returns {f.type.ret}")
+        if isinstance(f.type.ret, (IntType, PointerType)):  # any other result is unknown to the caller
             ret = Variable(f"{f.name}::return", "return", f.type.ret, False, f.name)
-        inputs = self.globals + f.params
-        variables = inputs + f.locals + ([ret] if ret is not None else [])
+        inputs = self.globals + [p for p in f.params if in_register(p)]
+        variables = inputs + [v for v in f.locals if in_register(v)] + ([ret] if ret is not None else [])
         return Frame(variables, len(self.globals), len(inputs), ret,
                      [self._var(f"{v.name}@entry", v) for v in inputs],
                      [self._var(v.name, v) for v in variables])
@@ -257,8 +258,33 @@ class Clauses:
         self._rule(caller, self._state(f.entry, inputs, [*inputs, *rest]), body)
 
     def _guard(self, edge: AssumeEdge, env: dict[Variable, z3.ExprRef]) -> z3.BoolRef:
-        holds = sem.truth(term(edge.cond, env), edge.cond.type)
+        if not _scalar(edge.cond.type):
+            return z3.BoolVal(True)  # a floating-point condition: either outcome
+        holds = sem.truth(self._term(edge.cond, env), edge.cond.type)
         return holds if edge.positive else z3.Not(holds)
+
+    def _term(self, e: Expr, env: dict[Variable, z3.ExprRef]) -> z3.ExprRef:
+        """The value of ``e`` (an integer or a pointer) over the register values
+        ``env``: a fresh unknown for each part that reads memory (a variable in memory,
+        ``*p``, ``a[i]``, ``s.f``), takes an address or computes with floats."""
+        value: z3.ExprRef | None = None
+        if isinstance(e, Const) and _scalar(e.type):
+            value = sem.const(int(e.value), e.type)
+        elif isinstance(e, Var):
+            value = env.get(e.var)  # None: the variable lives in memory
+        elif isinstance(e, Cast) and _scalar(e.operand.type):
+            value = sem.cast(self._term(e.operand, env), e.operand.type, e.type)
+        elif isinstance(e, Unary) and isinstance(e.operand.type, IntType):
+            value = sem.unary(e.op, self._term(e.operand, env), e.operand.type, e.type)
+        elif isinstance(e, Binary) and _scalar(e.left.type) and _scalar(e.right.type) \
+                and (isinstance(e.left.type, IntType) and isinstance(e.right.type, IntType)
+                     or e.op in SIMPLE_OPS):
+            try:
+                value = sem.binary(e.op, self._term(e.left, env), self._term(e.right, env),
+                                   e.left.type, e.right.type, e.type)
+            except ValueError:
+                pass
+        return value if value is not None else self._var("unknown", e.type)
 
     def _edge(self, f: FunctionCFA, edge: Edge) -> None:
         if isinstance(edge, (ErrorEdge, TerminateEdge)):
@@ -270,16 +296,17 @@ class Clauses:
         if isinstance(edge, AssumeEdge):
             body.append(self._guard(edge, env))
         elif isinstance(edge, AssignEdge):
-            env[_lvalue(edge.lhs)] = term(edge.rhs, env)
+            if (x := _register(edge.lhs)) is not None:  # a store to memory changes no register
+                env[x] = self._term(edge.rhs, env)
         elif isinstance(edge, DeclEdge):
-            env[edge.var] = sem.const(0, edge.var.type) if edge.var.is_global else self._var("unknown", edge.var)
+            if in_register(edge.var):
+                env[edge.var] = sem.const(0, edge.var.type) if edge.var.is_global else self._var("unknown", edge.var)
         elif isinstance(edge, NondetEdge):
-            if edge.lhs is not None:
-                x = _lvalue(edge.lhs)
+            if (x := _register(edge.lhs)) is not None:
                 env[x] = sem.cast(self._var("input", edge.value_type), edge.value_type, x.type)
         elif isinstance(edge, ReturnEdge):
             if edge.value is not None and frame.ret is not None:
-                env[frame.ret] = term(edge.value, env)
+                env[frame.ret] = self._term(edge.value, env)
         elif isinstance(edge, CallEdge):
             self._call(frame, edge, env, body)
         elif not isinstance(edge, BlankEdge):
@@ -298,7 +325,8 @@ class Clauses:
         if callee is not None:
             frame = self.frames[name]
             inputs = [env[g] for g in self.globals] + [
-                term(a, env) if a is not None else self._var("argument", p) for p, a in callee.bind(edge.args)]
+                self._term(a, env) if a is not None else self._var("argument", p)
+                for p, a in callee.bind(edge.args) if in_register(p)]
             if self.contexts:
                 self._enter(callee, inputs, list(body), caller)
             outputs = [self._var(v.name, v) for v in self.globals] + (
@@ -307,8 +335,7 @@ class Clauses:
             env.update(zip(self.globals, outputs))
             if frame.ret is not None:
                 result = outputs[-1], frame.ret.type
-        if edge.lhs is not None:
-            x = _lvalue(edge.lhs)
+        if (x := _register(edge.lhs)) is not None:
             env[x] = sem.cast(*result, x.type) if result is not None else self._var("unknown", x)
 
 
@@ -320,37 +347,13 @@ def _apply(relation: z3.FuncDeclRef, args: list[z3.ExprRef]) -> z3.BoolRef:
     return z3.BoolRef(z3.Z3_mk_app(relation.ctx_ref(), relation.as_ast(), len(args), array), relation.ctx)
 
 
-def _register(v: Variable) -> Variable:
-    if in_memory(v) or not isinstance(v.type, (IntType, PointerType)):
-        raise OutsideFragment(f"{v.source_name} is not an integer in a register", v.line)
-    return v
+def _register(lhs: Expr | None) -> Variable | None:
+    """The register an assignment to ``lhs`` writes, None for a store to memory."""
+    return lhs.var if isinstance(lhs, Var) and in_register(lhs.var) else None
 
 
-def _lvalue(e: Expr) -> Variable:
-    if isinstance(e, Var):
-        return _register(e.var)
-    raise OutsideFragment(f"a store to {e!r}")
-
-
-def term(e: Expr, env: dict[Variable, z3.ExprRef]) -> z3.ExprRef:
-    """The value of ``e`` over the register values ``env``."""
-    if isinstance(e, Const) and isinstance(e.type, (IntType, PointerType)):
-        return sem.const(int(e.value), e.type)
-    if isinstance(e, Var) and e.var in env:
-        return env[e.var]
-    if isinstance(e, Cast) and all(isinstance(t, (IntType, PointerType)) for t in (e.type, e.operand.type)):
-        return sem.cast(term(e.operand, env), e.operand.type, e.type)
-    if isinstance(e, Unary) and isinstance(e.operand.type, IntType):
-        return sem.unary(e.op, term(e.operand, env), e.operand.type, e.type)
-    if isinstance(e, Binary) and isinstance(e.left.type, (IntType, PointerType)) \
-            and (isinstance(e.left.type, IntType) and isinstance(e.right.type, IntType)
-                 or e.op in SIMPLE_OPS):
-        try:
-            return sem.binary(e.op, term(e.left, env), term(e.right, env), e.left.type,
-                              e.right.type, e.type)
-        except ValueError:
-            pass
-    raise OutsideFragment(f"the expression {e!r}")
+def _scalar(t: CType) -> bool:
+    return isinstance(t, (IntType, PointerType))
 
 
 class CHCAnalysis:

@@ -47,6 +47,12 @@ def in_memory(v: Variable) -> bool:
     return v.address_taken or not v.type.is_scalar()
 
 
+def in_register(v: Variable) -> bool:
+    """Whether ``v`` is an integer or pointer scalar in a register: only an assignment
+    naming it changes it (the places the value analysis and the Horn clauses follow)."""
+    return isinstance(v.type, IntType | PointerType) and not in_memory(v)
+
+
 # ---------------------------------------------------------------------------- expressions
 
 

@@ -14,12 +14,13 @@ leave alone (on diskperf 94 goals, where BiTe proved 45 in a minute). The field
 invariants (``analyses.fields``) come next, as quick: on openssl's state machines they
 prove the cases no store names. Then CoVeriTest, whose rounds give Spacer on the
 program's Horn clauses (``analyses.chc``, ``CHC_PAIR``) its turn before the value and the
-predicate analysis: on programs that keep every value in a register it finds the loop
-invariants and the summaries of recursive functions that predicate CEGAR, which unrolls
-a recursion path by path, does not (``sum(n, m) == n + m`` on ``sum_non_eq``: the task
-decided in a second, against two goals unknown after a minute); outside that fragment it
-stops at once. Where Spacer finds nothing in its turn, the ARGs have theirs within
-seconds, rather than after a share of the lane Spacer spent alone.
+predicate analysis: over the program's registers (what memory holds is unknown to it)
+it finds the loop invariants and the summaries of recursive functions that predicate
+CEGAR, which unrolls a recursion path by path, does not (``sum(n, m) == n + m`` on
+``sum_non_eq``: the task decided in a second, against two goals unknown after a minute);
+on a program that calls through pointers it stops at once. Where Spacer finds nothing in
+its turn, the ARGs have theirs within seconds, rather than after a share of the lane
+Spacer spent alone.
 
 Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random testing
 covers most easy goals within seconds at native speed and seeds concolic search with its

@@ -38,7 +38,7 @@ from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
                              DeclEdge, Deref, Edge, Expr, FuncRef, Index, Location, Member,
                              NondetEdge, Program, ReturnEdge, StringLit, Unary, Var, Variable,
-                             in_memory, variables_of)
+                             in_register, variables_of)
 
 NONNULL = "nonnull"
 Place = Variable | FieldKey  # a register variable or a heap cell
@@ -46,13 +46,11 @@ PlaceOf = Callable[[Expr], "Place | None"]  # the trackable place an lvalue name
 Frame = frozenset[tuple[Place, int | str]]
 
 
-def trackable(v: Variable) -> bool:
-    return isinstance(v.type, IntType | PointerType) and not in_memory(v)
 
 
 def register(e: Expr) -> Place | None:
     """The place of ``e`` when only registers are trackable."""
-    return e.var if isinstance(e, Var) and trackable(e.var) else None
+    return e.var if isinstance(e, Var) and in_register(e.var) else None
 
 
 @lru_cache(maxsize=8)
@@ -362,7 +360,7 @@ class ValueAnalysis(CEGARAnalysis):
             return variables_of(e) | cells.cells_of(e, edge)
 
         relevant = {v for v in relevant_places(program, edges, check.core, places)
-                    if not isinstance(v, Variable) or trackable(v)}
+                    if not isinstance(v, Variable) or in_register(v)}
         contexts = path_contexts(program, edges)
         for i, state in enumerate(path[1:]):
             missing = (_writes(program, edges[i], contexts.get(i), cpa) & relevant) - state.precision
