@@ -46,8 +46,6 @@ PlaceOf = Callable[[Expr], "Place | None"]  # the trackable place an lvalue name
 Frame = frozenset[tuple[Place, int | str]]
 
 
-
-
 def register(e: Expr) -> Place | None:
     """The place of ``e`` when only registers are trackable."""
     return e.var if isinstance(e, Var) and in_register(e.var) else None
