@@ -212,7 +212,7 @@ class Clauses:
 
     def _frame(self, f: FunctionCFA) -> Frame:
         ret = None
-        if isinstance(f.type.ret, (IntType, PointerType)):  # any other result is unknown to the caller
+        if _scalar(f.type.ret):  # any other result is unknown to the caller
             ret = Variable(f"{f.name}::return", "return", f.type.ret, False, f.name)
         inputs = self.globals + [p for p in f.params if in_register(p)]
         variables = inputs + [v for v in f.locals if in_register(v)] + ([ret] if ret is not None else [])
@@ -353,6 +353,7 @@ def _register(lhs: Expr | None) -> Variable | None:
 
 
 def _scalar(t: CType) -> bool:
+    """An integer or a pointer: what the clauses compute with (bit-vectors)."""
     return isinstance(t, (IntType, PointerType))
 
 
