@@ -6,8 +6,10 @@ branches, every time: the flaky coverage of a program reading indeterminate memo
 deterministic (a test cannot write outside its directory, but it may read)."""
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
+import select
 import threading
 from pathlib import Path
 
@@ -31,21 +33,42 @@ int main(void) {
 """
 
 
+IN_CLOSE_NOWRITE = 0x10  # inotify(7): a file opened read-only was closed
+
+
+def _libc_call(name: str, *args) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = getattr(libc, name)(*args)
+    if result < 0:
+        raise OSError(ctypes.get_errno(), f"{name} failed")
+    return result
+
+
 def _feed(fifo: Path, stop: threading.Event) -> None:
-    """Each reader of ``fifo`` in turn gets '0', '1', '0', ...: the token is written
-    until the reader closes its end (the write fails), so no reader sees two."""
-    for token in itertools.cycle(b"01"):
-        fd = os.open(fifo, os.O_WRONLY)
-        if stop.is_set():
-            os.close(fd)
-            return
-        try:
-            while True:
-                os.write(fd, bytes([token]) * 512)
-        except BrokenPipeError:
-            pass
-        finally:
-            os.close(fd)
+    """Each reader of ``fifo`` in turn gets one byte, '0', '1', '0', ...
+
+    The byte is written and the write end closed at once, so the reader sees it and then
+    the end of the file; the next token is not offered until that reader has closed
+    (inotify says so). Until then a new reader's open blocks, as no writer is there:
+    no reader can see its predecessor's token, however quickly the runs follow."""
+    watch = _libc_call("inotify_init1", os.O_CLOEXEC)
+    try:
+        _libc_call("inotify_add_watch", watch, str(fifo).encode(), IN_CLOSE_NOWRITE)
+        for token in itertools.cycle(b"01"):
+            fd = os.open(fifo, os.O_WRONLY)  # blocks until a reader opens
+            try:
+                if stop.is_set():
+                    return
+                os.write(fd, bytes([token]))
+            finally:
+                os.close(fd)
+            while not stop.is_set() and not select.select([watch], [], [], 0.1)[0]:
+                pass
+            if stop.is_set():
+                return
+            os.read(watch, 4096)  # the reader's close
+    finally:
+        os.close(watch)
 
 
 def _goal(board, line: int, outcome: bool) -> str:
