@@ -139,42 +139,77 @@ ESCAPES = {  # what a test tries outside its directory -> (C statements, Landloc
                     'a.sin_family = AF_INET; a.sin_port = htons(PORT); '
                     'a.sin_addr.s_addr = htonl(0x7f000001); connect(s, (void *)&a, sizeof a);', 4),
     "signal-a-process": ("kill(VICTIM, SIGKILL);", 6),
+    # no socket at all (seccomp): Landlock leaves UDP and named unix sockets open
+    "send-udp": ('int s = socket(AF_INET, SOCK_DGRAM, 0); struct sockaddr_in a = {0}; '
+                 'a.sin_family = AF_INET; a.sin_port = htons(UDP); '
+                 'a.sin_addr.s_addr = htonl(0x7f000001); sendto(s, "x", 1, 0, (void *)&a, sizeof a);', 0),
+    # i386's socket(2) through int 0x80 from a 64-bit test: the stub's bytes are
+    # push rbx; mov eax, 359; mov ebx, edi; mov ecx, esi; int 0x80; pop rbx; ret
+    "socket-through-int-0x80": ('static const unsigned char stub[] = {0x53, 0xb8, 0x67, 0x01, 0, 0, '
+                                '0x89, 0xfb, 0x89, 0xf1, 0xcd, 0x80, 0x5b, 0xc3}; '
+                                'void *page = mmap(0, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, '
+                                'MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); memcpy(page, stub, sizeof stub); '
+                                'int s = ((int (*)(int, int, int))page)(AF_INET, SOCK_DGRAM, 0); '
+                                'struct sockaddr_in a = {0}; a.sin_family = AF_INET; '
+                                'a.sin_port = htons(UDP); a.sin_addr.s_addr = htonl(0x7f000001); '
+                                'sendto(s, "x", 1, 0, (void *)&a, sizeof a);', 0),
+    "connect-unix": ('int s = socket(AF_UNIX, SOCK_STREAM, 0); struct sockaddr_un a = {0}; '
+                     'a.sun_family = AF_UNIX; strcpy(a.sun_path, "SERVICE"); '
+                     'connect(s, (void *)&a, sizeof a);', 0),
 }
 
 
+@pytest.mark.parametrize("model", ["LP64", "ILP32"])
 @pytest.mark.parametrize("name", sorted(ESCAPES))
-def test_a_test_changes_nothing_outside_its_directory(tmp_path, name):
+def test_a_test_changes_nothing_outside_its_directory(tmp_path, name, model):
     """The program under test is untrusted: it may do anything in its working directory
-    and nothing outside (``contain.c``); and its own goals are still covered."""
+    and nothing outside (``contain.c``), in a 64-bit build or a 32-bit one (whose
+    system calls are numbered otherwise); and its own goals are still covered."""
     import socket
     from cooptest.harness.runner import landlock_abi
     statements, abi = ESCAPES[name]
     if landlock_abi() < abi:
         pytest.skip(f"the kernel's Landlock ABI {landlock_abi()} is older than {abi}")
+    if name == "socket-through-int-0x80" and model == "ILP32":
+        pytest.skip("the stub is x86-64 code; a 32-bit test's own socket(2) is send-udp's")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "kept").write_text("mine")
     listener = socket.create_server(("127.0.0.1", 0))
-    listener.setblocking(False)
+    datagrams = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    datagrams.bind(("127.0.0.1", 0))
+    service = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    service.bind(str(tmp_path / "service"))
+    service.listen()
+    for s in (listener, datagrams, service):
+        s.setblocking(False)
     victim = subprocess.Popen(["sleep", "30"])
     try:
         code = (statements.replace("OUTSIDE", str(outside))
-                .replace("PORT", str(listener.getsockname()[1])).replace("VICTIM", str(victim.pid)))
+                .replace("PORT", str(listener.getsockname()[1]))
+                .replace("UDP", str(datagrams.getsockname()[1]))
+                .replace("SERVICE", str(tmp_path / "service")).replace("VICTIM", str(victim.pid)))
         path = tmp_path / f"{name}.c"
-        path.write_text(HEAD + "#include <signal.h>\n#include <arpa/inet.h>\n#include <sys/socket.h>\n"
+        path.write_text(HEAD + "#include <signal.h>\n#include <string.h>\n#include <arpa/inet.h>\n"
+                        "#include <sys/mman.h>\n#include <sys/socket.h>\n#include <sys/un.h>\n"
                         + BRANCHES % ("if (x > 0) { " + code + " }"))
-        frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+        task = tmp_path / "task.yml"
+        task.write_text(f"format_version: '2.0'\ninput_files: '{path.name}'\n"
+                        f"options:\n  language: C\n  data_model: {model}\n")
+        frontend = load_program(load_task(str(task)), str(tmp_path / "work"))
         put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
         for x in ("5", "3", "0"):
             put.submit([x], "test")
         assert sorted(p.name for p in outside.iterdir()) == ["kept"]
         assert (outside / "kept").read_text() == "mine"
-        with pytest.raises(BlockingIOError):
-            listener.accept()
+        for unreached in (listener.accept, service.accept, lambda: datagrams.recv(1)):
+            with pytest.raises(BlockingIOError):
+                unreached()
         assert victim.poll() is None, "the process outside was not signalled"
         line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "x == 5" in t)
         assert {g.id for g in put.goals.values() if g.line == line} <= set(put.covered)
     finally:
         victim.kill()
         victim.wait()
-        listener.close()
+        for s in (listener, datagrams, service):
+            s.close()

@@ -18,6 +18,15 @@
  * build does not depend on the age of the system's headers; the syscall numbers are
  * the same on every architecture. Without Landlock the test runs as before (runner.py
  * tells which: ``landlock_abi``).
+ *
+ * Landlock leaves UDP and unix sockets with a name in the file system (a daemon's
+ * control socket) open, so a seccomp filter denies what creates any socket: socket(2),
+ * i386's socketcall(2) (reachable from a 64-bit test through int 0x80, hence the
+ * filter's test of the calling architecture, and x32's numbering) and io_uring, whose
+ * rings create and connect sockets on their own. A test gets EACCES, as a program
+ * does whose network is down; Test-Comp's programs open none. The filter is x86's
+ * (the constants of include/uapi/linux/{filter,seccomp,audit}.h and the syscall
+ * tables), on other architectures there is none.
  */
 #define _GNU_SOURCE /* O_PATH */
 #include <fcntl.h>
@@ -77,6 +86,52 @@ static void confine_to_working_directory(const char *writable) {
   close(ruleset);
 }
 
+struct sock_filter {
+  uint16_t code;
+  uint8_t jump_if_true, jump_if_false;
+  uint32_t k;
+};
+struct sock_fprog {
+  unsigned short len;
+  const struct sock_filter *filter;
+};
+
+#define LOAD(offset) {0x20, 0, 0, offset} /* BPF_LD | BPF_W | BPF_ABS */
+#define CLEAR(bits) {0x54, 0, 0, ~(uint32_t)(bits)} /* BPF_ALU | BPF_AND | BPF_K */
+#define IF_EQUAL(value, skip_if_true, skip_if_false) {0x15, skip_if_true, skip_if_false, value}
+#define RETURN(action) {0x06, 0, 0, action} /* BPF_RET | BPF_K */
+#define SECCOMP_DATA_NR 0
+#define SECCOMP_DATA_ARCH 4
+#define AUDIT_ARCH_X86_64 0xc000003eu
+#define AUDIT_ARCH_I386 0x40000003u
+#define X32_SYSCALL_BIT 0x40000000u
+#define ALLOW 0x7fff0000u         /* SECCOMP_RET_ALLOW */
+#define DENY (0x00050000u | 13u)  /* SECCOMP_RET_ERRNO | EACCES */
+#define PR_SET_SECCOMP 22
+#define SECCOMP_MODE_FILTER 2
+
+static void deny_sockets(void) {
+  static const struct sock_filter program[] = {
+      LOAD(SECCOMP_DATA_ARCH),
+      IF_EQUAL(AUDIT_ARCH_X86_64, 0, 5),
+      LOAD(SECCOMP_DATA_NR),
+      CLEAR(X32_SYSCALL_BIT),
+      IF_EQUAL(41, 8, 0),  /* socket */
+      IF_EQUAL(425, 7, 0), /* io_uring_setup */
+      RETURN(ALLOW),
+      IF_EQUAL(AUDIT_ARCH_I386, 0, 4),
+      LOAD(SECCOMP_DATA_NR),
+      IF_EQUAL(102, 3, 0), /* socketcall */
+      IF_EQUAL(359, 2, 0), /* socket */
+      IF_EQUAL(425, 1, 0), /* io_uring_setup */
+      RETURN(ALLOW),
+      RETURN(DENY),
+  };
+  const struct sock_fprog filter = {sizeof program / sizeof program[0], program};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter);
+}
+
 static pid_t parent;
 
 static void die_with_parent(pid_t expected) {
@@ -98,5 +153,8 @@ __attribute__((constructor(0))) static void cooptest_contain(void) {
   pthread_atfork(before_fork, 0, in_child);
   const char *writable = getenv("COOPTEST_WRITABLE");
   confine_to_working_directory(writable && *writable ? writable : NULL);
+#if defined(__x86_64__) || defined(__i386__)
+  deny_sockets();
+#endif
   unsetenv("COOPTEST_WRITABLE");
 }

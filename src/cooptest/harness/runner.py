@@ -16,7 +16,8 @@ children, found in ``/proc/self/task/*/children`` by a session that is not its o
 If cooptest itself dies, ``contain.c`` lets the kernel kill the tests. ``contain.c``
 also confines every test to its working directory (Landlock, see there): it can write
 files nowhere else, reach no TCP port and signal no process outside its own tree;
-``sandbox()`` says whether the kernel offers that. Files it writes are capped at
+``sandbox()`` says whether the kernel offers that. A seccomp filter denies it sockets
+of any kind (x86 builds). Files it writes are capped at
 ``FILE_SIZE``.
 
 The branch trace travels through shared memory (:class:`TraceRegion`), never through
@@ -28,6 +29,7 @@ import ctypes
 import functools
 import mmap
 import os
+import platform
 import resource
 import selectors
 import shutil
@@ -207,7 +209,9 @@ def landlock_abi() -> int:
 def sandbox() -> str:
     """What confines the tests, for the report."""
     abi = landlock_abi()
-    return f"landlock ABI {abi}" if abi else "none (no Landlock: a test may write outside its directory)"
+    sockets = "no sockets (seccomp)" if platform.machine() in ("x86_64", "i686") else "sockets allowed"
+    files = f"landlock ABI {abi}" if abi else "no Landlock: a test may write outside its directory"
+    return f"{files}; {sockets}"
 
 
 @functools.cache
