@@ -226,7 +226,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             progress.stop()
         report.extra.setdefault("stopped", "budget")
         report.extra["held_past_deadline"] = True
-        report.stopped_by("budget")
+        report.stopped_by(board, "budget")
         if board is not None and meter is not None:
             measured = meter.count_so_far(board.tests)
         conclude()
@@ -273,7 +273,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             except Interrupted as e:
                 exit_code = e.exit_code
                 report.extra.setdefault("stopped", "budget" if exit_code == 0 else str(e))
-                report.stopped_by(report.extra["stopped"])
+                report.stopped_by(board, report.extra["stopped"])
                 if measured is None and meter is not None and board is not None:
                     measured = meter.count_so_far(board.tests)  # every test kept: no time to ask
             finally:

@@ -7,6 +7,7 @@ from typing import Callable
 
 from rich.console import Console
 
+from cooptest.core.analysis import Started
 from cooptest.core.board import GoalBoard
 from cooptest.report.progress import ProgressPanel, goal_bar
 
@@ -39,12 +40,12 @@ def test_panel_shows_goals_tests_time_and_cores(program_of: Callable[[str], Goal
     board.submit(["50"], "random")
     dead = next(g.id for g in board.goals.values() if g.line == 5 and g.id.endswith("T"))
     board.prove_infeasible(dead, "value: x > 10 && x < 5 is unsatisfiable", "value")
-    board.notify("analysis", worker=0, analysis="concolic")
-    board.notify("analysis", worker=1, analysis="coveritest")
+    board.running.update({0: Started("concolic", "testing", panel.started + 1),
+                          1: Started("coveritest", "proving", panel.started + 2)})
     text = shown(panel)
     assert "2 covered · 1 infeasible · 1 open of 4 (50.0%)" in text
     assert re.search(r"tests\s+1\s+executions 1\b", text)
-    assert "core 0: concolic" in text and "core 1: coveritest" in text
+    assert "core 0: concolic (since 1.0s)" in text and "core 1: coveritest (since 2.0s)" in text
     assert "s of 60s" in text and "s left" in text
 
 

@@ -21,6 +21,7 @@ it, which is sound: both only ever allow doing less.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -46,6 +47,19 @@ class Run:
     seconds: float
     why_not: str | None = None
     lane: str | None = None
+
+
+@dataclass(frozen=True)
+class Started:
+    """An analysis a lane (``core.parallel``) runs now: which, on which lane, since
+    when (``time.monotonic()``). The board's ``running`` holds one per busy core."""
+
+    analysis: str
+    lane: str
+    since: float
+
+    def ended(self, stopped: str, why_not: str | None = None) -> Run:
+        return Run(self.analysis, stopped, round(time.monotonic() - self.since, 2), why_not, self.lane)
 
 
 @dataclass

@@ -33,12 +33,15 @@ it would drop that the TestCov-style count needs, and rewrites the suite with it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from cooptest.cfa.ir import Goal, Program
 from cooptest.cfa.variation import variation_source
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import SuiteWriter, TestCase
+
+if TYPE_CHECKING:
+    from cooptest.core.analysis import Started
 
 FLAKY_CONFIRMATIONS = 4  # runs that confirm a goal some test reached unconfirmed before
 
@@ -77,6 +80,7 @@ class GoalBoard:
     executions: int = 0
     stats: dict[str, int] = field(default_factory=dict)
     listeners: list[Listener] = field(default_factory=list)
+    running: dict[int, Started] = field(default_factory=dict)  # core -> what its lane runs now
     context: str = ""  # what a cooperation is doing (e.g. its round), named in every origin
 
     def __post_init__(self) -> None:

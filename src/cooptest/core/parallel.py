@@ -27,7 +27,7 @@ import traceback
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from cooptest.core.analysis import Analysis, Job, Run
+from cooptest.core.analysis import Analysis, Job, Run, Started
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
@@ -161,17 +161,15 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         workers.append(p)
     alive = set(range(len(lanes)))
     ran: list[list[Run]] = [[] for _ in lanes]
-    running: dict[int, tuple[str, float]] = {}  # lane -> its analysis, since when
 
     def record(k: int, runs: list[Run]) -> None:
-        running.pop(k, None)
+        board.running.pop(k, None)
         ran[k] += runs
         board.notify("ran", worker=k, runs=runs)  # the report's list if a signal ends the run
 
     def end(k: int, stopped: str, why: str | None = None) -> None:
-        if k in running:
-            name, since = running[k]
-            record(k, [Run(name, stopped, round(time.monotonic() - since, 2), why, lanes[k].name)])
+        if k in board.running:
+            record(k, [board.running[k].ended(stopped, why)])
 
     def receive(kind: str, k: int, value: Any) -> bool:
         """Handle one event; True if it decided a goal."""
@@ -195,8 +193,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         elif kind == "executions":
             board.executions += value
         elif kind == "analysis":
-            running[k] = (value, time.monotonic())
-            board.notify("analysis", worker=k, analysis=value, lane=lanes[k].name)
+            board.running[k] = Started(value, lanes[k].name, time.monotonic())
         elif kind == "ran":
             record(k, value)
         elif kind == "exit":
@@ -237,7 +234,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 os.kill(p.pid, signal.SIGKILL)
                 p.join()
         shutil.rmtree(scratch, ignore_errors=True)
-    for k in list(running):
+    for k in list(board.running):
         end(k, "budget")
     return [r for runs in ran for r in runs]
 

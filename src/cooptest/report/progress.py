@@ -40,9 +40,8 @@ def summary_line(name: str, summary: dict[str, Any]) -> str:
 class ProgressPanel:
     """A rich renderable read by Live's refresh thread: a snapshot of the counters.
 
-    It listens to the board: goal changes feed the sparkline, and ``analysis`` events
-    (``worker``: the core's index, ``analysis``: its name), which a cooperation sends
-    whenever a core starts an analysis, tell which analysis runs on which core."""
+    It listens to the board: goal changes feed the sparkline; the board's ``running``
+    tells which analysis runs on which core."""
 
     def __init__(self, board: GoalBoard, name: str, strategy: str, budget: float) -> None:
         self.board = board
@@ -52,13 +51,11 @@ class ProgressPanel:
         self.started = time.monotonic()
         self.last_change = 0.0
         self.points: list[tuple[float, int]] = []  # (seconds, goals covered)
-        self.cores: dict[int, tuple[str, float]] = {}  # worker -> (analysis, since when)
 
     def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        now = time.monotonic() - self.started
-        if event == "analysis":
-            self.cores[info["worker"]] = (info["analysis"], now)
+        if event not in ("covered", "infeasible"):
             return
+        now = time.monotonic() - self.started
         self.last_change = now
         self.points.append((now, len(board.covered)))
 
@@ -85,7 +82,8 @@ class ProgressPanel:
             goal_bar(min(elapsed, self.budget), 0, self.budget), "  ",
             f"{elapsed:.1f}s of {self.budget:g}s, ", (f"{left:.1f}s left", "bold"),
             f" (last new goal at {self.last_change:.1f}s)"))
-        cores = dict(self.cores) or {0: (self.strategy, 0.0)}
+        cores = {k: (s.analysis, s.since - self.started) for k, s in dict(board.running).items()} \
+            or {0: (self.strategy, 0.0)}
         for k, (analysis, since) in sorted(cores.items()):
             table.add_row("cores" if k == min(cores) else "",
                           f"core {k}: {analysis} (since {since:.1f}s)")

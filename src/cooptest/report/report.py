@@ -60,7 +60,6 @@ class Report:
     _written: float = 0.0
     _cost: float = 0.0  # seconds the last write took
     _ran: list[Run] = field(default_factory=list)  # the lanes' runs heard of so far
-    _running: dict[int, tuple[str, str, float]] = field(default_factory=dict)  # core: analysis, lane, since
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -68,26 +67,21 @@ class Report:
     def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
         """The listener: record the timeline and the lanes' runs, rewrite the file if it
         is due."""
-        if event == "analysis":
-            self._running[info["worker"]] = (info["analysis"], info["lane"], time.monotonic())
-        elif event == "ran":
-            self._running.pop(info["worker"], None)
+        if event == "ran":
             self._ran += info["runs"]
         self.timeline.append((round(self.elapsed(), 3), len(board.covered), len(board.infeasible)))
         since = time.monotonic() - self._written
         if since * WRITE_SHARE >= self._cost and (event == "covered" or since >= self.min_interval):
             self.write(board)
 
-    def stopped_by(self, why: str) -> None:
+    def stopped_by(self, board: GoalBoard | None, why: str) -> None:
         """``analyses`` of a run a signal (``why``) stopped before its analysis returned:
         the lanes' runs that had ended and those it stopped, or else the analysis the
         user chose, as far as it got."""
         if self.analyses:
             return
-        now = time.monotonic()
-        self.analyses = self._ran + [Run(name, why, round(now - since, 2), None, lane)
-                                     for name, lane, since in self._running.values()] \
-            or [Run(self.strategy, why, round(self.elapsed(), 2))]
+        stopped = [s.ended(why) for s in board.running.values()] if board is not None else []
+        self.analyses = self._ran + stopped or [Run(self.strategy, why, round(self.elapsed(), 2))]
 
     def document(self, board: GoalBoard) -> dict[str, Any]:
         goals = []
