@@ -1,5 +1,5 @@
-"""A replay resumed from a snapshot (the state after the negated node's parent) builds
-the path a replay from the entry of ``main`` builds."""
+"""A replay resumed from a snapshot (the state after the negated node's parent, or after
+an ancestor of it) builds the path a replay from the entry of ``main`` builds."""
 from __future__ import annotations
 
 import pytest
@@ -78,6 +78,20 @@ int main(void) {
 """
 
 
+# an input read and decided on in every iteration: paths of a dozen decisions
+READING = r"""
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int count = 0;
+  for (int i = 0; i < 12; i++) {
+    if (__VERIFIER_nondet_int() > i) count++;
+  }
+  if (count == 7) return 1;
+  return 0;
+}
+"""
+
+
 def summary(path):
     return ([(d.branch, d.outcome, d.before, d.after, d.position) for d in path.decisions], path.trace,
             [c.sexpr() for c in path.constraints], [r.symbol.sexpr() for r in path.symbols],
@@ -103,6 +117,47 @@ def test_resumed_replays_equal_full_replays(make_program, monkeypatch, source: s
     assert compared and board.stats["resumed_replays"] == len(compared)
     if source is POINTERS:
         assert any(p.concretized for p in compared)
+
+
+def test_a_replay_resumes_from_an_ancestor_when_the_parent_state_is_gone(make_program, monkeypatch) -> None:
+    """Only the states after decisions at even depths kept: a negated node whose parent
+    is at an odd depth resumes from the nearest ancestor with a state, and builds the
+    full replay's path."""
+    compared, resumed_at = [], []
+
+    def checked(program, execution, symbols, memo, visited, **options):
+        path = replay(program, execution, symbols, memo, visited, **options)
+        if options.get("start") is not None:
+            assert summary(path) == summary(replay(program, execution, symbols, memo, set()))
+            compared.append(path)
+        return path
+
+    def even_depths_only(arg, path, nodes):
+        keep_snapshots(arg, path, nodes)
+        for node in [n for n in arg.snapshots if n.depth % 2]:
+            del arg.snapshots[node]
+
+    def nearest(arg, node):
+        found = nearest_snapshot(arg, node)
+        resumed_at.append((node, found))
+        return found
+    keep_snapshots, nearest_snapshot = engine._keep_snapshots, engine._nearest_snapshot
+    monkeypatch.setattr(engine, "replay", checked)
+    monkeypatch.setattr(engine, "_keep_snapshots", even_depths_only)
+    monkeypatch.setattr(engine, "_nearest_snapshot", nearest)
+    board = make_program(READING)
+    # depth-first: the parent's parent is still kept (breadth-first search has negated
+    # a child of it, and dropped its state, before it negates a node two levels down)
+    ConcolicAnalysis(search="dfs").run(board, Job(frozenset(board.goals), Budget.seconds(10.0)))
+    from_ancestors = [(node, found) for node, found in resumed_at
+                      if node is not None and found is not None and found is not node]
+    def ancestors(node):
+        while node.parent is not None:
+            node = node.parent
+            yield node
+    assert from_ancestors and all(found in ancestors(node) and found.depth % 2 == 0
+                                  for node, found in from_ancestors)
+    assert len(compared) == board.stats["resumed_replays"] >= len(from_ancestors)
 
 
 def test_a_run_giving_a_concretised_term_another_value_does_not_resume(make_program) -> None:
