@@ -17,7 +17,7 @@ If cooptest itself dies, ``contain.c`` lets the kernel kill the tests. ``contain
 also confines every test to its working directory (Landlock, see there): it can write
 files nowhere else, reach no TCP port and signal no process outside its own tree;
 ``sandbox()`` says whether the kernel offers that. A seccomp filter denies it sockets
-of any kind (x86 builds). Files it writes are capped at
+of any kind (x86 builds, ``seccomp_filters``). Files it writes are capped at
 ``FILE_SIZE``.
 
 The branch trace travels through shared memory (:class:`TraceRegion`), never through
