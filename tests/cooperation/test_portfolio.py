@@ -113,7 +113,7 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
     """Measured (benchmarks/RESULTS.md): on pals_lcr's 13k goals a second lane (CoVeriTest,
     directed concolic search) proves nothing in a minute and takes CPU from concolic
     search: there concolic search has a core from the start, the quick proofs the other,
-    which is then left to the board and the TestCov-style count. Below,
+    which random testing then shares with the board and the TestCov-style count. Below,
     CoVeriTest has half the proving lane and BiTe the rest (its proofs on the NT drivers).
     Either way the call graph and the field invariants open the proving lane: they take
     milliseconds to a second; below, Spacer's Horn clauses have the first turn of every
@@ -130,7 +130,7 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
     proving = lanes_for(2, Settings(extra={"budget": 60}), LARGE)[1].analyses[2][0]
     assert [(a, round(t, 3)) for a, t in proving.configuration.pairs] == [
         ("chc", 2.0), ("value", 1.333), ("predicate", 5.333)]
-    assert names(LARGE + 1) == {"testing": ["concolic", "random"], "proving": ["callgraph", "fields"]}
+    assert names(LARGE + 1) == {"testing": ["concolic", "random"], "proving": ["callgraph", "fields", "random"]}
     # Cores beyond two run random testing, whatever the program's size.
     assert names(LARGE + 1, jobs=3)["random-0"] == names(LARGE, jobs=3)["random-0"] == ["random"]
 

@@ -41,7 +41,7 @@ from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import SuiteWriter, TestCase
 
 if TYPE_CHECKING:
-    from cooptest.core.analysis import Started
+    from cooptest.core.analysis import Run, Started
 
 FLAKY_CONFIRMATIONS = 4  # runs that confirm a goal some test reached unconfirmed before
 
@@ -81,11 +81,16 @@ class GoalBoard:
     stats: dict[str, int] = field(default_factory=dict)
     listeners: list[Listener] = field(default_factory=list)
     running: dict[int, Started] = field(default_factory=dict)  # core -> what its lane runs now
+    ran: dict[int, list[Run]] = field(default_factory=dict)  # core -> the runs its lane ended
     context: str = ""  # what a cooperation is doing (e.g. its round), named in every origin
 
     def __post_init__(self) -> None:
         self.goals = {g.id: g for g in self.program.goals()}
         self.variation = variation_source(self.program)  # None: runs need no confirmation
+
+    def lanes_ran(self) -> list[Run]:
+        """The runs the lanes of ``core.parallel`` ended, lane by lane."""
+        return [r for k in sorted(self.ran) for r in self.ran[k]]
 
     @property
     def tests(self) -> list[TestCase]:

@@ -160,12 +160,11 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         start_forked(p)
         workers.append(p)
     alive = set(range(len(lanes)))
-    ran: list[list[Run]] = [[] for _ in lanes]
 
     def record(k: int, runs: list[Run]) -> None:
         board.running.pop(k, None)
-        ran[k] += runs
-        board.notify("ran", worker=k, runs=runs)  # the report's list if a signal ends the run
+        board.ran.setdefault(k, []).extend(runs)
+        board.notify("ran", worker=k, runs=runs)
 
     def end(k: int, stopped: str, why: str | None = None) -> None:
         if k in board.running:
@@ -236,7 +235,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         shutil.rmtree(scratch, ignore_errors=True)
     for k in list(board.running):
         end(k, "budget")
-    return [r for runs in ran for r in runs]
+    return board.lanes_ran()
 
 
 def _broadcast(inboxes: list[Any], sender: int, alive: set[int], message: tuple[str, Any, str]) -> None:

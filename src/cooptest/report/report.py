@@ -59,16 +59,12 @@ class Report:
     analyses: list[Run] = field(default_factory=list)  # set when the analysis returns, or ``stopped_by``
     _written: float = 0.0
     _cost: float = 0.0  # seconds the last write took
-    _ran: list[Run] = field(default_factory=list)  # the lanes' runs heard of so far
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
     def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        """The listener: record the timeline and the lanes' runs, rewrite the file if it
-        is due."""
-        if event == "ran":
-            self._ran += info["runs"]
+        """The listener: record the timeline, rewrite the file if it is due."""
         self.timeline.append((round(self.elapsed(), 3), len(board.covered), len(board.infeasible)))
         since = time.monotonic() - self._written
         if since * WRITE_SHARE >= self._cost and (event == "covered" or since >= self.min_interval):
@@ -80,8 +76,9 @@ class Report:
         user chose, as far as it got."""
         if self.analyses:
             return
-        stopped = [s.ended(why) for s in board.running.values()] if board is not None else []
-        self.analyses = self._ran + stopped or [Run(self.strategy, why, round(self.elapsed(), 2))]
+        ran = board.lanes_ran() + [s.ended(why) for s in board.running.values()] \
+            if board is not None else []
+        self.analyses = ran or [Run(self.strategy, why, round(self.elapsed(), 2))]
 
     def document(self, board: GoalBoard) -> dict[str, Any]:
         goals = []
