@@ -1,15 +1,20 @@
-"""Two revisions of cooptest, paired: the same tasks, alternately, on the same machine.
+"""Revisions of cooptest, paired: the same tasks, alternately, on the same machine.
 
-    python benchmarks/revisions.py OLD NEW --task T.yml [--task ...] [--budget 60]
-        [--strategy auto] [--repeat 1] [--work DIR] [--results FILE]
+    python benchmarks/revisions.py OLD NEW [MORE ...] --task T.yml [--task ...]
+        [--budget 60] [--strategy auto] [--repeat 1] [--referee testcov|report]
+        [--work DIR] [--results FILE]
 
 Each revision is checked out in a git worktree (``DIR/rev-<sha>``) and run from its own
-sources (``PYTHONPATH``) through the CLI; for each task and repetition the two runs
-follow each other, the first of the pair alternating, so that a drift of the machine's
-load falls on both. Every suite is measured with TestCov. The table shows per task and
-revision: native runs, confirmations, goals covered / unconfirmed / infeasible, cov_f,
-TestCov coverage and wall time (means over the repetitions). Results are cached in
-``--results`` (an interrupted comparison resumes).
+sources (``PYTHONPATH``) through the CLI; for each task and repetition the runs of the
+revisions follow each other, the first of them rotating, so that a drift of the
+machine's load falls on all. Every suite is measured with TestCov, or with
+``--referee report`` by the report's own TestCov-style count (``testcov`` then holds
+that count: on pals_lcr's 13k goals TestCov takes seven minutes a suite, and there the
+two agreed on every suite measured by both; elsewhere they may differ, as on atol's
+tests that TestCov's harness runs differently). The table shows per task and revision: native
+runs, confirmations, goals covered / unconfirmed / infeasible, cov_f, coverage and wall
+time (means over the repetitions), and the coverage of each repetition. Results are
+cached in ``--results`` (an interrupted comparison resumes).
 """
 from __future__ import annotations
 
@@ -39,7 +44,7 @@ def worktree(rev: str, work: Path) -> tuple[str, Path]:
     return sha, path
 
 
-def run(tree: Path, task: Path, options: list[str], budget: float, out: Path) -> dict:
+def run(tree: Path, task: Path, options: list[str], budget: float, out: Path, referee: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree / "src")}
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", str(task), "--budget", str(budget),
            "--out", str(out), "--quiet", *options]
@@ -50,40 +55,49 @@ def run(tree: Path, task: Path, options: list[str], budget: float, out: Path) ->
     if report.exists():
         summary.update(json.loads(report.read_text()).get("summary", {}))
     suite = out / "test-suite.zip"
-    summary["testcov"] = testcov(task, suite) if suite.exists() else 0.0
+    if referee == "report":
+        summary["testcov"] = summary.get("coverage_testcov_style", 0.0)
+    else:
+        summary["testcov"] = testcov(task, suite) if suite.exists() else 0.0
     return summary
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("old")
-    ap.add_argument("new")
+    ap.add_argument("revisions", nargs="+", help="two or more git revisions")
     ap.add_argument("--task", action="append", required=True, help="Test-Comp task (relative path)")
     ap.add_argument("--budget", type=float, default=60)
     ap.add_argument("--strategy", default="auto")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--work", type=Path, default=Path("/tmp/cooptest-revisions"))
     ap.add_argument("--results", type=Path, default=None)
+    ap.add_argument("--referee", choices=("testcov", "report"), default="testcov")
     args = ap.parse_args()
+    if len(args.revisions) < 2:
+        ap.error("give at least two revisions")
     args.work.mkdir(parents=True, exist_ok=True)
-    revs = [worktree(args.old, args.work), worktree(args.new, args.work)]
+    revs = [worktree(rev, args.work) for rev in args.revisions]
+    suffix = "/report" if args.referee == "report" else ""  # the runs' key in the results
     results = Results(args.results or args.work / "results.json")
     for t, name in enumerate(args.task):
         for k in range(args.repeat):
-            pair = revs if (t + k) % 2 == 0 else revs[::-1]
-            for sha, tree in pair:
-                config = f"{sha}/{args.strategy}/{k}"
+            first = (t + k) % len(revs)
+            for sha, tree in revs[first:] + revs[:first]:
+                config = f"{sha}/{args.strategy}/{k}{suffix}"
                 if results.get(name, config, args.budget) is None:
-                    out = args.work / sha / f"{Path(name).stem}-{k}"
+                    out = args.work / sha / f"{Path(name).stem}-{k}{suffix.replace('/', '-')}"
                     results.put(name, config, args.budget,
-                                run(tree, TESTCOMP / name, ["--strategy", args.strategy], args.budget, out))
-    print(f"| task | revision | {' | '.join(COLUMNS)} |")
-    print("|---|---|" + "---|" * len(COLUMNS))
+                                run(tree, TESTCOMP / name, ["--strategy", args.strategy], args.budget, out,
+                                    args.referee))
+    print(f"| task | revision | {' | '.join(COLUMNS)} | {args.referee} of each run |")
+    print("|---|---|" + "---|" * (len(COLUMNS) + 1))
     for name in args.task:
         for sha, _ in revs:
-            rows = [results.get(name, f"{sha}/{args.strategy}/{k}", args.budget) for k in range(args.repeat)]
+            rows = [results.get(name, f"{sha}/{args.strategy}/{k}{suffix}", args.budget)
+                    for k in range(args.repeat)]
             cells = [statistics.mean(float(r.get(c) or 0) for r in rows) for c in COLUMNS]
-            print(f"| {Path(name).stem[:32]} | {sha} | " + " | ".join(f"{v:g}" for v in cells) + " |")
+            each = ", ".join(f"{float(r.get('testcov') or 0):g}" for r in rows)
+            print(f"| {Path(name).stem[:32]} | {sha} | " + " | ".join(f"{v:g}" for v in cells) + f" | {each} |")
 
 
 if __name__ == "__main__":

@@ -188,3 +188,32 @@ def test_native_runs_a_worker_made_just_before_every_goal_was_decided_are_counte
     run_lanes(board, [Lane([(_Runs(20), None)], "runs")], board.open(), Budget.seconds(60))
     assert not board.open()
     assert board.executions == 21 and board.stats["iterations"] == 20
+
+
+class _Niceness:
+    """Counts the niceness of the process it runs in, then decides every goal."""
+
+    name = "niceness"
+
+    def run(self, board, job):
+        import os
+        from cooptest.core.analysis import AnalysisState, finish
+        board.count("niceness", os.nice(0))
+        board.submit(["1"], self.name)
+        return finish(board, job, AnalysisState(self.name))
+
+
+def test_a_niced_analysis_runs_at_the_lowest_priority_in_its_worker_alone(program_of) -> None:
+    """The large program's proving core runs random testing niced: it must take only
+    the CPU concolic search and the board leave idle. The lane's worker is lowered,
+    the parent (the board) is not, and the lane's run keeps the analysis's name."""
+    import os
+    from cooptest.core.parallel import LOWEST_PRIORITY, Niced
+    board = program_of("extern int __VERIFIER_nondet_int(void);\n"
+                       "int main(void) { if (__VERIFIER_nondet_int()) return 1; return 0; }\n")
+    before = os.nice(0)
+    runs = run_lanes(board, [Lane([(Niced(_Niceness()), None)], "proving")], board.open(),
+                     Budget.seconds(60))
+    assert board.stats["niceness"] == LOWEST_PRIORITY
+    assert os.nice(0) == before
+    assert [(r.lane, r.analysis) for r in runs] == [("proving", "niceness")]

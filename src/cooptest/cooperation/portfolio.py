@@ -55,7 +55,7 @@ from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, PAPER_
                                              CoVeriTest, Reuse, paper_pair, scaled)
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
-from cooptest.core.parallel import Lane, run_lanes
+from cooptest.core.parallel import Lane, Niced, run_lanes
 from cooptest.core.registry import Settings, make_analysis
 
 RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search
@@ -83,8 +83,8 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
                       (make("random", 1), None)], "all")]
     if goals > LARGE:
         lanes = [Lane([(make("concolic"), None), (make("random", 1), None)], "testing"),
-                 Lane([(make("callgraph"), None), (make("fields"), None), (make("random", 2), None)],
-                      "proving")]
+                 Lane([(make("callgraph"), None), (make("fields"), None),
+                       (Niced(make("random", 2)), None)], "proving")]
     else:
         directed = make_analysis("concolic", replace(settings, search="cfg"))
         lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),

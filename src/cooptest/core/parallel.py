@@ -24,10 +24,10 @@ import signal
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from cooptest.core.analysis import Analysis, Job, Run, Started
+from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
@@ -36,6 +36,7 @@ from cooptest.harness.executor import Execution
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
 REPORT_EVERY = 0.5  # seconds between a worker's reports of its native runs and counts
 LAST_BATCH = 0.3  # seconds the parent waits for the workers' last reports, out of its budget
+LOWEST_PRIORITY = 19  # the niceness of a ``Niced`` analysis
 
 
 class WorkerBoard(GoalBoard):
@@ -114,6 +115,24 @@ class Lane:
 
     analyses: list[tuple[Analysis, float | None]]
     name: str = ""
+
+
+@dataclass
+class Niced:
+    """``analysis`` at the lowest CPU priority (``os.nice``): it takes only the CPU the
+    other lanes and the parent's board leave idle, never theirs. For the last analysis
+    of a lane (``run_lanes`` runs each lane in a worker process, whose priority this
+    lowers for good)."""
+
+    analysis: Analysis
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.analysis.name
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        os.nice(LOWEST_PRIORITY - os.nice(0))
+        return self.analysis.run(board, job)
 
 
 def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int,
