@@ -37,13 +37,16 @@ On a large program (more than ``LARGE`` goals: pals_lcr's 13k) CoVeriTest's ARGs
 get far in a minute and cover little, while concolic search still finds new goals with
 every run, as fast as it gets CPU: there concolic search runs as the single strategy
 runs it, from the first second, and the other core proves what the call graph and the
-field invariants prove (0.8 s on pals_lcr), then runs random testing beside the board
-and its TestCov-style count. A second lane of concolic search took CPU from the first
-(session 7: at 60 s on pals_lcr.3.1, 75% of the goals against 78% for concolic search
-alone). Random testing there costs concolic search about a tenth of its replays (the
-board accepts random's tests on the same core) and adds goals its paths do not take: TestCov-style 69.97 and 72.89 against
-68.84 and 69.07 on pals_lcr.3.1 at 60 s (idle, alternately; RESULTS.md, twenty-third
-session).
+field invariants prove (0.8 s on pals_lcr), then runs random testing at the lowest
+priority (``Niced``) beside the board and its TestCov-style count. A second lane of
+concolic search took CPU from the first (session 7: at 60 s on pals_lcr.3.1, 75% of the
+goals against 78% for concolic search alone). Random testing at equal priority cost
+concolic search a tenth of its replays; niced, it takes only the CPU concolic search
+and the board leave idle, and covers goals concolic search's paths do not take: at
+60 s on pals_lcr.3.1 (idle, three rounds, TestCov-style count) 71.99 against 69.67 at
+equal priority and 67.75 with the core left to the board; on pals_lcr.3 65.41 against
+65.07, on pals_lcr.8 69.21 against 70.19, within its spread (two rounds; RESULTS.md,
+twenty-third session).
 """
 from __future__ import annotations
 
