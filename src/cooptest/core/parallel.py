@@ -119,10 +119,11 @@ class Lane:
 
 @dataclass
 class Niced:
-    """``analysis`` at the lowest CPU priority (``os.nice``): it takes only the CPU the
-    other lanes and the parent's board leave idle, never theirs. For the last analysis
-    of a lane (``run_lanes`` runs each lane in a worker process, whose priority this
-    lowers for good)."""
+    """``analysis`` at the lowest CPU priority (``os.nice``): it runs mostly on the CPU
+    the other lanes and the parent's board leave idle (the scheduler still gives it a
+    sliver of a busy core, and the parent accepts its tests at normal priority). For the
+    last analysis of a lane (``run_lanes`` runs each lane in a worker process, whose
+    priority this lowers for good)."""
 
     analysis: Analysis
     name: str = field(init=False)
