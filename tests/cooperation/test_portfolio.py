@@ -204,9 +204,9 @@ class _Niceness:
 
 
 def test_a_niced_analysis_runs_at_the_lowest_priority_in_its_worker_alone(program_of) -> None:
-    """The large program's proving core runs random testing niced: it must take only
-    the CPU concolic search and the board leave idle. The lane's worker is lowered,
-    the parent (the board) is not, and the lane's run keeps the analysis's name."""
+    """The large program's proving core runs random testing niced, so that it runs
+    mostly on the CPU concolic search and the board leave idle. The lane's worker is
+    lowered, the parent (the board) is not, and the lane's run keeps the analysis's name."""
     import os
     from cooptest.core.parallel import LOWEST_PRIORITY, Niced
     board = program_of("extern int __VERIFIER_nondet_int(void);\n"
