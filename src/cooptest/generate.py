@@ -33,6 +33,7 @@ from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, LearntLimit
 from cooptest.harness.live_coverage import LiveMeter
+from cooptest.harness.pids import remove_orphans
 from cooptest.harness.runner import sandbox
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import page_seconds, write_html_report
@@ -230,7 +231,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
         if board is not None and meter is not None:
             measured = meter.count_so_far(board.tests)
         conclude()
-        shutil.rmtree(work, ignore_errors=True)
+        if board is not None:
+            board.executor.close()  # its pids cgroup: os._exit runs no finalizer
+        _leave_nothing(work)
         finish(task, opts, deadline, doc, tests)
         sys.stderr.flush()
         os._exit(0)
@@ -283,7 +286,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     signal.signal(s, signal.SIG_IGN)  # let the last report land
                 conclude()
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        _leave_nothing(work)
     finish(task, opts, deadline, doc, tests)
     return doc, exit_code
 
@@ -327,6 +330,13 @@ class Watchdog:
             return
         if self.ending.acquire(blocking=False):
             self.held()
+
+
+def _leave_nothing(work: str) -> None:
+    """Remove what the run's processes leave behind: its folder, and the pids cgroups of
+    workers terminated at the deadline (``harness.pids``)."""
+    shutil.rmtree(work, ignore_errors=True)
+    remove_orphans()
 
 
 @contextmanager

@@ -13,6 +13,7 @@ import pytest
 from cooptest.core.board import GoalBoard
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
+from cooptest.harness.pids import PREFIX, cgroup_root, orphans, remove_orphans
 from cooptest.task import load_task
 
 BRANCHES = """
@@ -70,6 +71,31 @@ def test_hostile_test_leaves_nothing_running_and_its_coverage_intact(tmp_path, n
     assert running(put.executor.binary.path) == []
 
 
+def test_a_fork_bomb_is_capped_and_leaves_nothing_running(tmp_path):
+    """A test may start ``PROCESSES`` processes, a test of root's too (RLIMIT_NPROC does
+    not bind root: ``pids.py``); the program sees the next fork fail. Its cgroup is gone
+    once its executable is closed."""
+    from cooptest.harness.runner import PROCESSES
+    if os.getuid() == 0 and cgroup_root() is None:
+        pytest.skip("root without a cgroup-v1 pids hierarchy: tests are not capped")
+    path = tmp_path / "bomb.c"
+    path.write_text(HEAD + "int main() { int x = __VERIFIER_nondet_int();\n"
+                    f"  for (int i = 0; i < {2 * PROCESSES}; i++) {{\n"
+                    "    pid_t p = fork(); if (p == 0) { pause(); _exit(0); }\n"
+                    "    if (p < 0) { if (x > 0) return 1; return 2; }\n  }\n  return 0; }\n")
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    for x in ("5", "0"):
+        put.submit([x], "test")
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "p < 0" in t)
+    failed = {g.id for g in put.goals.values() if g.line == line}
+    assert len(failed) == 4 and failed <= set(put.covered), "forks failed, both ways"
+    assert running(put.executor.binary.path) == []
+    put.executor.close()
+    if cgroup_root() is not None:
+        assert not [n for n in os.listdir(cgroup_root()) if n.startswith(f"{PREFIX}{os.getpid()}-")]
+
+
 def helpers_of(marker: str) -> list[int]:
     """Live processes whose command line names ``marker`` (cooptest and its forks)."""
     found = []
@@ -108,6 +134,10 @@ def test_a_sigkilled_cooptest_leaves_no_test_and_no_helper_running(tmp_path, str
     time.sleep(0.5)
     assert running(str(tmp)) == []
     assert helpers_of(out) == []
+    if cgroup_root() is not None:  # root: the run's pids cgroups are left, with no process
+        assert orphans(), "the test that was started had a cgroup"
+        remove_orphans()  # as the next cooptest does
+        assert orphans() == []
 
 
 def test_a_run_ends_by_the_budget_and_a_cut_run_covers_nothing(tmp_path):

@@ -27,12 +27,18 @@
  * does whose network is down; Test-Comp's programs open none. The filter is x86's
  * (the constants of include/uapi/linux/{filter,seccomp,audit}.h and the syscall
  * tables), on other architectures there is none.
+ *
+ * A test of root's is not capped by RLIMIT_NPROC (the kernel exempts uid 0), so
+ * cooptest then gives each executable's tests a cgroup of the pids controller
+ * (pids.py), whose cgroup.procs is in $COOPTEST_CGROUP: the test moves itself there
+ * first, before anything of its own can fork, or does not run at all (exit 125).
  */
 #define _GNU_SOURCE /* O_PATH */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -132,6 +138,18 @@ static void deny_sockets(void) {
     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter);
 }
 
+static void join_cgroup(const char *procs) {
+  char pid[24];
+  int length = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+  int fd = open(procs, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write(fd, pid, (size_t)length) != length) {
+    static const char refused[] = "cooptest: the test cannot join its pids cgroup\n";
+    (void)!write(2, refused, sizeof refused - 1);
+    _exit(125);
+  }
+  close(fd);
+}
+
 static pid_t parent;
 
 static void die_with_parent(pid_t expected) {
@@ -150,6 +168,10 @@ __attribute__((constructor(0))) static void cooptest_contain(void) {
     return;
   unsetenv("COOPTEST_PARENT");
   die_with_parent((pid_t)atol(text));
+  const char *cgroup = getenv("COOPTEST_CGROUP");
+  if (cgroup && *cgroup)
+    join_cgroup(cgroup);
+  unsetenv("COOPTEST_CGROUP");
   pthread_atfork(before_fork, 0, in_child);
   const char *writable = getenv("COOPTEST_WRITABLE");
   confine_to_working_directory(writable && *writable ? writable : NULL);
