@@ -33,7 +33,7 @@ from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, LearntLimit
 from cooptest.harness.live_coverage import LiveMeter
-from cooptest.harness.pids import remove_orphans
+from cooptest.harness.cgroups import remove_orphans
 from cooptest.harness.runner import sandbox
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import page_seconds, write_html_report
@@ -232,7 +232,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             measured = meter.count_so_far(board.tests)
         conclude()
         if board is not None:
-            board.executor.close()  # its pids cgroup: os._exit runs no finalizer
+            board.executor.close()  # its cgroups: os._exit runs no finalizer
         _leave_nothing(work)
         finish(task, opts, deadline, doc, tests)
         sys.stderr.flush()
@@ -333,8 +333,8 @@ class Watchdog:
 
 
 def _leave_nothing(work: str) -> None:
-    """Remove what the run's processes leave behind: its folder, and the pids cgroups of
-    workers terminated at the deadline (``harness.pids``)."""
+    """Remove what the run's processes leave behind: its folder, and the cgroups of
+    workers terminated at the deadline (``harness.cgroups``)."""
     shutil.rmtree(work, ignore_errors=True)
     remove_orphans()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from clitools import EXAMPLES, cooptest
-from cooptest.harness.pids import orphans
+from cooptest.harness.cgroups import orphans
 from cooptest.harness.testsuite import read_suite
 
 GUARDED = EXAMPLES / "guarded.c"
@@ -162,7 +162,7 @@ def test_a_run_leaves_no_temporary_files(tmp_path, budget):
                        capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)})
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert list(tmp.iterdir()) == []
-    assert orphans() == [], "the pids cgroups of the run's processes (for root) are gone"
+    assert orphans() == [], "the cgroups of the run's processes (for root) are gone"
 
 
 # An analysis that ends its budget inside native code that ignores signals, as z3 can

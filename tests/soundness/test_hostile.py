@@ -13,7 +13,7 @@ import pytest
 from cooptest.core.board import GoalBoard
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
-from cooptest.harness.pids import PREFIX, cgroup_root, orphans, remove_orphans
+from cooptest.harness.cgroups import cgroup_roots, orphans, remove_orphans
 from cooptest.task import load_task
 
 BRANCHES = """
@@ -73,27 +73,57 @@ def test_hostile_test_leaves_nothing_running_and_its_coverage_intact(tmp_path, n
 
 def test_a_fork_bomb_is_capped_and_leaves_nothing_running(tmp_path):
     """A test may start ``PROCESSES`` processes, a test of root's too (RLIMIT_NPROC does
-    not bind root: ``pids.py``); the program sees the next fork fail. Its cgroup is gone
-    once its executable is closed."""
+    not bind root: ``cgroups.py``); the program sees the next fork fail. Its cgroups are
+    gone once its executable is closed."""
     from cooptest.harness.runner import PROCESSES
-    if os.getuid() == 0 and cgroup_root() is None:
+    if os.getuid() == 0 and "pids" not in cgroup_roots():
         pytest.skip("root without a cgroup-v1 pids hierarchy: tests are not capped")
-    path = tmp_path / "bomb.c"
-    path.write_text(HEAD + "int main() { int x = __VERIFIER_nondet_int();\n"
-                    f"  for (int i = 0; i < {2 * PROCESSES}; i++) {{\n"
-                    "    pid_t p = fork(); if (p == 0) { pause(); _exit(0); }\n"
-                    "    if (p < 0) { if (x > 0) return 1; return 2; }\n  }\n  return 0; }\n")
-    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
-    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
-    for x in ("5", "0"):
-        put.submit([x], "test")
-    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "p < 0" in t)
-    failed = {g.id for g in put.goals.values() if g.line == line}
-    assert len(failed) == 4 and failed <= set(put.covered), "forks failed, both ways"
+    put = board_of(tmp_path, f"""
+      for (int i = 0; i < {2 * PROCESSES}; i++) {{
+        pid_t p = fork(); if (p == 0) {{ pause(); _exit(0); }}
+        if (p < 0)
+          return 1;
+      }}""")
+    put.submit(["0"], "test")
+    assert taken(put, "if (p < 0)"), "a fork failed"
     assert running(put.executor.binary.path) == []
+    cgroups = put.executor.binary._cgroups
     put.executor.close()
-    if cgroup_root() is not None:
-        assert not [n for n in os.listdir(cgroup_root()) if n.startswith(f"{PREFIX}{os.getpid()}-")]
+    assert not any(os.path.exists(c) for c in cgroups)
+
+
+def test_the_memory_of_all_processes_of_a_test_is_capped(tmp_path):
+    """Each process of a test may map 2 GB (RLIMIT_AS); all of them together, for root,
+    2 GB too (``cgroups.py``): one of five children touching 600 MB each is killed."""
+    if "memory" not in cgroup_roots():
+        pytest.skip("not root, or no cgroup-v1 memory hierarchy: only each process is capped")
+    put = board_of(tmp_path, """
+      int killed = 0, status;
+      for (int i = 0; i < 5; i++)
+        if (fork() == 0) { char *m = malloc(600 << 20); if (m) memset(m, 1, 600 << 20);
+                           usleep(500000); _exit(0); }
+      while (wait(&status) > 0) killed |= WIFSIGNALED(status);
+      if (killed)
+        return 1;""")
+    put.submit(["0"], "test")
+    assert taken(put, "if (killed)"), "a child was killed"
+
+
+def board_of(tmp_path, statements: str) -> GoalBoard:
+    """The board of a program that runs ``statements`` after reading an input."""
+    path = tmp_path / "prog.c"
+    path.write_text(HEAD + "#include <stdlib.h>\n#include <string.h>\n#include <sys/wait.h>\n"
+                    "int main() { int x = __VERIFIER_nondet_int();\n" + statements + "\n  return 0; }\n")
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+
+
+def taken(board: GoalBoard, condition: str) -> bool:
+    """Whether a test took the true branch of the line holding ``condition``."""
+    with open(board.program.path) as f:
+        line = next(i for i, t in enumerate(f.read().splitlines(), 1) if condition in t)
+    true, = [g.id for g in board.goals.values() if g.line == line and g.id.endswith("T")]
+    return true in board.covered
 
 
 def helpers_of(marker: str) -> list[int]:
@@ -134,7 +164,7 @@ def test_a_sigkilled_cooptest_leaves_no_test_and_no_helper_running(tmp_path, str
     time.sleep(0.5)
     assert running(str(tmp)) == []
     assert helpers_of(out) == []
-    if cgroup_root() is not None:  # root: the run's pids cgroups are left, with no process
+    if cgroup_roots():  # root: the run's cgroups are left, with no process
         assert orphans(), "the test that was started had a cgroup"
         remove_orphans()  # as the next cooptest does
         assert orphans() == []

@@ -29,9 +29,10 @@
  * tables), on other architectures there is none.
  *
  * A test of root's is not capped by RLIMIT_NPROC (the kernel exempts uid 0), so
- * cooptest then gives each executable's tests a cgroup of the pids controller
- * (pids.py), whose cgroup.procs is in $COOPTEST_CGROUP: the test moves itself there
- * first, before anything of its own can fork, or does not run at all (exit 125).
+ * cooptest then gives each executable's tests cgroups of the pids and memory
+ * controllers (cgroups.py), whose cgroup.procs files $COOPTEST_CGROUPS lists,
+ * separated by ':'. The test moves itself there first, before anything of its own can
+ * fork, or does not run at all (exit 125).
  */
 #define _GNU_SOURCE /* O_PATH */
 #include <fcntl.h>
@@ -40,6 +41,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -138,16 +140,25 @@ static void deny_sockets(void) {
     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter);
 }
 
-static void join_cgroup(const char *procs) {
-  char pid[24];
+static void join_cgroups(const char *list) {
+  char pid[24], path[4096];
   int length = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-  int fd = open(procs, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || write(fd, pid, (size_t)length) != length) {
-    static const char refused[] = "cooptest: the test cannot join its pids cgroup\n";
-    (void)!write(2, refused, sizeof refused - 1);
-    _exit(125);
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, ":");
+    int fd = -1;
+    if (n < sizeof path) {
+      memcpy(path, p, n);
+      path[n] = 0;
+      fd = open(path, O_WRONLY | O_CLOEXEC);
+    }
+    if (fd < 0 || write(fd, pid, (size_t)length) != length) {
+      static const char refused[] = "cooptest: the test cannot join its cgroups\n";
+      (void)!write(2, refused, sizeof refused - 1);
+      _exit(125);
+    }
+    close(fd);
+    p += n + (p[n] == ':');
   }
-  close(fd);
 }
 
 static pid_t parent;
@@ -168,10 +179,10 @@ __attribute__((constructor(0))) static void cooptest_contain(void) {
     return;
   unsetenv("COOPTEST_PARENT");
   die_with_parent((pid_t)atol(text));
-  const char *cgroup = getenv("COOPTEST_CGROUP");
-  if (cgroup && *cgroup)
-    join_cgroup(cgroup);
-  unsetenv("COOPTEST_CGROUP");
+  const char *cgroups = getenv("COOPTEST_CGROUPS");
+  if (cgroups)
+    join_cgroups(cgroups);
+  unsetenv("COOPTEST_CGROUPS");
   pthread_atfork(before_fork, 0, in_child);
   const char *writable = getenv("COOPTEST_WRITABLE");
   confine_to_working_directory(writable && *writable ? writable : NULL);

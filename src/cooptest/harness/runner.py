@@ -6,9 +6,9 @@ them), output is drained by a select loop that keeps only the first few KB, and
 every Executable reuses one private working directory. Resource limits (address
 space, CPU time, processes, no core files) are applied with prlimit(2) right after the
 spawn: a ``preexec_fn`` would force fork+exec instead of vfork and cut the run rate by
-3x, while the child cannot get far in the microseconds before its limits land. The
-kernel caps no process of root's by RLIMIT_NPROC: for root, a pids cgroup does
-(``pids.py``).
+3x, while the child cannot get far in the microseconds before its limits land. For
+root, whose processes RLIMIT_NPROC does not cap, cgroups cap the processes of a test
+and their memory together (``cgroups.py``).
 
 The program is untrusted, and so is everything it starts. A run ends when its process
 exits (a pidfd tells, even while children keep its output open) or its time is up;
@@ -45,12 +45,12 @@ from array import array
 from dataclasses import dataclass, field
 
 from cooptest.cfa.ctype import DataModel
-from cooptest.harness.pids import cgroup_root, new_cgroup, remove_cgroup
+from cooptest.harness.cgroups import cgroup_roots, new_cgroups, remove_cgroup
 
 OUTPUT_KEEP = 4096  # bytes of stdout/stderr kept per run
 ADDRESS_SPACE = 2 << 30
 FILE_SIZE = 64 << 20  # bytes a test may write into one file
-PROCESSES = 256  # processes a test may start (beyond those of the user, if not root; see pids.py)
+PROCESSES = 256  # processes a test may start (beyond those of the user, if not root: cgroups.py)
 TRACE_HEADER = 2  # int32 words before the events (trace_runtime.c)
 MAX_EVENTS = 4_000_000  # trace_runtime.c; one more event marks a truncated trace
 PR_SET_CHILD_SUBREAPER = 36
@@ -117,7 +117,7 @@ class Executable:
     trace: bool
     writable: str | None = None  # a directory the test may write besides its own (gcov's counts)
     _workdir: str | None = field(default=None, init=False, repr=False, compare=False)
-    _cgroup: str | None = field(default=None, init=False, repr=False, compare=False)  # pids.py
+    _cgroups: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
     _region: TraceRegion | None = field(default=None, init=False, repr=False, compare=False)
 
     def run(self, inputs: list[str], timeout: float = 3.0, trace: bool = False) -> RunResult:
@@ -131,9 +131,9 @@ class Executable:
         if self.writable is not None:
             env["COOPTEST_WRITABLE"] = self.writable
         env.pop("COOPTEST_TRACE_FD", None)
-        env.pop("COOPTEST_CGROUP", None)
-        if self._cgroup is not None:
-            env["COOPTEST_CGROUP"] = self._cgroup
+        env.pop("COOPTEST_CGROUPS", None)
+        if self._cgroups:
+            env["COOPTEST_CGROUPS"] = ":".join(self._cgroups)
         fds: tuple[int, ...] = ()
         if trace:
             if self._region is None:
@@ -163,18 +163,18 @@ class Executable:
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
-        if self._cgroup is not None:
-            remove_cgroup(self._cgroup)
-            self._cgroup = None
+        for cgroup in self._cgroups:
+            remove_cgroup(cgroup)
+        self._cgroups = ()
 
     def _private_dir(self) -> str:
-        """The working directory of the runs (and, for root, their pids cgroup)."""
+        """The working directory of the runs (and, for root, their cgroups)."""
         if self._workdir is None:
             self._workdir = tempfile.mkdtemp(prefix="cooptest-run-")
             weakref.finalize(self, shutil.rmtree, self._workdir, True)
-            self._cgroup = new_cgroup(PROCESSES)
-            if self._cgroup is not None:
-                weakref.finalize(self, remove_cgroup, self._cgroup)
+            self._cgroups = new_cgroups({"pids": PROCESSES, "memory": ADDRESS_SPACE})
+            for cgroup in self._cgroups:
+                weakref.finalize(self, remove_cgroup, cgroup)
         return self._workdir
 
 
@@ -238,13 +238,16 @@ def sandbox() -> str:
     abi = landlock_abi()
     sockets = "no sockets (seccomp)" if seccomp_filters() else "sockets allowed"
     files = f"landlock ABI {abi}" if abi else "no Landlock: a test may write outside its directory"
+    caps = cgroup_roots()
     if _process_limit() is not None:
         processes = f"at most {PROCESSES} processes beyond the user's (RLIMIT_NPROC)"
-    elif cgroup_root() is not None:
+    elif "pids" in caps:
         processes = f"at most {PROCESSES} processes (pids cgroup)"
     else:
         processes = "processes unlimited (root, no pids cgroup)"
-    return f"{files}; {sockets}; {processes}"
+    gb = ADDRESS_SPACE >> 30
+    memory = f"{gb} GB for all processes (memory cgroup)" if "memory" in caps else f"{gb} GB per process"
+    return f"{files}; {sockets}; {processes}; {memory}"
 
 
 @functools.cache
