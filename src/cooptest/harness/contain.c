@@ -33,8 +33,14 @@
  * controllers (cgroups.py), whose cgroup.procs files $COOPTEST_CGROUPS lists,
  * separated by ':'. The test moves itself there first, before anything of its own can
  * fork, or does not run at all (exit 125).
+ *
+ * A test of root's would also hold every capability: it could reboot the machine, load
+ * a kernel module, set the clock, raise its own hard limits. So it drops them all, from
+ * its bounding set too, before main: no execve gives them back (the no_new_privs bit,
+ * set for Landlock, would not either). It stays uid 0, the owner of its directory.
  */
 #define _GNU_SOURCE /* O_PATH */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -161,6 +167,29 @@ static void join_cgroups(const char *list) {
   }
 }
 
+#define CAPABILITY_VERSION_3 0x20080522u
+#define PR_CAPBSET_DROP 24
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+
+struct capability_header {
+  uint32_t version;
+  int pid;
+};
+struct capability_data {
+  uint32_t effective, permitted, inheritable;
+};
+
+static void drop_capabilities(void) {
+  for (int cap = 0; cap < 64; cap++)
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL)
+      break; /* past the kernel's last capability */
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  struct capability_header header = {CAPABILITY_VERSION_3, 0};
+  struct capability_data none[2] = {{0, 0, 0}, {0, 0, 0}};
+  syscall(SYS_capset, &header, none);
+}
+
 static pid_t parent;
 
 static void die_with_parent(pid_t expected) {
@@ -183,6 +212,8 @@ __attribute__((constructor(0))) static void cooptest_contain(void) {
   if (cgroups)
     join_cgroups(cgroups);
   unsetenv("COOPTEST_CGROUPS");
+  if (geteuid() == 0)
+    drop_capabilities();
   pthread_atfork(before_fork, 0, in_child);
   const char *writable = getenv("COOPTEST_WRITABLE");
   confine_to_working_directory(writable && *writable ? writable : NULL);

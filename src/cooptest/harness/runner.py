@@ -20,7 +20,7 @@ also confines every test to its working directory (Landlock, see there): it can 
 files nowhere else, reach no TCP port and signal no process outside its own tree;
 ``sandbox()`` says whether the kernel offers that. A seccomp filter denies it sockets
 of any kind (x86 builds, ``seccomp_filters``). Files it writes are capped at
-``FILE_SIZE``.
+``FILE_SIZE``. A test of root's drops every capability.
 
 The branch trace travels through shared memory (:class:`TraceRegion`), never through
 the program's working directory, where the program could delete or forge it.
@@ -247,7 +247,8 @@ def sandbox() -> str:
         processes = "processes unlimited (root, no pids cgroup)"
     gb = ADDRESS_SPACE >> 30
     memory = f"{gb} GB for all processes (memory cgroup)" if "memory" in caps else f"{gb} GB per process"
-    return f"{files}; {sockets}; {processes}; {memory}"
+    capabilities = "; no capabilities (root's dropped)" if os.getuid() == 0 else ""
+    return f"{files}; {sockets}; {processes}; {memory}{capabilities}"
 
 
 @functools.cache
