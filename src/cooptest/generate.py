@@ -34,7 +34,7 @@ from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, LearntLimit
 from cooptest.harness.live_coverage import LiveMeter
 from cooptest.harness.cgroups import remove_orphans
-from cooptest.harness.runner import sandbox
+from cooptest.harness.runner import kill_strays, sandbox
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import page_seconds, write_html_report
 from cooptest.report.progress import Progress, summary_line
@@ -333,8 +333,11 @@ class Watchdog:
 
 
 def _leave_nothing(work: str) -> None:
-    """Remove what the run's processes leave behind: its folder, and the cgroups of
-    workers terminated at the deadline (``harness.cgroups``)."""
+    """Remove what the run's processes leave behind: the processes of the tests that
+    workers killed at the deadline were running (this process reaps them, or their
+    zombies would hold their cgroups until init did), the run's folder, and the
+    workers' cgroups (``harness.cgroups``)."""
+    kill_strays()
     shutil.rmtree(work, ignore_errors=True)
     remove_orphans()
 

@@ -197,6 +197,44 @@ def test_a_sigkilled_cooptest_leaves_no_test_and_no_helper_running(tmp_path, str
         assert orphans() == []
 
 
+def test_the_tests_of_a_killed_worker_are_reaped(tmp_path):
+    """At the deadline cooptest kills its workers (the lanes, the coverage meter), maybe
+    while a test runs: the test and what it started die with the worker, and are left
+    to cooptest, their subreaper, which reaps them (``kill_strays``, at the end of a
+    run). Their zombies would otherwise hold the test's cgroups (for root) until init
+    reaped them, after cooptest."""
+    import multiprocessing
+    from cooptest.harness.runner import kill_strays
+    put = board_of(tmp_path, "for (int i = 0; i < 10; i++) if (fork() == 0) { pause(); _exit(0); } sleep(30);")
+    put.executor.run(["1"])  # cooptest (here: pytest) is now the tests' subreaper
+    worker = multiprocessing.get_context("fork").Process(target=put.executor.run, args=(["0"],))
+    worker.start()
+    deadline = time.monotonic() + 10
+    while len(running(put.executor.binary.path)) < 11 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(running(put.executor.binary.path)) == 11, "the test and its ten children run"
+    worker.kill()
+    worker.join()
+    time.sleep(0.2)
+    assert present(put.executor.binary.path), "their zombies wait for a reaper"
+    kill_strays()
+    assert not present(put.executor.binary.path)
+
+
+def present(binary: str) -> list[int]:
+    """Processes of ``binary``, zombies included (known by their name)."""
+    name = os.path.basename(binary)[:15]
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().split("(", 1)[1].rsplit(")", 1)[0] == name:
+                    found.append(int(pid))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
 def test_a_run_ends_by_the_budget_and_a_cut_run_covers_nothing(tmp_path):
     """A test that runs for seconds cannot carry an analysis past its budget; what a run
     cut short did is not coverage (TestCov would not count it either)."""

@@ -150,7 +150,7 @@ class Executable:
         out, err, timed_out = _communicate(proc, stdin, timeout)
         code = proc.returncode
         if contained:
-            _kill_strays()
+            kill_strays()
         events = self._region.events() if trace and self._region is not None else None
         _clean(workdir)
         killed_by = -code if code < 0 else None
@@ -280,8 +280,10 @@ def _strays() -> list[int]:
     return found
 
 
-def _kill_strays() -> None:
-    """Kill and reap the strays, and then those they orphaned in turn."""
+def kill_strays() -> None:
+    """Kill and reap the strays, and then those they orphaned in turn. After each run;
+    and when a worker that runs tests (a lane, the coverage meter) has been killed in
+    the middle of one, its test's processes are this process's strays."""
     for _ in range(1000):
         strays = _strays()
         if not strays:
