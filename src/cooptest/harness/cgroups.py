@@ -10,10 +10,10 @@ of 2 GB each could take more memory than the machine has. So, where cgroup-v1
 hierarchies of the ``pids`` and ``memory`` controllers are writable (as they are to
 root), each executable's tests go into a cgroup of their own in each: ``pids.max``
 caps processes and threads together, ``memory.limit_in_bytes`` the memory of all the
-test's processes together (the kernel kills one of them beyond it; swap, where there is
-any, is not capped). ``contain.c``
-moves the test there before its first instruction of ``main`` (``$COOPTEST_CGROUPS``).
-cgroup v2 is not used: there a cgroup can take controllers for its children only if
+test's processes together (the kernel kills one of them beyond it; swap, where there
+is any, is not capped). ``contain.c`` moves the test there before its first
+instruction of ``main`` (``$COOPTEST_CGROUPS``). Joining costs a run 20-50 us for each
+(``benchmarks/RESULTS.md``). cgroup v2 is not used: there a cgroup can take controllers for its children only if
 it holds no process itself, which the cgroup of a shell running cooptest does.
 
 Each cgroup is named after the cooptest process that made it. It is removed when its
@@ -70,6 +70,8 @@ def new_cgroups(limits: dict[str, int]) -> tuple[str, ...]:
 
 
 def _make(root: str, controller: str, cap: str) -> str | None:
+    """A cgroup under ``root`` with ``cap`` written to its controller's limit: the path
+    of its ``cgroup.procs``; None if the kernel refuses either."""
     try:
         path = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=root)
     except OSError:
