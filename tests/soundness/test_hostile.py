@@ -12,8 +12,8 @@ import pytest
 
 from cooptest.core.board import GoalBoard
 from cooptest.frontend import load_program
+from cooptest.harness.cgroups import alive, cgroup_roots, orphans, remove_orphans
 from cooptest.harness.executor import Executor
-from cooptest.harness.cgroups import cgroup_roots, orphans, remove_orphans
 from cooptest.task import load_task
 
 BRANCHES = """
@@ -45,10 +45,8 @@ def running(binary: str) -> list[int]:
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if os.readlink(f"/proc/{pid}/exe").startswith(binary):
-                with open(f"/proc/{pid}/stat") as f:
-                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
-                        found.append(int(pid))
+            if os.readlink(f"/proc/{pid}/exe").startswith(binary) and alive(int(pid)):
+                found.append(int(pid))
         except OSError:
             continue
     return found
@@ -159,9 +157,7 @@ def helpers_of(marker: str) -> list[int]:
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                named = marker.encode() in f.read()
-            with open(f"/proc/{pid}/stat") as f:
-                if named and f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                if marker.encode() in f.read() and alive(int(pid)):
                     found.append(int(pid))
         except OSError:
             continue

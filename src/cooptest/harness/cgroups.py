@@ -12,9 +12,10 @@ root), each executable's tests go into a cgroup of their own in each: ``pids.max
 caps processes and threads together, ``memory.limit_in_bytes`` the memory of all the
 test's processes together (the kernel kills one of them beyond it; swap, where there
 is any, is not capped). ``contain.c`` moves the test there before its first
-instruction of ``main`` (``$COOPTEST_CGROUPS``). Joining costs a run 20-50 us for each
-(``benchmarks/RESULTS.md``). cgroup v2 is not used: there a cgroup can take controllers for its children only if
-it holds no process itself, which the cgroup of a shell running cooptest does.
+instruction of ``main`` (``$COOPTEST_CGROUPS``). Joining costs a run 20-50 us for
+each (``benchmarks/RESULTS.md``). cgroup v2 is not used: there a cgroup can take
+controllers for its children only if it holds no process itself, which the cgroup of a
+shell running cooptest does.
 
 Each cgroup is named after the cooptest process that made it. It is removed when its
 executable is closed; one left behind by a process killed outright (a worker at the
@@ -40,12 +41,13 @@ def cgroup_roots() -> dict[str, str]:
     if os.getuid() != 0:
         return {}
     try:
-        with open("/proc/self/mounts") as f:
-            mounts = [(line.split()[1], line.split()[3].split(",")) for line in f
-                      if line.split()[2] == "cgroup"]
-        with open("/proc/self/cgroup") as f:
-            own = [(line.split(":", 2)[1].split(","), line.rstrip("\n").split(":", 2)[2]) for line in f]
-    except (OSError, IndexError):
+        with open("/proc/self/mounts") as f:  # device, mount point, type, options, ...
+            mounts = [(point, options.split(",")) for _, point, kind, options, *_ in map(str.split, f)
+                      if kind == "cgroup"]
+        with open("/proc/self/cgroup") as f:  # id:controllers:path
+            own = [(controllers.split(","), path) for _, controllers, path
+                   in (line.rstrip("\n").split(":", 2) for line in f)]
+    except (OSError, ValueError):
         return {}
     roots = {}
     for controller, (_, unlimited) in CAPS.items():
