@@ -66,3 +66,18 @@ def test_bad_suite(tmp_path: Path, triangle: Path) -> None:
     junk = tmp_path / "suite.zip"
     junk.write_text("not a zip")
     assert_one_line(cooptest("coverage", triangle, junk), str(junk))
+
+
+@pytest.mark.parametrize("callee, why", [
+    ("helper", "helper() is called but defined nowhere"),
+    ("reach_error", "reach_error() is declared but not defined"),
+])
+def test_function_without_definition(tmp_path: Path, callee: str, why: str) -> None:
+    """The linker names cooptest's instrumented copy and no line: the message names the
+    user's file and the first call."""
+    prog = tmp_path / "extern.c"
+    prog.write_text(f"extern int __VERIFIER_nondet_int(void);\nint {callee}(void);\n"
+                    f"int main(void) {{\n  if (__VERIFIER_nondet_int())\n    {callee}();\n"
+                    "  return 0;\n}\n")
+    assert_one_line(cooptest("generate", prog, "--budget", "2", "--out", tmp_path / "o"),
+                    f"{prog}:5: {why}")

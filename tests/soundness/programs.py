@@ -307,4 +307,16 @@ int main() { struct N *n = malloc(sizeof(struct N)); if (n == 0) { return 3; }
   if (__VERIFIER_nondet_int()) { m = malloc(sizeof(struct N)); if (m == 0) { return 3; } m->next = n; m->v = 1; }
   int k = m->v; if (m->next != 0) { if (k == 1) { return 1; } } else if (k == 2) { return 2; } return 0; }
 """, [["2", "0"], ["5", "1"]]),
+    "string-unsigned-bytes": (HEAD + """#include <string.h>
+int main() { char x[2]; x[0] = __VERIFIER_nondet_int(); x[1] = 0;
+  if (strcmp(x, "m") > 0) { if (x[0] < 0) { return 1; } return 2; } return 0; }
+""", [["-1"], ["110"], ["0"]]),
+    "string-magnitude": (HEAD + """#include <string.h>
+int main() { char x[2]; x[0] = __VERIFIER_nondet_int(); x[1] = 0; int r = strcmp(x, "b");
+  if (r == 5) { return 1; } if (r == -1) { return 2; } if (r == 1) { return 3; } return 0; }
+""", [["103"], ["97"], ["99"], ["98"]]),
+    "string-memcmp-past-zero": (HEAD + """#include <string.h>
+int main() { char a[3], b[3]; a[0] = 0; a[1] = 1; a[2] = 0; b[0] = 0; b[1] = __VERIFIER_nondet_int();
+  b[2] = 0; if (memcmp(a, b, 3) != 0) { return 1; } return 0; }
+""", [["2"], ["1"]]),
 }

@@ -38,6 +38,7 @@ from typing import Callable
 import z3
 
 from cooptest.analyses import semantics as sem
+from cooptest.analyses import strings
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa.builtins import FLOAT_CONSTANTS
 from cooptest.cfa.ctype import (CType, FloatType, FunctionType, IntType,
@@ -701,6 +702,9 @@ class SymbolicState:
             self._fill(dst, data)
             self._result(edge, dst)
             return
+        if name in strings.MODELLED:
+            self._string_function(edge, name)
+            return
         for a in edge.args:
             self.eval(a)
         if name not in PURE_EXTERNALS and (any(isinstance(a.type, PointerType) for a in edge.args)
@@ -708,6 +712,45 @@ class SymbolicState:
             self._havoc_memory(registers=name is None)
         if edge.lhs is not None:
             self.write(edge.lhs, self._unknown(edge.lhs.type))
+
+    def _string_function(self, edge: CallEdge, name: str) -> None:
+        """``strcmp`` and its kin (``strings``): they read memory and write none."""
+        args = [self.eval(a) for a in edge.args]
+        if edge.lhs is None:
+            return
+        t = edge.ftype.ret if edge.ftype is not None else None
+        if not isinstance(t, IntType):
+            t = self.types.size_t if name == "strlen" else self.types.int
+        value = self._unknown(t)
+        if name == "strlen" and len(args) == 1:
+            s = self._bytes_from(args[0], terminated=True)
+            if s is not None:
+                value = strings.length(s, value)
+        elif name in strings.COMPARISONS:
+            counted, terminated = strings.COMPARISONS[name]
+            count = _as_int(args[2]) if counted and len(args) == 3 else None
+            s1, s2 = (self._bytes_from(a, terminated) for a in args[:2])
+            if s1 is not None and s2 is not None and (count is not None or not counted):
+                value = strings.compare(s1, s2, count, terminated, value)
+        self.write(edge.lhs, sem.cast(value, t, edge.lhs.type))
+
+    def _bytes_from(self, address: z3.ExprRef, terminated: bool) -> list[z3.ExprRef] | None:
+        """The bytes from ``address`` to the end of its object, at most
+        ``strings.MAX_SCAN``, and with ``terminated`` up to the first that is the
+        constant 0; None where the model does not place ``address`` exactly."""
+        a = _numeral(address)
+        obj = self._resolve(address, a) if a is not None else None
+        if a is None or obj is None or not obj.base <= a <= obj.base + obj.size:
+            return None
+        out: list[z3.ExprRef] = []
+        for k in range(min(obj.base + obj.size - a, strings.MAX_SCAN)):
+            byte = self._load_bytes(self.ptr(a + k), 1)
+            if byte is None:
+                return None
+            out.append(byte)
+            if terminated and _numeral(byte) == 0:
+                break
+        return out
 
     def _result(self, edge: CallEdge, value: z3.ExprRef) -> None:
         if edge.lhs is not None:

@@ -542,6 +542,14 @@ class Program:
         for f in self.functions.values():
             yield from f.edges()
 
+    def first_call(self, function: str) -> int | None:
+        """The first line that calls ``function`` (a call of an error function is an
+        ``ErrorEdge``), if one does."""
+        lines = [e.line for e in self.edges() if isinstance(e, CallEdge) and e.callee == function]
+        if function in ERROR_FUNCTIONS:
+            lines += [e.line for e in self.error_calls.values()]
+        return min(lines, default=None)
+
     def goals(self) -> list[Goal]:
         """Every branch goal and error-call goal, in source order."""
         out: list[Goal] = []

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from importlib import resources
 
 from cooptest.cfa.ctype import DataModel
+from cooptest.cfa.ir import ERROR_FUNCTIONS
 from cooptest.errors import ToolMissing, UserError
 from cooptest.harness.nondet import harness_source, needed_functions
 from cooptest.harness.runner import Executable
@@ -27,6 +28,26 @@ BASE_FLAGS = ("-std=gnu11", "-O0", "-w")
 MULTILIB_HINT = "apt-get install -y gcc-multilib"
 _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$",
                         re.M)
+_UNDEFINED = re.compile(r"undefined reference to [`'](?P<name>[^'`]+)'")
+
+
+class Undefined(UserError):
+    """The link found no definition of ``function``, in the program or the C library.
+
+    The linker names no line, and the file it names is one of cooptest's own: whoever
+    built the program from its CFA says where it is called (``at``)."""
+
+    def __init__(self, function: str, file: str | None, line: int | None = None) -> None:
+        self.function = function
+        if function in ERROR_FUNCTIONS:
+            why = (f"{function}() is declared but not defined; define it, as Test-Comp tasks "
+                   f"do: void {function}(void) {{ abort(); }}")
+        else:
+            why = f"{function}() is called but defined nowhere (not in the program, not in the C library)"
+        super().__init__(why, file, line)
+
+    def at(self, file: str, line: int | None) -> Undefined:
+        return Undefined(self.function, file, line)
 
 
 def compile_program(source_path: str, data_model: DataModel, out_dir: str, trace: bool) -> Executable:
@@ -56,7 +77,8 @@ def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
                     flags: Sequence[str]) -> None:
     """``gcc`` ``sources`` into ``output`` (atomically: parallel builds may race).
 
-    Raises ``UserError`` naming the first gcc error (``file:line: message``) and
+    Raises ``UserError`` naming the first gcc error (``file:line: message``), ``Undefined``
+    for a function the link does not find, and
     ``ToolMissing`` when ``-m32`` cannot work because gcc-multilib is absent.
     """
     fd, tmp = tempfile.mkstemp(prefix=".build-", dir=os.path.dirname(os.path.abspath(output)))
@@ -100,9 +122,11 @@ def _gcc_error(stderr: str, default_file: str) -> UserError:
     m = _GCC_ERROR.search(stderr)
     if m:
         return UserError(m["msg"], m["file"], int(m["line"]))
+    undefined = _UNDEFINED.search(stderr)
+    if undefined:
+        return Undefined(undefined["name"], default_file)
     lines = stderr.strip().splitlines() or ["gcc failed"]
-    first = next((ln for ln in lines if "undefined reference" in ln),
-                 next((ln for ln in lines if "error" in ln), lines[0]))
+    first = next((ln for ln in lines if "error" in ln), lines[0])
     return UserError(first.strip(), default_file)
 
 

@@ -18,7 +18,7 @@ from cooptest.cfa.ir import branch_goal_id, error_goal_id
 from cooptest.core.budget import Budget
 from cooptest.frontend import Frontend
 from cooptest.frontend.instrument import instrumented_source
-from cooptest.harness.build import Executable, compile_program
+from cooptest.harness.build import Executable, Undefined, compile_program
 from cooptest.harness.runner import RunResult
 
 TRUNCATED = -(1 << 31)
@@ -116,7 +116,11 @@ class Executor:
         source = os.path.join(work_dir, "instrumented.c")
         with open(source, "w") as f:
             f.write(instrumented_source(frontend))
-        self.binary: Executable = compile_program(source, frontend.task.data_model, work_dir, trace=True)
+        try:
+            self.binary: Executable = compile_program(source, frontend.task.data_model, work_dir,
+                                                      trace=True)
+        except Undefined as e:  # the linker names our instrumented copy, and no line
+            raise e.at(frontend.task.program, frontend.program.first_call(e.function)) from None
         self.timeout = timeout
         self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
         self.goals = {g.id for g in frontend.program.goals()}

@@ -1,0 +1,56 @@
+"""The C library's string comparisons, as terms over the bytes they read.
+
+A program that checks its input against a keyword (``strcmp(buf, "hello") == 0``) hides
+the branch that matters inside the C library, whose code the CFA does not hold. Without
+a model the result is a fresh symbol: concolic search never learns which bytes make it
+0, and the call havocs memory, since it is given pointers. KLEE runs a C library built
+for symbolic execution instead; here the few functions that decide such branches are
+terms over the bytes the symbolic state reads for them (``SymbolicState._external``),
+as C11 (7.24.4, 7.24.6.3) defines them:
+
+- ``strcmp``/``strncmp``/``memcmp``: the first pair of bytes that differ, read as
+  ``unsigned char``, gives the sign; none before a terminator (``strcmp``,
+  ``strncmp``) or the count (``strncmp``, ``memcmp``) gives 0. The magnitude is the
+  library's own (glibc on i386 returns -1 or 1, on x86-64 the difference of the
+  bytes), so it comes from a fresh symbol confined to the sign: a proof holds whatever
+  the library, and concolic testing, which reads the symbol as 0, sees -1 and 1.
+- ``strlen``: the index of the first terminator.
+
+The state reads at most ``MAX_SCAN`` bytes of an argument, from an address it places
+exactly, and stops after a byte that is the constant 0; where the bytes read end
+before the answer does, the result is the fresh symbol.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import z3
+
+MAX_SCAN = 256  # bytes of one argument a model reads
+COMPARISONS = {"strcmp": (False, True), "strncmp": (True, True), "memcmp": (True, False)}
+"""name: (whether a count is its third argument, whether a terminator ends the comparison)"""
+MODELLED = {*COMPARISONS, "strlen"}
+
+
+def compare(s1: Sequence[z3.ExprRef], s2: Sequence[z3.ExprRef], count: int | None,
+            terminated: bool, unknown: z3.BitVecRef) -> z3.BitVecRef:
+    """The result of comparing the bytes ``s1`` and ``s2`` (8-bit terms), at most
+    ``count`` of them, as a term as wide as ``unknown``, the fresh symbol."""
+    bits = unknown.size()
+    n = min(len(s1), len(s2), count if count is not None else MAX_SCAN)
+    magnitude = unknown & ((1 << (bits - 1)) - 1)  # 0 .. 2^(bits-1) - 1
+    below = -1 - magnitude  # -1 .. -2^(bits-1): every negative value
+    above = z3.If(magnitude == (1 << (bits - 1)) - 1, z3.BitVecVal(1, bits), magnitude + 1)
+    value = z3.BitVecVal(0, bits) if n == count else unknown  # past the bytes read
+    for a, b in zip(reversed(s1[:n]), reversed(s2[:n])):
+        same = z3.If(a == 0, z3.BitVecVal(0, bits), value) if terminated else value
+        value = z3.If(a == b, same, z3.If(z3.ULT(a, b), below, above))
+    return value
+
+
+def length(s: Sequence[z3.ExprRef], unknown: z3.BitVecRef) -> z3.BitVecRef:
+    """``strlen`` of the bytes ``s``, as a term as wide as ``unknown``, the fresh symbol."""
+    value = unknown
+    for k in reversed(range(len(s))):
+        value = z3.If(s[k] == 0, z3.BitVecVal(k, unknown.size()), value)
+    return value

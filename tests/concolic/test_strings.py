@@ -1,0 +1,111 @@
+"""The models of strcmp, strncmp, memcmp and strlen (``analyses.strings``): concolic search
+finds the keywords a program compares its input with, and the terms mean what C says."""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+import z3
+
+from cooptest.analyses import strings
+from cooptest.analyses.concolic import ConcolicAnalysis
+from cooptest.core.analysis import Job
+from cooptest.cfa.ctype import DataModel
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+from cooptest.frontend import load_program
+from cooptest.harness.executor import Executor
+from cooptest.task import load_task
+
+KEYWORDS = """#include <string.h>
+#include <stdlib.h>
+extern char __VERIFIER_nondet_char(void);
+void reach_error(void) { abort(); }
+int main(void) {
+  char key[12];
+  for (int i = 0; i < 11; i++) key[i] = __VERIFIER_nondet_char();
+  key[11] = 0;
+  if (strcmp(key, "open sesame") == 0) reach_error();
+  size_t n = strlen(key);
+  if (n == 5) {
+    if (strncmp(key, "ab", 2) == 0 && memcmp(key + 2, "xyz", 3) == 0) return 2;
+    return 1;
+  }
+  if (n > 9 && strcmp(key, "ZZZZZZZZZ") > 0 && key[9] == 'q') return 3;
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("data_model", [DataModel.ILP32, DataModel.LP64])
+def test_concolic_search_finds_the_keywords(tmp_path: Path, data_model: DataModel) -> None:
+    """Every branch, the error call too, within seconds, on both targets (glibc's
+    strcmp returns -1/1 on i386, the bytes' difference on x86-64). Without the models
+    the keyword comparisons stay unknown after a minute."""
+    path = tmp_path / "keywords.c"
+    path.write_text(KEYWORDS)
+    frontend = load_program(load_task(str(path), data_model), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
+    ConcolicAnalysis(search="cgs").run(put, Job(frozenset(put.goals), Budget.seconds(20.0)))
+    assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))
+
+
+def _bytes(text: bytes) -> list[z3.ExprRef]:
+    return [z3.BitVecVal(c, 8) for c in text]
+
+
+def _sign(a: bytes, b: bytes) -> int:
+    """C's answer (7.24.4.2): the first differing bytes as unsigned char."""
+    for x, y in zip(a, b):
+        if x != y:
+            return -1 if x < y else 1
+        if x == 0:
+            return 0
+    return 0
+
+
+SAMPLE = [b"\x00", b"a\x00", b"b\x00", b"ab\x00", b"\x80\x00", b"\xff\x00", b"a\x80\x00", b"m\x00"]
+
+
+@pytest.mark.parametrize("a, b", itertools.product(SAMPLE, SAMPLE))
+def test_strcmp_has_the_sign_c_gives_and_any_magnitude(a: bytes, b: bytes) -> None:
+    u = z3.BitVec("u", 32)
+    r = strings.compare(_bytes(a), _bytes(b), None, True, u)
+    sign = _sign(a, b)
+    assert z3.simplify(z3.substitute(r, (u, z3.BitVecVal(0, 32)))).as_signed_long() == sign
+    solver = z3.Solver()
+    if sign == 0:
+        solver.add(r != 0)
+        assert solver.check() == z3.unsat
+        return
+    wrong = r <= 0 if sign > 0 else r >= 0
+    assert z3.Solver().check(wrong) == z3.unsat  # never the other sign
+    for value in (1, 5, 2**31 - 1) if sign > 0 else (-1, -7, -2**31):
+        assert z3.Solver().check(r == value) == z3.sat  # glibc's magnitudes differ by target
+
+
+def test_memcmp_reads_past_a_zero_and_strncmp_stops_at_the_count() -> None:
+    u = z3.BitVec("u", 32)
+    _, terminated = strings.COMPARISONS["memcmp"]
+    past_zero = strings.compare(_bytes(b"\x00\x01"), _bytes(b"\x00\x02"), 2, terminated, u)
+    assert z3.Solver().check(past_zero >= 0) == z3.unsat
+    _, terminated = strings.COMPARISONS["strncmp"]
+    counted = strings.compare(_bytes(b"ab"), _bytes(b"ac"), 1, terminated, u)
+    assert z3.Solver().check(counted != 0) == z3.unsat
+
+
+def test_what_lies_beyond_the_bytes_read_is_unknown() -> None:
+    """Two equal prefixes of ``MAX_SCAN`` bytes and no terminator: the strings may still
+    differ, and the string may be longer."""
+    u = z3.BitVec("u", 32)
+    prefix = _bytes(b"a" * strings.MAX_SCAN)
+    assert z3.Solver().check(strings.compare(prefix, prefix, None, True, u) != 0) == z3.sat
+    assert z3.Solver().check(strings.length(prefix, u) == strings.MAX_SCAN + 5) == z3.sat
+
+
+def test_strlen_is_the_first_terminator() -> None:
+    c = z3.BitVec("c", 8)
+    n = strings.length([c, z3.BitVecVal(0, 8)], z3.BitVec("u", 32))
+    assert z3.Solver().check(z3.And(c != 0, n != 1)) == z3.unsat
+    assert z3.Solver().check(z3.And(c == 0, n != 0)) == z3.unsat
