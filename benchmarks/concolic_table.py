@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -248,6 +249,8 @@ def _direct(task: str, budget: float, **options) -> tuple[dict, object, dict[str
         cpu["native"] = kids.children_user + kids.children_system - kids0.children_user - kids0.children_system
     finally:
         engine.replay, engine.resume, PathSolver.solve = saved
+        executor.close()
+        shutil.rmtree(work, ignore_errors=True)
     stats = dict(put.stats, goals=len(put.goals), covered=len(put.covered), lines=fe.program.source_lines,
                  cpu=cpu)
     return stats, result.state, spent

@@ -30,7 +30,9 @@ def rate(program: str, runs: int, work: str | None) -> float:
     from cooptest.frontend import load_program
     from cooptest.harness.executor import Executor
     from cooptest.task import load_task
-    work = work or tempfile.mkdtemp(prefix="native-runs-")
+    if work is None:
+        with tempfile.TemporaryDirectory(prefix="native-runs-") as scratch:
+            return rate(program, runs, scratch)
     executor = Executor(load_program(load_task(program), work), work)
     inputs = [[str(a), str(b), str(c)] for a in (1, 3) for b in (3, 4) for c in (3, 5)]
     started = time.monotonic()
