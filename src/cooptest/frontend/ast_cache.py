@@ -18,9 +18,11 @@ import pickle
 import tempfile
 
 import pycparser
-from pycparser import c_ast, c_parser
+from pycparser import c_ast
 
-FORMAT = 1  # bump when what is stored changes
+from cooptest.frontend.parser import CParser
+
+FORMAT = 2  # bump when what is stored changes (2: string literals joined as C joins them)
 MAX_ENTRIES = 256
 
 
@@ -36,13 +38,13 @@ def cache_dir() -> str | None:
 
 
 def parse(text: str, filename: str) -> c_ast.FileAST:
-    """``c_parser.CParser().parse(text, filename)``, from the cache when it can be.
+    """``parser.CParser().parse(text, filename)``, from the cache when it can be.
 
     ``filename`` names the text only until its first line marker (the preprocessor's
     markers name the original files), so it is not part of the key."""
     folder = cache_dir()
     if folder is None:
-        return c_parser.CParser().parse(text, filename)
+        return CParser().parse(text, filename)
     key = hashlib.sha256(f"{FORMAT}:{pycparser.__version__}:".encode() + text.encode()).hexdigest()
     path = os.path.join(folder, f"ast-{key[:32]}.pickle")
     try:
@@ -50,7 +52,7 @@ def parse(text: str, filename: str) -> c_ast.FileAST:
             return pickle.load(f)  # type: ignore[no-any-return]
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError):
         pass  # absent, or written by another pycparser: parse and replace it
-    ast = c_parser.CParser().parse(text, filename)
+    ast = CParser().parse(text, filename)
     _store(folder, path, ast)
     return ast
 
