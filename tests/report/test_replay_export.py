@@ -4,6 +4,7 @@ test no longer ends as it did, and gcovr's HTML of the program's coverage."""
 from __future__ import annotations
 
 import json
+from array import array
 import re
 import shutil
 import subprocess
@@ -13,7 +14,9 @@ import pytest
 
 from clitools import EXAMPLES, cooptest
 
-from cooptest.harness.testsuite import read_suite
+from cooptest.harness.executor import Execution
+from cooptest.harness.replay import INPUTS_SHOWN, Replayed, describe
+from cooptest.harness.testsuite import TestCase, read_suite
 from cooptest.report.export import c_string
 
 
@@ -37,8 +40,17 @@ def test_replay_prints_inputs_ending_error_and_goals(random_out: Path, page_c: P
     one = cooptest("replay", page_c, suite, tests[0].name)
     assert one.returncode == 0, one.stderr
     assert one.stdout.startswith(f"{tests[0].name}: {len(tests[0].inputs)} inputs: "
-                                 + ", ".join(tests[0].inputs))
+                                 + ", ".join(tests[0].inputs[:INPUTS_SHOWN]))
     assert "ended: exit code" in one.stdout and "error reached: no" in one.stdout
+
+
+def test_replay_shows_the_first_inputs_of_a_long_test() -> None:
+    """A padded test may hold 500,000 inputs: one line of them is no use to a reader."""
+    inputs = [str(k) for k in range(INPUTS_SHOWN + 8)]
+    run = Execution(inputs, array("i"), set(), 0, False, False, False, False)
+    first = describe(Replayed(TestCase(inputs, name="test000001"), run, [])).splitlines()[0]
+    assert first == (f"test000001: {INPUTS_SHOWN + 8} inputs: " + ", ".join(inputs[:INPUTS_SHOWN])
+                     + ", ... and 8 more (--json lists all)")
 
 
 def test_replay_of_an_error_test(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from cooptest.harness.testsuite import TestCase, read_suite
 from cooptest.task import Task
 
 TIMEOUT_STATUS = 124  # what timeout(1) and a shell report for a run over its time limit
+INPUTS_SHOWN = 32  # per test in the text output: a test may hold 500,000
 
 
 @dataclass
@@ -90,7 +91,9 @@ def describe(r: Replayed) -> str:
     by_line: dict[int, list[str]] = {}
     for g in r.goals:
         by_line.setdefault(g.line, []).append(g.id)
-    inputs = ", ".join(r.test.inputs) if r.test.inputs else "(none)"
+    inputs = ", ".join(r.test.inputs[:INPUTS_SHOWN]) if r.test.inputs else "(none)"
+    if len(r.test.inputs) > INPUTS_SHOWN:
+        inputs += f", ... and {len(r.test.inputs) - INPUTS_SHOWN} more (--json lists all)"
     lines = [f"{r.test.name}: {len(r.test.inputs)} inputs: {inputs}",
              f"  ended: {ended(ex)}; error reached: {'yes' if ex.error_reached else 'no'}",
              f"  covers {len(r.goals)} goals: "
