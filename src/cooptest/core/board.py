@@ -150,8 +150,24 @@ class GoalBoard:
             self.count("confirmations")
             if not again.timed_out:  # a run cut by the clock says nothing about the path
                 ex.unconfirmed |= ex.covered - again.covered
+        if always or ex.covered - self.covered.keys():
+            self._trim(inputs, ex)
         ex.new = set(self.accept(inputs, origin, ex, always))
         return ex
+
+    def _trim(self, inputs: list[str], ex: Execution) -> None:
+        """Set ``ex.needed`` to the inputs the run read, when a run of just those ends
+        as ``ex`` did: a random test drawn with 4,096 inputs, or padded to 2^19, may
+        read a dozen. The run of the prefix decides, not the count alone: a program may
+        read standard input itself, or vary from run to run."""
+        n = ex.inputs_read
+        if n is None or n >= len(inputs):
+            return
+        short = self._native(inputs[:n])
+        if (short.covered, short.error_reached, short.exit_code, short.signal) == \
+                (ex.covered, ex.error_reached, ex.exit_code, ex.signal):
+            ex.needed = n
+            self.count("trimmed_tests")
 
     def _native(self, inputs: list[str]) -> Execution:
         ex = self.executor.run(inputs)
@@ -170,7 +186,7 @@ class GoalBoard:
         if not reached and not always:
             return new
         origin = self._tagged(origin)
-        test = TestCase(list(inputs), covers_error=ex.error_reached)
+        test = TestCase(list(inputs[:ex.needed]), covers_error=ex.error_reached)
         test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
         self.records.append(TestRecord(test, origin, new, frozenset(ex.covered - ex.unconfirmed),
                                        frozenset(ex.covered & ex.unconfirmed)))

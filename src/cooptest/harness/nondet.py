@@ -12,10 +12,11 @@ counters when compiled with ``-DGCOV``); running out of inputs exits with code 1
 Differences that only make the harness more robust, never change a parsed value:
 the harness is its own translation unit (so a program's unusual prototype such as
 ``int __VERIFIER_nondet_int(char *)`` links instead of clashing), its helpers are
-``static``, the input line buffer is reused instead of leaked, and the sscanf format
-buffer is large enough for ``%[^\\n]`` (TestCov overflows it by two bytes). A program
-that defines one of the functions itself keeps its own: only the functions named in
-``declared`` are emitted, which TestCov cannot do (it fails to compile such programs).
+``static``, and in a traced build each input read is counted in the trace region
+(registers only: no frame changes), so that a test keeps only the inputs its run read
+(``GoalBoard.accept``). A program that defines one of the functions itself keeps its
+own: only the functions named in ``declared`` are emitted, which TestCov cannot do (it
+fails to compile such programs).
 """
 from __future__ import annotations
 
@@ -96,6 +97,13 @@ _PRELUDE = r"""/* cooptest nondet harness: TestCov 3.7 harness.c, see cooptest/h
 extern void __gcov_dump(void);
 #endif
 
+/* The inputs read: a test keeps only those its run read. In a traced build the trace
+   runtime points __cooptest_inputs_read at its region, taking over the reads counted
+   before (by a constructor run before its own). Only registers touch them: the frames
+   stay TestCov's. */
+int *__cooptest_inputs_read;
+int __cooptest_inputs_early;
+
 static void abort_prog(void) {
 #ifdef GCOV
   __gcov_dump();
@@ -172,6 +180,10 @@ static char *get_input(void) {
     fprintf(stderr, "No more test inputs available, exiting\n");
     exit(1);
   }
+  if (__cooptest_inputs_read)
+    ++*__cooptest_inputs_read;
+  else
+    ++__cooptest_inputs_early;
   unsigned int input_length = strlen(inp_var) - 1;
   /* Remove '\n' at end of input */
   if (inp_var[input_length] == '\n') {

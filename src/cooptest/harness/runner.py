@@ -51,7 +51,8 @@ OUTPUT_KEEP = 4096  # bytes of stdout/stderr kept per run
 ADDRESS_SPACE = 2 << 30
 FILE_SIZE = 64 << 20  # bytes a test may write into one file
 PROCESSES = 256  # processes a test may start (beyond those of the user, if not root: cgroups.py)
-TRACE_HEADER = 2  # int32 words before the events (trace_runtime.c)
+TRACE_HEADER = 2  # int32 words before the events: their count, the inputs read (trace_runtime.c)
+NOT_COUNTED = -1  # the inputs read, until the runtime counts them
 MAX_EVENTS = 4_000_000  # trace_runtime.c; one more event marks a truncated trace
 PR_SET_CHILD_SUBREAPER = 36
 SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture
@@ -76,7 +77,14 @@ class TraceRegion:
         weakref.finalize(self, os.close, self.fd)
 
     def reset(self) -> None:
-        self.map[0:4] = bytes(4)
+        """No events, and the inputs read not counted (the runtime sets the count when
+        it maps the region: a run that never does has no count)."""
+        self.map[0:8] = bytes(4) + NOT_COUNTED.to_bytes(4, "little", signed=True)
+
+    def inputs_read(self) -> int | None:
+        """How many inputs the nondet harness read, if the runtime counted them."""
+        n = int.from_bytes(self.map[4:8], "little", signed=True)
+        return None if n < 0 else n
 
     def events(self) -> array:
         n = min(max(int.from_bytes(self.map[0:4], "little", signed=True), 0), MAX_EVENTS + 1)
@@ -100,6 +108,7 @@ class RunResult:
     crashed: bool
     signal: int | None = None
     events: array | None = None
+    inputs_read: int | None = None  # counted by a traced run (an overcount if it forks)
     stdout: str = ""
     stderr: str = ""
 
@@ -152,11 +161,12 @@ class Executable:
         if contained:
             kill_strays()
         events = self._region.events() if trace and self._region is not None else None
+        read = self._region.inputs_read() if trace and self._region is not None else None
         _clean(workdir)
         killed_by = -code if code < 0 else None
         return RunResult(exit_code=None if killed_by else code, timed_out=timed_out,
                          crashed=killed_by is not None and not timed_out, signal=killed_by,
-                         events=events, stdout=out.decode(errors="replace"),
+                         events=events, inputs_read=read, stdout=out.decode(errors="replace"),
                          stderr=err.decode(errors="replace"))
 
     def close(self) -> None:

@@ -4,7 +4,9 @@
  * call (__cooptest_err) and raw events (__cooptest_log). Events are int32 (little
  * endian on every target gcc -m32/-m64 builds here), stored straight into a shared
  * memory region that cooptest created and handed over as the file descriptor named by
- * $COOPTEST_TRACE_FD: a header (the number of events) followed by the events.
+ * $COOPTEST_TRACE_FD: a header (the number of events, and the number of inputs the
+ * nondet harness read, which it counts through __cooptest_inputs_read) followed by
+ * the events.
  *
  * The region is mapped and its descriptor closed in a constructor that runs before any
  * of the program's, and the variable is removed: the program under test is untrusted,
@@ -23,11 +25,14 @@
 
 #define MAX_EVENTS 4000000L
 #define TRUNCATED INT32_MIN
-#define HEADER 2 /* int32 words before the events: the count, then padding */
+#define HEADER 2 /* int32 words before the events: their count, the inputs read */
 
 enum { UNSET, OFF, ON, STOPPED };
 
 static volatile int32_t *region;
+/* the nondet harness's count of inputs read */
+extern int *__cooptest_inputs_read __attribute__((weak));
+extern int __cooptest_inputs_early __attribute__((weak));
 static int32_t total;
 static int state = UNSET;
 
@@ -46,6 +51,10 @@ static void init(void) {
   if (p == MAP_FAILED)
     return;
   region = p;
+  if (&__cooptest_inputs_read && &__cooptest_inputs_early) {
+    region[1] = __cooptest_inputs_early;
+    __cooptest_inputs_read = (int *)&region[1];
+  }
   pthread_atfork(0, 0, stop_in_child);
   state = ON;
 }
