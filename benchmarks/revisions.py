@@ -12,9 +12,9 @@ machine's load falls on all. Every suite is measured with TestCov, or with
 that count: on pals_lcr's 13k goals TestCov takes seven minutes a suite, and there the
 two agreed on every suite measured by both; elsewhere they may differ, as on atol's
 tests that TestCov's harness runs differently). The table shows per task and revision: native
-runs, confirmations, goals covered / unconfirmed / infeasible, cov_f, coverage and wall
-time (means over the repetitions), and the coverage of each repetition. Results are
-cached in ``--results`` (an interrupted comparison resumes).
+runs, confirmations, goals covered / unconfirmed / infeasible, cov_f, coverage, wall
+time, tests and their inputs (means over the repetitions), and the coverage of each
+repetition. Results are cached in ``--results`` (an interrupted comparison resumes).
 """
 from __future__ import annotations
 
@@ -25,13 +25,14 @@ import statistics
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 from concolic_table import TESTCOMP, Results, testcov
 
 REPO = Path(__file__).resolve().parents[1]
 COLUMNS = ("executions", "confirmations", "covered", "unconfirmed", "infeasible", "cov_f",
-           "testcov", "wall_s")
+           "testcov", "wall_s", "tests", "inputs")
 
 
 def worktree(rev: str, work: Path) -> tuple[str, Path]:
@@ -55,11 +56,18 @@ def run(tree: Path, task: Path, options: list[str], budget: float, out: Path, re
     if report.exists():
         summary.update(json.loads(report.read_text()).get("summary", {}))
     suite = out / "test-suite.zip"
+    summary["inputs"] = inputs_in(suite) if suite.exists() else 0
     if referee == "report":
         summary["testcov"] = summary.get("coverage_testcov_style", 0.0)
     else:
         summary["testcov"] = testcov(task, suite) if suite.exists() else 0.0
     return summary
+
+
+def inputs_in(suite: Path) -> int:
+    """The ``<input>`` elements of all tests of a suite (what TestCov parses and feeds)."""
+    with zipfile.ZipFile(suite) as z:
+        return sum(z.read(n).count(b"<input") for n in z.namelist() if n.endswith(".xml"))
 
 
 def main() -> None:
