@@ -64,7 +64,7 @@ def test_report_of_a_random_run(random_run: Path, triangle: Path) -> None:
     assert s["infeasible"] == 0  # random testing never claims infeasibility
     assert s["cov_b"] == s["cov_f"]
     assert s["covered"] >= 20  # the shallow decisions of the triangle fall to random inputs
-    assert s["iterations"] == s["executions"] > 0
+    assert s["iterations"] + s.get("prefix_runs", 0) == s["executions"] > 0  # prefixes of kept tests
 
 
 def test_suite_replays_to_the_reported_goals(random_run: Path, triangle: Path, tmp_path: Path) -> None:
@@ -352,7 +352,7 @@ int main(void) {
 def test_random_tests_grow_to_the_300000_reads_of_an_array_program(tmp_path: Path) -> None:
     """Like array-programs' copysome1-2 (2 x 200,000 reads), the decision after the
     loops needs more than 2^18 inputs: tests grow up to 2^19 (``MAX_INPUTS``), and the
-    suite's tests are that long."""
+    suite keeps a test of the 300,000 inputs read."""
     prog = tmp_path / "long.c"
     prog.write_text(LONG_READER)
     out = tmp_path / "out"
@@ -361,7 +361,7 @@ def test_random_tests_grow_to_the_300000_reads_of_an_array_program(tmp_path: Pat
     doc = check_report(out)
     last = [g for g in doc["goals"] if g["line"] == 5]
     assert len(last) == 2 and all(g["status"] == "covered" for g in last)
-    assert max(len(t.inputs) for t in read_suite(str(out / "test-suite.zip"))) > 300_000
+    assert max(len(t.inputs) for t in read_suite(str(out / "test-suite.zip"))) >= 300_000
 
 
 def test_a_lane_that_ends_early_does_not_hold_up_the_exit(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ it would drop that the TestCov-style count needs, and rewrites the suite with it
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
     from cooptest.core.analysis import Run, Started
 
 FLAKY_CONFIRMATIONS = 4  # runs that confirm a goal some test reached unconfirmed before
+# A kept test's prefix is run (``_trim``) when its run took at most QUICK seconds, or
+# while prefix runs have taken at most TRIM_SHARE of the board's time.
+QUICK = 0.05
+TRIM_SHARE = 0.05
 
 Listener = Callable[["GoalBoard", str, dict[str, Any]], None]
 
@@ -83,6 +88,8 @@ class GoalBoard:
     running: dict[int, Started] = field(default_factory=dict)  # core -> what its lane runs now
     ran: dict[int, list[Run]] = field(default_factory=dict)  # core -> the runs its lane ended
     context: str = ""  # what a cooperation is doing (e.g. its round), named in every origin
+    trimming: float = 0.0  # seconds of the runs of kept tests' prefixes (``_trim``)
+    born: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
         self.goals = {g.id: g for g in self.program.goals()}
@@ -159,11 +166,16 @@ class GoalBoard:
         """Set ``ex.needed`` to the inputs the run read, when a run of just those ends
         as ``ex`` did: a random test drawn with 4,096 inputs, or padded to 2^19, may
         read a dozen. The run of the prefix decides, not the count alone: a program may
-        read standard input itself, or vary from run to run."""
+        read standard input itself, or vary from run to run. A slow program's prefixes
+        are run within a share of the time: each costs as much as its run again."""
         n = ex.inputs_read
         if n is None or n >= len(inputs):
             return
+        if ex.seconds > QUICK and self.trimming > TRIM_SHARE * (time.monotonic() - self.born):
+            return
         short = self._native(inputs[:n])
+        self.trimming += short.seconds
+        self.count("prefix_runs")
         if (short.covered, short.error_reached, short.exit_code, short.signal) == \
                 (ex.covered, ex.error_reached, ex.exit_code, ex.signal):
             ex.needed = n

@@ -51,6 +51,7 @@ class Execution:
     signal: int | None = None  # the signal that ended the run, if one did
     inputs_read: int | None = None  # as the harness counted them (None: not counted)
     needed: int | None = None  # inputs a test of this run holds (GoalBoard._run); None: all
+    seconds: float = 0.0  # wall time of the run
 
     def decisions(self) -> Iterator[tuple[int, bool]]:
         """The branch decisions of the run in order: (branch point id, outcome)."""
@@ -160,7 +161,8 @@ class Executor:
         covered, error, truncated = goals_of(events)
         covered &= self.goals  # a stray write into the trace names no goal of the program
         return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,
-                         truncated, error, signal=r.signal, inputs_read=r.inputs_read)
+                         truncated, error, signal=r.signal, inputs_read=r.inputs_read,
+                         seconds=seconds)
 
     def _full_limit(self) -> float:
         return self.timeout if self.budget is None else min(self.timeout, self.budget.remaining())
