@@ -50,7 +50,7 @@ class Execution:
     unconfirmed: set[str] = field(default_factory=set)  # goals a second run of the inputs missed
     signal: int | None = None  # the signal that ended the run, if one did
     inputs_read: int | None = None  # as the harness counted them (None: not counted)
-    needed: int | None = None  # inputs a test of this run holds (GoalBoard._run); None: all
+    needed: int | None = None  # inputs a test of this run holds (GoalBoard._trim); None: all
     seconds: float = 0.0  # wall time of the run
 
     def decisions(self) -> Iterator[tuple[int, bool]]:

@@ -14,7 +14,7 @@ the harness is its own translation unit (so a program's unusual prototype such a
 ``int __VERIFIER_nondet_int(char *)`` links instead of clashing), its helpers are
 ``static``, and in a traced build each input read is counted in the trace region
 (registers only: no frame changes), so that a test keeps only the inputs its run read
-(``GoalBoard.accept``). A program that defines one of the functions itself keeps its
+(``GoalBoard._trim``). A program that defines one of the functions itself keeps its
 own: only the functions named in ``declared`` are emitted, which TestCov cannot do (it
 fails to compile such programs).
 """
