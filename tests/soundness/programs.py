@@ -319,4 +319,15 @@ int main() { char x[2]; x[0] = __VERIFIER_nondet_int(); x[1] = 0; int r = strcmp
 int main() { char a[3], b[3]; a[0] = 0; a[1] = 1; a[2] = 0; b[0] = 0; b[1] = __VERIFIER_nondet_int();
   b[2] = 0; if (memcmp(a, b, 3) != 0) { return 1; } return 0; }
 """, [["2"], ["1"]]),
+    "malloc-fails": (HEAD + """int main() { unsigned n = __VERIFIER_nondet_int(); char *p = malloc(n);
+  if (p == 0) { return 9; } p[0] = 1; return 0; }
+""", [["-1"], ["16"]]),
+    "malloc-fails-in-callee": (HEAD + """struct S { int x; };
+struct S *make(int big) { return malloc(big ? 0xfffffff0u : sizeof(struct S)); }
+int main() { struct S *s = make(__VERIFIER_nondet_int()); if (!s) { return 9; } s->x = 1;
+  if (s->x == 1) { return 1; } return 0; }
+""", [["1"], ["0"]]),
+    "calloc-fails": (HEAD + """int main() { unsigned n = __VERIFIER_nondet_int(); int *p = calloc(n, 4);
+  if (p) { p[0] = 1; return 1; } return 9; }
+""", [["-1"], ["16"]]),
 }

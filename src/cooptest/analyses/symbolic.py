@@ -59,6 +59,7 @@ PURE_EXTERNALS = {"printf", "puts", "putchar", "fprintf", "fflush", "fputs", "sp
 LAYOUT_OPS = ("==", "!=", "<", "<=", ">", ">=", "-")  # pointer operations that see the layout
 ALLOCATORS = {"malloc", "calloc", "alloca", "__builtin_alloca", "realloc", "valloc", "kmalloc",
               "kzalloc", "xmalloc"}
+NEVER_NULL = {"alloca", "__builtin_alloca"}  # the others may return NULL
 
 
 def fresh_name(prefix: str) -> str:
@@ -87,10 +88,11 @@ class MemoryObject:
     cells: dict[int, tuple[z3.ExprRef, int, int]] = field(default_factory=dict)  # addr -> (term, byte k of it, its bytes)
     array: z3.ArrayRef | None = None
     owner: int = 0  # the state that may write it in place
+    null: z3.BoolRef | None = None  # an allocation that may have failed: "it returned NULL"
 
     def copy(self, owner: int) -> MemoryObject:
         return MemoryObject(self.base, self.size, self.name, self.default, dict(self.cells), self.array,
-                            owner)
+                            owner, self.null)
 
 
 @dataclass
@@ -191,13 +193,14 @@ class SymbolicState:
 
     # ------------------------------------------------------------------ objects
 
-    def _allocate(self, size: int, name: str, zero: bool) -> int:
+    def _allocate(self, size: int, name: str, zero: bool, may_fail: bool = False) -> int:
         base = self._next_base
         self._next_base += max(size, 1) + GAP
         self._next_base = -(-self._next_base // 16) * 16
         sort = z3.BitVecSort(self.ptr_bits)
         default = z3.K(sort, z3.BitVecVal(0, 8)) if zero else z3.Array(self.fresh_name(f"mem_{name}"), sort, z3.BitVecSort(8))
-        self.objects[base] = MemoryObject(base, size, name, default, owner=self._token)
+        null = z3.Bool(self.fresh_name(f"null_{name}")) if may_fail else None
+        self.objects[base] = MemoryObject(base, size, name, default, owner=self._token, null=null)
         bisect.insort(self._bases, base)
         return base
 
@@ -292,7 +295,7 @@ class SymbolicState:
         for base, obj in list(self.objects.items()):
             self.objects[base] = MemoryObject(obj.base, obj.size, obj.name,
                                               z3.Array(self.fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)),
-                                              owner=self._token)
+                                              owner=self._token, null=obj.null)
         if registers:
             self.globals = Frame({}, dict(self.globals.objects), self._token)
 
@@ -464,7 +467,10 @@ class SymbolicState:
                     return sem.cast(self._native(value, placed), self.types.size_t, e.type)
             return sem.cast(value, e.operand.type, e.type)
         if isinstance(e, Unary):
-            return sem.unary(e.op, self.eval(e.operand), e.operand.type, e.type)
+            value = self.eval(e.operand)
+            if e.op == "!" and isinstance(e.operand.type, PointerType):
+                return sem.from_bool(z3.Not(self._truth(value, e.operand.type)), e.type)
+            return sem.unary(e.op, value, e.operand.type, e.type)
         if isinstance(e, Binary):
             return self._binary(e)
         if isinstance(e, StringLit):
@@ -482,6 +488,11 @@ class SymbolicState:
     def _binary(self, e: Binary) -> z3.ExprRef:
         lt, rt = e.left.type, e.right.type
         a, b = self.eval(e.left), self.eval(e.right)
+        if e.op in ("==", "!=") and isinstance(lt, PointerType) and isinstance(rt, PointerType):
+            for p, q in ((a, b), (b, a)):
+                null = self._null(p)
+                if null is not None and _as_int(q) == 0:
+                    return sem.from_bool(null if e.op == "==" else z3.Not(null), e.type)
         if isinstance(lt, PointerType) and e.op in ("+", "-") and isinstance(rt, IntType):
             step = self.types.sizeof(lt.target) if not isinstance(lt.target, FunctionType) else 1
             offset = _mul(sem.cast(b, rt, self._ptr_int()), step, self.ptr_bits)
@@ -518,8 +529,27 @@ class SymbolicState:
         return self.types.long if self.ptr_bits == 64 else self.types.int
 
     def condition(self, edge: AssumeEdge) -> z3.BoolRef:
-        c = sem.truth(self.eval(edge.cond), edge.cond.type)
+        c = self._truth(self.eval(edge.cond), edge.cond.type)
         return c if edge.positive else z3.Not(c)
+
+    def _truth(self, value: z3.ExprRef, t: CType) -> z3.BoolRef:
+        """C's ``value != 0``; for the address of an allocation, that it did not fail."""
+        null = self._null(value) if isinstance(t, PointerType) else None
+        return sem.truth(value, t) if null is None else z3.Not(null)
+
+    def _null(self, value: z3.ExprRef) -> z3.BoolRef | None:
+        """Whether ``value``, the address an allocation returned, is NULL: ``malloc``
+        may fail (a test asking for 4 GB gets NULL under its 2-GB limit), so a proof
+        must not assume it does not. The model still places the object at its own
+        address: a path that goes on as if NULL were memory crashes natively, so it
+        only adds paths. No input decides the answer, so a path that asks is imprecise:
+        a satisfiable NULL side is no test, and concolic search cannot exhaust it.
+        None for any other value."""
+        obj = self.objects.get(_numeral(value))  # type: ignore[arg-type]
+        if obj is None or obj.null is None:
+            return None
+        self.imprecise = True
+        return obj.null
 
     # ------------------------------------------------------------------ edges
 
@@ -673,7 +703,8 @@ class SymbolicState:
                 size = n * (_as_int(self.eval(edge.args[1])) or 1)
             elif size_arg is not None:
                 size = _as_int(self.eval(size_arg)) or 4096
-            base = self._allocate(size, name, zero=name in ("calloc", "kzalloc"))
+            base = self._allocate(size, name, zero=name in ("calloc", "kzalloc"),
+                                  may_fail=name not in NEVER_NULL)
             if name == "realloc" and edge.args:
                 self.imprecise = True  # old contents not copied
             if edge.lhs is not None:

@@ -84,14 +84,17 @@ def _memoizable(e: Expr) -> bool:
     add a divisor guard to the path condition), not long double arithmetic or casts of
     aggregates (they mark the state imprecise), not comparisons or differences of two
     pointers and casts of pointers to integers (where they see the native layout, they
-    constrain a fresh address symbol)."""
+    constrain a fresh address symbol), not the truth of a pointer (an allocation may
+    have failed: ``SymbolicState._null`` marks the state imprecise)."""
     if isinstance(e, Binary):
         return e.op not in ("/", "%") and not (isinstance(e.left.type, FloatType) and e.left.type.bits == 80) \
             and not (isinstance(e.left.type, PointerType) and isinstance(e.right.type, PointerType))
     if isinstance(e, Cast):
         return e.operand.type.is_scalar() and not (isinstance(e.operand.type, PointerType)
                                                    and isinstance(e.type, IntType))
-    return isinstance(e, (Unary, Const))
+    if isinstance(e, Unary):
+        return not (e.op == "!" and isinstance(e.operand.type, PointerType))
+    return isinstance(e, Const)
 
 
 class ConcolicState(SymbolicState):
@@ -209,6 +212,8 @@ class ConcolicState(SymbolicState):
             self._leave()
 
     def condition(self, edge: AssumeEdge) -> z3.BoolRef:
+        if isinstance(edge.cond.type, PointerType):  # see _memoizable
+            return super().condition(edge)
         self._depth += 1
         try:
             term = self._known[id(edge.cond)] = self.eval(edge.cond)

@@ -9,7 +9,7 @@ which the analysis does not follow, cannot change a tracked value; or a *heap ce
 once, where Burstall's memory model holds, so that only stores naming the field change
 it (openssl's ``s->state`` machine). Cells live with the globals and read 0 until
 stored. A pointer place holds null (0) or ``NONNULL`` (it points to an object: an
-allocation, which the symbolic semantics never makes fail, or an address), which decides
+address, or an allocation a comparison found not null: ``malloc`` may fail), which decides
 comparisons with null and nothing else (``s->cert = 0; ... if (s->cert == 0)``). Values are
 computed with the constant folder of the front end (``cfa.fold``: the same C integer
 semantics, undefined operations folding to unknown). An assume whose condition has a
@@ -29,7 +29,7 @@ from typing import Any, Callable
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor
-from cooptest.analyses.fields import ALLOCATORS, FieldKey, HeapCells
+from cooptest.analyses.fields import FieldKey, HeapCells
 from cooptest.cfa.calls import CallContext, callee_name, path_contexts
 from cooptest.analyses.reachability.refinement import PathCheck, relevant_places
 from cooptest.cfa.ctype import IntType, PointerType
@@ -275,8 +275,9 @@ class ValueCPA:
                     entered = entered.set(param, data.value_of(arg, place) if arg is not None else None,
                                           tracked)
                 return entered
-            made = NONNULL if callee_name(edge) in ALLOCATORS else None  # as the symbolic semantics
-            return data.set(place(edge.lhs), made, tracked) if edge.lhs is not None else data
+            # a library result is unknown: ``malloc``'s too, which may be NULL (as in the
+            # symbolic semantics); a comparison with null teaches which it is (``_learn``)
+            return data.set(place(edge.lhs), None, tracked) if edge.lhs is not None else data
         if isinstance(edge, ReturnEdge) and len(succ.call_stack) < len(state.call_stack):
             call = state.call_stack[-1]
             value = data.value_of(edge.value, place) if edge.value is not None else None
@@ -328,7 +329,7 @@ def _writes(program: Program, edge: Edge, ctx: CallContext | None, cpa: ValueCPA
         return {edge.var}
     if isinstance(edge, CallEdge) and ctx is not None:
         return set(program.functions[ctx.callee].params)  # type: ignore[index]
-    if isinstance(edge, CallEdge) and edge.lhs is not None:  # a library call: ``malloc``'s NONNULL
+    if isinstance(edge, CallEdge) and edge.lhs is not None:  # a library call's unknown result
         return _written(cpa, edge, edge.lhs)
     if isinstance(edge, ReturnEdge) and ctx is not None and ctx.call.lhs is not None:  # type: ignore[union-attr]
         return _written(cpa, ctx.call, ctx.call.lhs)  # type: ignore[union-attr, arg-type]
