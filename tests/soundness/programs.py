@@ -330,4 +330,7 @@ int main() { struct S *s = make(__VERIFIER_nondet_int()); if (!s) { return 9; } 
     "calloc-fails": (HEAD + """int main() { unsigned n = __VERIFIER_nondet_int(); int *p = calloc(n, 4);
   if (p) { p[0] = 1; return 1; } return 9; }
 """, [["-1"], ["16"]]),
+    "malloc-both-fail": (HEAD + """int main() { unsigned n = __VERIFIER_nondet_int(); char *p = malloc(n), *q = malloc(n);
+  if (p == q) { return 9; } return 0; }
+""", [["-1"], ["16"]]),
 }

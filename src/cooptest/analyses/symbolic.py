@@ -489,10 +489,9 @@ class SymbolicState:
         lt, rt = e.left.type, e.right.type
         a, b = self.eval(e.left), self.eval(e.right)
         if e.op in ("==", "!=") and isinstance(lt, PointerType) and isinstance(rt, PointerType):
-            for p, q in ((a, b), (b, a)):
-                null = self._null(p)
-                if null is not None and _as_int(q) == 0:
-                    return sem.from_bool(null if e.op == "==" else z3.Not(null), e.type)
+            equal = self._equal_if_null(a, b)
+            if equal is not None:
+                return sem.from_bool(equal if e.op == "==" else z3.Not(equal), e.type)
         if isinstance(lt, PointerType) and e.op in ("+", "-") and isinstance(rt, IntType):
             step = self.types.sizeof(lt.target) if not isinstance(lt.target, FunctionType) else 1
             offset = _mul(sem.cast(b, rt, self._ptr_int()), step, self.ptr_bits)
@@ -536,6 +535,26 @@ class SymbolicState:
         """C's ``value != 0``; for the address of an allocation, that it did not fail."""
         null = self._null(value) if isinstance(t, PointerType) else None
         return sem.truth(value, t) if null is None else z3.Not(null)
+
+    def _equal_if_null(self, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef | None:
+        """``a == b`` where an allocation's failure decides it (``_null``): an
+        allocation and null are equal if it failed, two allocations if both did (NULL ==
+        NULL). None where the model's own comparison holds."""
+        objects = [self.objects.get(_numeral(v)) for v in (a, b)]  # type: ignore[arg-type]
+        nulls = [o.null if o is not None else None for o in objects]
+        if nulls[0] is not None and nulls[1] is not None:
+            if objects[0] is objects[1]:
+                return None
+            equal = z3.And(*nulls)
+        elif nulls[0] is not None or nulls[1] is not None:
+            null, other = (nulls[0], b) if nulls[0] is not None else (nulls[1], a)
+            if _as_int(other) != 0:
+                return None
+            equal = null
+        else:
+            return None
+        self.imprecise = True
+        return equal
 
     def _null(self, value: z3.ExprRef) -> z3.BoolRef | None:
         """Whether ``value``, the address an allocation returned, is NULL: ``malloc``
