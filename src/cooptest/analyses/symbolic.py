@@ -540,10 +540,9 @@ class SymbolicState:
         """``a == b`` where an allocation's failure decides it (``_null``): an
         allocation and null are equal if it failed, two allocations if both did (NULL ==
         NULL). None where the model's own comparison holds."""
-        objects = [self.objects.get(_numeral(v)) for v in (a, b)]  # type: ignore[arg-type]
-        nulls = [o.null if o is not None else None for o in objects]
+        nulls = [self._failed(a), self._failed(b)]
         if nulls[0] is not None and nulls[1] is not None:
-            if objects[0] is objects[1]:
+            if nulls[0].eq(nulls[1]):  # one allocation: equal to itself
                 return None
             equal = z3.And(*nulls)
         elif nulls[0] is not None or nulls[1] is not None:
@@ -564,11 +563,15 @@ class SymbolicState:
         only adds paths. No input decides the answer, so a path that asks is imprecise:
         a satisfiable NULL side is no test, and concolic search cannot exhaust it.
         None for any other value."""
+        null = self._failed(value)
+        if null is not None:
+            self.imprecise = True
+        return null
+
+    def _failed(self, value: z3.ExprRef) -> z3.BoolRef | None:
+        """The "it returned NULL" of the allocation whose address ``value`` is."""
         obj = self.objects.get(_numeral(value))  # type: ignore[arg-type]
-        if obj is None or obj.null is None:
-            return None
-        self.imprecise = True
-        return obj.null
+        return obj.null if obj is not None else None
 
     # ------------------------------------------------------------------ edges
 

@@ -160,8 +160,9 @@ class Executable:
         code = proc.returncode
         if contained:
             kill_strays()
-        events = self._region.events() if trace and self._region is not None else None
-        read = self._region.inputs_read() if trace and self._region is not None else None
+        region = self._region if trace else None
+        events = region.events() if region is not None else None
+        read = region.inputs_read() if region is not None else None
         _clean(workdir)
         killed_by = -code if code < 0 else None
         return RunResult(exit_code=None if killed_by else code, timed_out=timed_out,
