@@ -22,7 +22,8 @@ from pycparser import c_ast
 
 from cooptest.frontend.parser import CParser
 
-FORMAT = 2  # bump when what is stored changes (2: string literals joined as C joins them)
+FORMAT = 3  # bump when what is stored changes (2: string literals joined as C joins them;
+#   3: statement expressions are StatementExpression nodes)
 MAX_ENTRIES = 256
 
 

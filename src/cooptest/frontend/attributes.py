@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator
 
 from cooptest.errors import Unsupported
+from cooptest.frontend.parser import StatementExpression
 
 IGNORED = frozenset({
     "unused", "used", "noinline", "always_inline", "noreturn", "nonnull", "format",
@@ -235,6 +236,18 @@ class AttributeGenerator(c_generator.CGenerator):
         super().__init__()
         self.attributes = attributes
         self._placed: set[str] = set()
+
+    def visit_StatementExpression(self, n: StatementExpression) -> str:
+        """``({ ... })`` in parentheses wherever it stands: pycparser writes them only
+        where an operator takes it, not in ``if (...)``, ``return`` or a subscript, and
+        as an expression statement, the value of an enclosing statement expression, it
+        would become a block (of value void)."""
+        return f"({self.visit_Compound(n)})"
+
+    def _generate_stmt(self, n: c_ast.Node, add_indent: bool = False) -> str:
+        if isinstance(n, StatementExpression):
+            return self._make_indent() + self.visit(n) + ";\n"
+        return super()._generate_stmt(n, add_indent)
 
     def visit_Decl(self, n: c_ast.Decl, no_type: bool = False) -> str:
         s = super().visit_Decl(n, no_type)

@@ -27,6 +27,7 @@ from cooptest.errors import UserError
 from cooptest.frontend import conversions as conv
 from cooptest.frontend.attributes import Attributes
 from cooptest.frontend.declarations import TypeResolver, unsupported
+from cooptest.frontend.parser import StatementExpression
 from cooptest.frontend.literals import (char_literal, float_literal, int_literal,
                                         string_literal)
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
@@ -720,6 +721,7 @@ class CFABuilder:
             c_ast.StructRef: self._member, c_ast.Cast: self._cast,
             c_ast.ExprList: self._comma, c_ast.CompoundLiteral: self._compound_literal,
             c_ast.Compound: self._statement_expression,
+            StatementExpression: self._statement_expression,
         }
 
     def _line(self, node: c_ast.Node) -> int:
@@ -821,7 +823,9 @@ class CFABuilder:
         for item in items[:-1]:
             self._statement(item)
         value: Expr = Const(self.types.int, 0)
-        if items and not isinstance(items[-1], (c_ast.Decl, c_ast.Compound, c_ast.If,
+        if items and isinstance(items[-1], StatementExpression):  # ({ ...; ({ ...; v; }); })
+            value = self._rvalue(items[-1])
+        elif items and not isinstance(items[-1], (c_ast.Decl, c_ast.Compound, c_ast.If,
                                                 c_ast.While, c_ast.For, c_ast.DoWhile,
                                                 c_ast.Return, c_ast.Goto, c_ast.Label,
                                                 c_ast.Switch, c_ast.EmptyStatement)):

@@ -1,4 +1,6 @@
-"""pycparser's parser, with adjacent string literals joined as C joins them.
+"""pycparser's parser, reading the GNU C that gcc accepts by default where pycparser
+does not, with every syntax error at a line, and adjacent string literals joined as C
+joins them.
 
 C concatenates adjacent literals after their escapes are read (C11 5.1.1.2, phase 6),
 so ``"\\x7f" "ELF"`` is the four bytes 7f 45 4c 46. pycparser pastes the texts instead,
@@ -11,6 +13,7 @@ literal is closed by writing the right literal's first character as an octal esc
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from pycparser import c_ast, c_parser
 
@@ -44,8 +47,53 @@ def _extends(body: str, c: str) -> bool:
     return c in "0123456789abcdefABCDEF" if hex_escape else c in "01234567"
 
 
+class StatementExpression(c_ast.Compound):
+    """GNU ``({ ... })``: a block whose last statement gives its value. Told apart from a
+    block also where it stands as a statement (``({ ...; v; });``, obstack.h's last
+    statement of a statement expression, whose value that one takes)."""
+
+    __slots__ = ()
+
+
 class CParser(c_parser.CParser):
-    """``c_parser.CParser`` whose string literals are joined by ``join_literals``."""
+    """``c_parser.CParser`` whose string literals are joined by ``join_literals``, that
+    reads GNU statement expressions wherever a primary expression may stand, and whose
+    every error names a line."""
+
+    def _parse_error(self, msg: str, coord: c_parser.Coord | str | None) -> NoReturn:
+        """pycparser reports some errors ("Invalid expression", "Invalid declaration")
+        with the file name alone; give them the line and column of the next token."""
+        if not isinstance(coord, c_parser.Coord):
+            tok = self._tokens.peek() or self._last_token()
+            if tok is not None:
+                coord = self._tok_coord(tok)
+                msg = f"{msg} before: {tok.value}"
+        super()._parse_error(msg, coord)
+
+    def _last_token(self) -> c_parser._Token | None:
+        consumed = self._tokens._buffer[:self._tokens._index]
+        return next((t for t in reversed(consumed) if t is not None), None)
+
+    def _parse_assignment_expression(self) -> c_ast.Node:
+        """As pycparser's, without its own reading of ``({...})``, which took a statement
+        expression for a whole assignment expression (``({...}) + 1`` failed): it is a
+        primary expression (``_parse_primary_expression``)."""
+        expr = self._parse_conditional_expression()
+        if self._is_assignment_op():
+            op = self._advance().value
+            rhs = self._parse_assignment_expression()
+            return c_ast.Assignment(op, expr, rhs, expr.coord)
+        return expr
+
+    def _parse_primary_expression(self) -> c_ast.Node:
+        """GNU ``({ ... })`` is a primary expression (a ``StatementExpression``): obstack.h's
+        ``(struct trie *) ({ ... })`` is a cast of one."""
+        if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":
+            self._advance()
+            comp = self._parse_compound_statement()
+            self._expect("RPAREN")
+            return StatementExpression(comp.block_items, comp.coord)
+        return super()._parse_primary_expression()
 
     def _parse_unified_string_literal(self) -> c_ast.Node:
         tok = self._expect("STRING_LITERAL")
