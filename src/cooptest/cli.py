@@ -27,10 +27,9 @@ import traceback
 from typing import NoReturn, Sequence
 
 from cooptest.arguments import budget_seconds, data_model, folder, positive_count, share
-from cooptest.cfa.ctype import DataModel
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
-from cooptest.task import Task, load_task
+from cooptest.task import Task
 
 DEFAULT_BUDGET, DEFAULT_OUT = 60.0, "cooptest-out"
 
@@ -58,7 +57,6 @@ def _process_age() -> float:
 STARTUP_LOAD, STARTUP_SLACK = 2.0, 0.2  # the bound of ``_process_age``: wall per CPU second
 STARTED = time.monotonic() - _process_age()  # a budget counts from the process's start
 EXIT_USER, EXIT_INTERNAL = 2, 3
-SOURCE_SUFFIXES = (".c", ".i", ".yml", ".yaml")
 
 
 class Parser(argparse.ArgumentParser):
@@ -70,12 +68,30 @@ class Parser(argparse.ArgumentParser):
                         if " " in self.prog else f"{message} (see cooptest --help)")
 
 
-def load_target(path: str, data_model: DataModel | None = None) -> Task:
-    """``load_task``, refusing files that are neither C nor a task by their name (gcc
-    would take them for linker input and preprocess nothing)."""
-    if os.path.isfile(path) and not path.endswith(SOURCE_SUFFIXES):
-        raise UserError("not a C file or task (expected .c, .i or .yml)", path)
-    return load_task(path, data_model)
+PROGRAM = "PROG.c...|DIR|TASK.yml"
+
+
+def add_program_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments that say what the program is, the same for every command that
+    takes one: its files (or a folder, a task, a compilation database) and their flags."""
+    p.add_argument("target", nargs="*", metavar=PROGRAM,
+                   help="the program: C files (several are linked), a folder of them, or a task .yml")
+    p.add_argument("--compile-commands", metavar="FILE",
+                   help="take the files and their flags from a compile_commands.json")
+    p.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR",
+                   help="add DIR to the include path of every file")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="define a macro in every file")
+    p.add_argument("--cflags", metavar="FLAGS",
+                   help='compiler flags for every file, e.g. "-std=gnu89 -Iinclude -DNDEBUG"')
+    p.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
+
+
+def load_target(args: argparse.Namespace) -> Task:
+    """The task of a command's program arguments (``add_program_arguments``)."""
+    from cooptest.sources import common_flags, load_program_task
+    flags = common_flags(args.includes, args.defines, args.cflags)
+    return load_program_task(args.target, args.data_model, flags, args.compile_commands)
 
 
 def existing(path: str) -> str:
@@ -93,7 +109,7 @@ def build_parser() -> Parser:
     from cooptest.cooperation.coveritest import REUSE_TYPES, TIME_PAIRS
     from cooptest.core.memory import DEFAULT_LIMIT_MB
     g = sub.add_parser("generate", help="generate a test suite")
-    g.add_argument("target", metavar="PROG.c|TASK.yml")
+    add_program_arguments(g)
     g.add_argument("--budget", type=budget_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
                    help="wall time of the whole run, parsing and reporting included "
                         "(default %(default)g; the run ends earlier once every goal is decided)")
@@ -123,7 +139,6 @@ def build_parser() -> Parser:
                    help="coveritest: run the analyses at once on the machine's cores")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
-    g.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
     g.add_argument("--memory", type=positive_count, default=DEFAULT_LIMIT_MB, metavar="MB",
                    help="memory of cooptest's own processes together (default %(default)s MB; "
                         "each test has its own limit)")
@@ -132,16 +147,14 @@ def build_parser() -> Parser:
     g.add_argument("--quiet", action="store_true", help="no live progress display")
 
     c = sub.add_parser("cfa", help="build the control-flow automaton and count it")
-    c.add_argument("target", metavar="PROG.c|TASK.yml")
+    add_program_arguments(c)
     c.add_argument("--json", action="store_true")
     c.add_argument("--dot", metavar="FILE", help="write the CFA as graphviz dot")
-    c.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
 
     v = sub.add_parser("coverage", help="branch coverage of a suite, counted as TestCov does")
-    v.add_argument("target", metavar="PROG.c|TASK.yml")
+    add_program_arguments(v)
     v.add_argument("suite", metavar="SUITE.zip")
     v.add_argument("--json", action="store_true")
-    v.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
 
     from cooptest.report.bench import add_arguments
     add_arguments(sub.add_parser("bench", help="generate and measure suites for many tasks"))
@@ -153,9 +166,8 @@ def build_parser() -> Parser:
     for name, what in (("replay", "run a suite's tests natively and say what each does"),
                        ("export", "write a suite as C unit tests with a Makefile")):
         x = sub.add_parser(name, help=what)
-        x.add_argument("target", metavar="PROG.c|TASK.yml")
+        add_program_arguments(x)
         x.add_argument("suite", metavar="SUITE.zip")
-        x.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
         if name == "replay":
             x.add_argument("test", nargs="?", metavar="TEST", help="only this test (its file name)")
             x.add_argument("--json", action="store_true")
@@ -171,7 +183,7 @@ def build_parser() -> Parser:
 def cmd_cfa(args: argparse.Namespace) -> int:
     from cooptest.cfa.dot import to_dot
     from cooptest.frontend import load_program
-    task = load_target(args.target, args.data_model)
+    task = load_target(args)
     with tempfile.TemporaryDirectory(prefix="cooptest-cfa-") as work:
         program = load_program(task, work).program
     counts = {"functions": len(program.functions),
@@ -193,7 +205,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from cooptest.frontend.preprocess import preprocess
     from cooptest.harness.coverage import measure_coverage
     from cooptest.harness.testsuite import read_suite
-    task = load_target(args.target, args.data_model)
+    task = load_target(args)
     tests = read_suite(existing(args.suite))
     with tempfile.TemporaryDirectory(prefix="cooptest-coverage-") as work:
         result = measure_coverage(task, preprocess(task, work), tests, work)
@@ -216,10 +228,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.testing_share is not None:
         extra["testing_share"] = args.testing_share
     settings = Settings(args.search, args.partitions, args.seed, extra)
-    opts = Options(args.target, args.budget, args.out, args.strategy, settings, args.seed_suite,
+    opts = Options(" ".join(args.target) or args.compile_commands, args.budget, args.out, args.strategy, settings, args.seed_suite,
                    args.data_model, args.quiet, args.memory, args.reduce,
                    started=STARTED)
-    _, code = generate(load_target(args.target, args.data_model), opts)
+    _, code = generate(load_target(args), opts)
     return code
 
 
@@ -240,13 +252,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from cooptest.harness.replay import run_replay
-    task = load_target(args.target, args.data_model)
+    task = load_target(args)
     return run_replay(task, existing(args.suite), args.test, args.json)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from cooptest.report.export import run_export
-    return run_export(load_target(args.target, args.data_model), existing(args.suite), args.out)
+    return run_export(load_target(args), existing(args.suite), args.out)
 
 
 def cmd_bench_compare(args: argparse.Namespace) -> int:

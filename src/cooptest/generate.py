@@ -180,7 +180,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     # to date beside the analysis (``LiveMeter``), which leaves at the end only the time
     # to write the reports; report.html's grows with the program (past what is left, the
     # page is written unhighlighted).
-    page = page_seconds(os.path.getsize(task.program))
+    page = page_seconds(sum(map(os.path.getsize, task.files)))
     reserve = END_TIME + page
     analysis_time = opts.budget - min(reserve, RESERVE_SHARE_MAX * opts.budget)
     settings = replace(opts.settings, extra={"budget": analysis_time, **opts.settings.extra})

@@ -3,6 +3,10 @@
 Accepts a bare ``.c``/``.i`` file (LP64, coverage-branches) or an sv-benchmarks task
 ``.yml``. Where the task names a preprocessed ``.i`` that is absent, the ``.c`` it was
 made from is used, as ``../shared/tools/task-info`` does.
+
+A program may be several translation units (``Source``), each preprocessed and
+compiled with its own flags and linked as the linker links them (``frontend.link``);
+``Task.program`` is then the one that defines ``main`` when known, else the first.
 """
 from __future__ import annotations
 
@@ -20,11 +24,30 @@ ERROR_CALL = "coverage-error-call"
 
 
 @dataclass(frozen=True)
+class Source:
+    """One translation unit: a C file and the flags it is preprocessed and compiled
+    with (``-I``, ``-D``, ``-U``, ``-include``, ``-std=`` …, paths absolute)."""
+
+    path: str  # absolute
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Task:
-    program: str  # absolute path of the C file
+    program: str  # absolute path of the C file (of main's, for several files)
     data_model: DataModel
     properties: tuple[str, ...]  # e.g. ("coverage-branches",)
     task_file: str | None = None
+    sources: tuple[Source, ...] = ()  # every translation unit; () means (program,)
+
+    @property
+    def units(self) -> tuple[Source, ...]:
+        """The translation units of the program, in the order given."""
+        return self.sources or (Source(self.program),)
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(u.path for u in self.units)
 
     @property
     def name(self) -> str:
@@ -76,17 +99,10 @@ def _load_yml(path: str, data_model: DataModel | None) -> Task:
     if not isinstance(doc, dict) or "input_files" not in doc:
         raise UserError("not an sv-benchmarks task: no input_files", path)
     files = doc["input_files"]
-    name = files[0] if isinstance(files, list) and files else files
-    if not isinstance(name, str) or not name:
+    names = files if isinstance(files, list) else [files]
+    if not names or not all(isinstance(n, str) and n for n in names):
         raise UserError("not an sv-benchmarks task: input_files names no file", path)
-    program = os.path.join(os.path.dirname(os.path.abspath(path)), name)
-    if not os.path.exists(program) and program.endswith(".i") and os.path.exists(program[:-2] + ".c"):
-        program = program[:-2] + ".c"
-    if not os.path.exists(program):
-        raise UserError(f"input file {name} of the task does not exist", path)
-    if not program.endswith((".c", ".i")):
-        raise UserError(f"input file {name} of the task is not a C file (.c or .i)", path)
-    _regular_file(program, "input file")
+    programs = [_input_file(path, name) for name in names]
     properties = doc.get("properties") or []
     if not isinstance(properties, list):
         raise UserError("not an sv-benchmarks task: properties is not a list", path)
@@ -100,4 +116,18 @@ def _load_yml(path: str, data_model: DataModel | None) -> Task:
         dm = data_model or DataModel(model)
     except (ValueError, TypeError):
         raise UserError(f"unknown data model {model!r}", path) from None
-    return Task(program, dm, props or (BRANCHES,), os.path.abspath(path))
+    sources = tuple(Source(p) for p in programs) if len(programs) > 1 else ()
+    return Task(programs[0], dm, props or (BRANCHES,), os.path.abspath(path), sources)
+
+
+def _input_file(task_file: str, name: str) -> str:
+    """The absolute path of one of the task's input files, which must be C."""
+    program = os.path.join(os.path.dirname(os.path.abspath(task_file)), name)
+    if not os.path.exists(program) and program.endswith(".i") and os.path.exists(program[:-2] + ".c"):
+        program = program[:-2] + ".c"
+    if not os.path.exists(program):
+        raise UserError(f"input file {name} of the task does not exist", task_file)
+    if not program.endswith((".c", ".i")):
+        raise UserError(f"input file {name} of the task is not a C file (.c or .i)", task_file)
+    _regular_file(program, "input file")
+    return program

@@ -377,6 +377,7 @@ class ErrorEdge(Edge):
     ``dst`` is a sink location: the run stops here."""
 
     call_id: int = 0
+    file: str = ""  # the source file of the call (a header's, if it is in one)
 
     def __repr__(self) -> str:
         return f"reach_error() #{self.call_id}"
@@ -467,6 +468,7 @@ class BranchPoint:
     kind: str
     true_edge: AssumeEdge
     false_edge: AssumeEdge
+    file: str = ""  # the source file of the condition (a header's, if it is in one)
 
 
 @dataclass(frozen=True)
@@ -480,6 +482,7 @@ class Goal:
     line: int
     edge: Edge
     function: str
+    file: str = ""
 
     def __hash__(self) -> int:
         return hash(self.id)
@@ -529,6 +532,7 @@ class Program:
     entry: str = "main"
     source_lines: int = 0
     proof_blockers: ProofBlockers = field(default_factory=ProofBlockers)
+    files: list[str] = field(default_factory=list)  # the translation units, in link order
 
     @property
     def main(self) -> FunctionCFA:
@@ -555,7 +559,9 @@ class Program:
         out: list[Goal] = []
         for bp in sorted(self.branch_points.values(), key=lambda b: b.id):
             for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge)):
-                out.append(Goal(branch_goal_id(bp.id, outcome), "branch", bp.line, edge, bp.function))
+                out.append(Goal(branch_goal_id(bp.id, outcome), "branch", bp.line, edge, bp.function,
+                                bp.file))
         for cid, edge in sorted(self.error_calls.items()):
-            out.append(Goal(error_goal_id(cid), "error-call", edge.line, edge, edge.src.function))
+            out.append(Goal(error_goal_id(cid), "error-call", edge.line, edge, edge.src.function,
+                            edge.file))
         return out

@@ -17,7 +17,18 @@ from cooptest.frontend import ast_cache
 from cooptest.frontend.builder import CFABuilder, Instrumentation
 from cooptest.frontend.attributes import Attributes
 from cooptest.frontend.preprocess import attributes_of, preprocess
-from cooptest.task import Task
+from cooptest.task import Source, Task
+
+
+@dataclass
+class Unit:
+    """One translation unit as parsed: the AST the CFA was built from (and that the
+    native build instruments in place), and what pycparser could not read of it."""
+
+    source: Source
+    preprocessed: str  # path of the .i file pycparser read
+    ast: c_ast.FileAST
+    attributes: Attributes  # what the native build must keep of what pycparser cannot read
 
 
 @dataclass
@@ -26,19 +37,22 @@ class Frontend:
 
     task: Task
     program: Program
-    ast: c_ast.FileAST
+    units: list[Unit]
     instrumentation: Instrumentation
-    preprocessed: str  # path of the .i file pycparser read
-    attributes: Attributes  # what the native build must keep of what pycparser cannot read
-    instrumented: str | None = None  # C text of the instrumented twin, once made
+    instrumented: list[str] | None = None  # C text of each unit's instrumented twin, once made
+
+    @property
+    def preprocessed(self) -> list[str]:
+        return [u.preprocessed for u in self.units]
 
 
-def parse(task: Task, work_dir: str) -> tuple[c_ast.FileAST, str]:
-    path = preprocess(task, os.path.join(work_dir, "pp"))
+def parse(path: str, source: str) -> c_ast.FileAST:
+    """The pycparser AST of the preprocessed file ``path`` (of the C file ``source``);
+    UserError naming the file and line of a syntax error."""
     with open(path, errors="replace") as f:
         text = f.read()
     try:
-        return ast_cache.parse(text, path), path
+        return ast_cache.parse(text, path)
     except c_parser.ParseError as e:
         # pycparser: "file:line:col: before: token"
         msg = str(e)
@@ -46,22 +60,26 @@ def parse(task: Task, work_dir: str) -> tuple[c_ast.FileAST, str]:
         if len(parts) == 4 and parts[1].isdigit():
             raise UserError(f"not C or unsupported syntax ({parts[3].strip()})", parts[0],
                             int(parts[1])) from None
-        raise UserError(f"not C or unsupported syntax ({msg})", task.program) from None
+        raise UserError(f"not C or unsupported syntax ({msg})", source) from None
     except RecursionError:
-        raise UserError("expression nesting too deep for the parser", task.program) from None
+        raise UserError("expression nesting too deep for the parser", source) from None
 
 
 def load_program(task: Task, work_dir: str) -> Frontend:
-    """Parse ``task`` and build its CFA; raises UserError on bad or unsupported input."""
-    ast, path = parse(task, work_dir)
-    attributes = attributes_of(path)
+    """Parse every translation unit of ``task`` and build the CFA of the linked
+    program; raises UserError on bad or unsupported input."""
+    units = [Unit(unit, path, parse(path, unit.path), attributes_of(path))
+             for unit, path in zip(task.units, preprocess(task, os.path.join(work_dir, "pp")))]
+    attributes = Attributes.union([u.attributes for u in units])
     builder = CFABuilder(Types(task.data_model), task.program, attributes)
     try:
-        program = builder.build(ast)
+        program = builder.build([(u.source.path, u.ast) for u in units])
     except RecursionError:
         raise UserError("expression nesting too deep", task.program) from None
-    with open(task.program, "rb") as f:
-        program.source_lines = f.read().count(b"\n")
-    program.path = task.program
+    program.source_lines = 0
+    for path in task.files:
+        with open(path, "rb") as f:
+            program.source_lines += f.read().count(b"\n")
+    program.path = program.files[0] if program.files else task.program
     program.proof_blockers = proof_blockers(program, attributes.destructors())
-    return Frontend(task, program, ast, builder.instrumentation, path, attributes)
+    return Frontend(task, program, units, builder.instrumentation)

@@ -68,6 +68,15 @@ class Attributes:
     def destructors(self) -> list[str]:
         return [n for n, (kind, _) in self.around_main.items() if kind == "destructor"]
 
+    @staticmethod
+    def union(parts: list[Attributes]) -> Attributes:
+        """The attributes of a program of several translation units, in link order."""
+        out = Attributes()
+        for a in parts:
+            out.around_main.update(a.around_main)
+            out.packed |= a.packed
+        return out
+
     def dumps(self) -> str:
         return json.dumps({"around_main": self.around_main, "packed": sorted(self.packed)})
 

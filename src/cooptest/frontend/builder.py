@@ -9,6 +9,7 @@ instrumented to report exactly these branch points (see ``instrument.py``).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -26,7 +27,7 @@ from cooptest.cfa.ir import (ERROR_FUNCTIONS, AddrOf, AssignEdge, AssumeEdge, Bl
 from cooptest.errors import UserError
 from cooptest.frontend import conversions as conv
 from cooptest.frontend.attributes import Attributes
-from cooptest.frontend.declarations import TypeResolver, unsupported
+from cooptest.frontend.declarations import TypeResolver, unsupported, where
 from cooptest.frontend.parser import StatementExpression
 from cooptest.frontend.literals import (char_literal, float_literal, int_literal,
                                         string_literal)
@@ -61,6 +62,7 @@ class SwitchSite:
     node: c_ast.Switch
     promoted: IntType
     cases: list[tuple[int, int]]  # (branch id, case value in the promoted type)
+    unit: str  # the translation unit it is in
 
 
 @dataclass
@@ -69,7 +71,7 @@ class Instrumentation:
 
     leaves: list[Leaf] = field(default_factory=list)
     switches: list[SwitchSite] = field(default_factory=list)
-    error_calls: list[tuple[int, c_ast.FuncCall]] = field(default_factory=list)
+    error_calls: list[tuple[int, c_ast.FuncCall, str]] = field(default_factory=list)  # id, call, unit
 
 
 @dataclass
@@ -114,21 +116,38 @@ class CFABuilder:
         self._expr_handlers = self._make_expr_handlers()
         self.prelude = self._new_function_state("main", FunctionType(types.int, ()))
         self.fs = self.prelude
+        self.linkage: dict[str, Variable] = {}  # objects of external linkage, by name
+        self._unit = path  # the translation unit being built
+        self._internal_names: dict[tuple[str, str], str] = {}  # (unit, static name) -> CFA name
+        self._defined_in: dict[str, str] = {}  # function -> file of its definition
 
     # ------------------------------------------------------------------ top level
 
-    def build(self, ast: c_ast.FileAST, entry: str = "main") -> Program:
-        for ext in ast.ext:
-            if isinstance(ext, c_ast.FuncDef):
-                self._function(ext)
-            elif isinstance(ext, c_ast.Decl):
-                self._declaration(ext, file_scope=True)
-            elif isinstance(ext, c_ast.Typedef):
-                self._typedef(ext)
-            elif isinstance(ext, c_ast.Pragma):
-                continue
-            else:
-                raise unsupported(type(ext).__name__, ext)
+    def build(self, units: list[tuple[str, c_ast.FileAST]], entry: str = "main") -> Program:
+        """The CFA of the program the translation units ``units`` (path, AST) link into.
+
+        Each unit has a file scope of its own; names of external linkage are one object
+        or function across units (``linkage``), as the linker makes them, and types of
+        one tag one type (``TypeResolver.linked``). A ``static`` function whose name
+        another unit also uses is named ``name@file`` in the CFA."""
+        self._internal_names = _internal_function_names(units)
+        for path, ast in units:
+            self.scope = Scope()
+            self.resolver.scope = self.scope
+            self.resolver.file = path
+            self.resolver.linked.next_unit()
+            self._unit = path
+            for ext in ast.ext:
+                if isinstance(ext, c_ast.FuncDef):
+                    self._function(ext)
+                elif isinstance(ext, c_ast.Decl):
+                    self._declaration(ext, file_scope=True)
+                elif isinstance(ext, c_ast.Typedef):
+                    self._typedef(ext)
+                elif isinstance(ext, c_ast.Pragma):
+                    continue
+                else:
+                    raise unsupported(type(ext).__name__, ext)
         if entry not in self.functions:
             raise UserError(f"no function {entry}() with a body", self.path)
         main = self.functions[entry]
@@ -137,8 +156,14 @@ class CFABuilder:
         self._jump(main.entry, main.line)
         main.entry = self.prelude.entry
         main.locations[:0] = self.prelude.locations
+        self.path = self._defined_in.get(entry, self.path)
         return Program(self.path, self.types.model, self.types, self.globals, self.functions,
-                       self.branch_points, self.error_calls, self.declared, entry)
+                       self.branch_points, self.error_calls, self.declared, entry,
+                       files=[path for path, _ in units])
+
+    def _function_name(self, name: str) -> str:
+        """The CFA's name of the function this unit calls ``name``."""
+        return self._internal_names.get((self._unit, name), name)
 
     def _constructor_calls(self, line: int) -> None:
         """Functions with ``__attribute__((constructor))`` run after the globals are
@@ -172,12 +197,16 @@ class CFABuilder:
         return name
 
     def _function(self, node: c_ast.FuncDef) -> None:
-        name = node.decl.name
+        name = self._function_name(node.decl.name)
         ftype = self.resolver.resolve(node.decl.type)
         assert isinstance(ftype, FunctionType)
-        self.scope.declare(name, Function(name, ftype), file_scope=True)
+        self.scope.declare(node.decl.name, Function(name, ftype), file_scope=True)
         self.declared[name] = ftype
         line = node.coord.line if node.coord else 0
+        if name in self.functions:  # the linker's "multiple definition"
+            raise UserError(f"{name}() is defined twice: here and in "
+                            f"{self._defined_in[name]}:{self.functions[name].line}", *where(node))
+        self._defined_in[name] = node.coord.file if node.coord else self._unit
         fs = self._new_function_state(name, ftype, line)
         self.fs = fs
         self.scope.push()
@@ -403,7 +432,7 @@ class CFABuilder:
         cases: list[tuple[c_ast.Node, int | None]] = []
         self._collect_cases(node.stmt, labels, cases)
         after = self._new_loc(line)
-        site = SwitchSite(node, promoted, [])
+        site = SwitchSite(node, promoted, [], self._unit)
         default = after
         for case_node, case_value in cases:
             if case_value is None:
@@ -412,7 +441,8 @@ class CFABuilder:
             match, no = labels[id(case_node)], self._new_loc(line)
             c = Const(promoted, promoted.wrap(case_value))
             cond = conv.binary(self.types, "==", value, c)
-            bid = self._branch(cond, match, no, "case", case_node.coord.line if case_node.coord else line)
+            bid = self._branch(cond, match, no, "case", case_node.coord.line if case_node.coord else line,
+                               case_node.coord.file if case_node.coord else "")
             if bid is not None:
                 site.cases.append((bid, promoted.wrap(case_value)))
             self.fs.cur = no
@@ -453,8 +483,9 @@ class CFABuilder:
         t = self.resolver.resolve(node.type)
         line = node.coord.line if node.coord else 0
         if isinstance(t, FunctionType):
-            self.declared.setdefault(node.name, t)
-            self.scope.declare(node.name, Function(node.name, t), file_scope=True)
+            name = self._function_name(node.name)
+            self.declared.setdefault(name, t)
+            self.scope.declare(node.name, Function(name, t), file_scope=True)
             return
         storage = set(node.storage or [])
         if isinstance(t, ArrayType) and t.length is None and node.init is not None:
@@ -462,11 +493,17 @@ class CFABuilder:
         is_static = file_scope or "static" in storage or "extern" in storage
         if "extern" in storage and not file_scope:
             found = self.scope.lookup(node.name)
+            if not isinstance(found, Variable) or not found.is_global:
+                found = self.linkage.get(node.name, found)
             if isinstance(found, Variable):
                 self.scope.declare(node.name, found)
                 return
         if file_scope:
             found = self.scope.lookup(node.name)
+            if not isinstance(found, Variable) and "static" not in storage:
+                found = self.linkage.get(node.name)  # defined or declared by another unit
+                if found is not None:
+                    self.scope.declare(node.name, found, file_scope=True)
             if isinstance(found, Variable) and found.is_global:
                 if isinstance(found.type, ArrayType) and found.type.length is None:
                     found.type = t
@@ -477,6 +514,8 @@ class CFABuilder:
         v = Variable(self._unique(qualified), node.name, t, is_static,
                      None if file_scope else self.fs.name, line)
         self.scope.declare(node.name, v)
+        if "static" not in storage and (file_scope or "extern" in storage):
+            self.linkage[node.name] = v
         if isinstance(t, ArrayType) and t.length is None and not is_static:
             if node.type.dim is not None:  # variable-length array
                 self._rvalue(node.type.dim)
@@ -593,7 +632,7 @@ class CFABuilder:
                 cond = conv.to_condition(self.types, self._rvalue(node))
             except conv.TypeMismatch as e:
                 raise unsupported(str(e), node) from None
-            bid = self._branch(cond, t, f, kind, line)
+            bid = self._branch(cond, t, f, kind, line, node.coord.file if node.coord else "")
             if bid is not None and not self._sandbox:
                 self.instrumentation.leaves.append(Leaf(bid, put, node))
 
@@ -604,7 +643,8 @@ class CFABuilder:
         self._cond(node.left, t, f, "and" if node.op == "&&" else "or", slot(node, "left"))
         self.fs.cur = right
 
-    def _branch(self, cond: Expr, t: Location, f: Location, kind: str, line: int) -> int | None:
+    def _branch(self, cond: Expr, t: Location, f: Location, kind: str, line: int,
+                file: str) -> int | None:
         """Two assume edges from here; a constant condition is a plain jump (no goal)."""
         value = const_int(cond) if isinstance(cond.type, IntType) else None
         if value is not None:
@@ -621,7 +661,7 @@ class CFABuilder:
         self.fs.cur = src
         fe = self._edge(AssumeEdge, f, line, cond=cond, positive=False, branch=bid)
         assert isinstance(te, AssumeEdge) and isinstance(fe, AssumeEdge)
-        self.branch_points[bid] = BranchPoint(bid, self.fs.name, line, kind, te, fe)
+        self.branch_points[bid] = BranchPoint(bid, self.fs.name, line, kind, te, fe, file)
         return bid
 
     # ------------------------------------------------------------------ expressions
@@ -964,9 +1004,9 @@ class CFABuilder:
         if name is not None and not isinstance(self.scope.lookup(name), Variable):
             found = self.scope.lookup(name)
             ftype = found.type if isinstance(found, Function) else self._implicit(name)
+            callee = found.name if isinstance(found, Function) else self._function_name(name)
             if found is None:
-                self.declared.setdefault(name, ftype)
-            callee = name
+                self.declared.setdefault(callee, ftype)
         else:
             fexpr = self._rvalue(node.name)
             ftarget = fexpr.type.target if isinstance(fexpr.type, PointerType) else fexpr.type
@@ -980,11 +1020,12 @@ class CFABuilder:
                 for a in args:
                     self._effect(a)
                 self._next_error += 1
-                e = self._edge(ErrorEdge, self._sink(line), line, call_id=self._next_error)
+                e = self._edge(ErrorEdge, self._sink(line), line, call_id=self._next_error,
+                               file=node.coord.file if node.coord else "")
                 if not self._sandbox:
                     assert isinstance(e, ErrorEdge)
                     self.error_calls[self._next_error] = e
-                    self.instrumentation.error_calls.append((self._next_error, node))
+                    self.instrumentation.error_calls.append((self._next_error, node, self._unit))
                 return Const(t.int, 0)
             if callee in TERMINATING_FUNCTIONS:
                 values = [self._rvalue(a) for a in args]
@@ -1015,3 +1056,26 @@ class CFABuilder:
         if want_value and lhs is None:
             return Const(t.int, 0)
         return lhs
+
+
+def _internal_function_names(units: list[tuple[str, c_ast.FileAST]]) -> dict[tuple[str, str], str]:
+    """CFA names of the ``static`` functions whose names another unit also uses, by
+    (unit, name): ``name@file`` (with the file's index where two units share a name),
+    so that one unit's private function is not another's."""
+    used: dict[str, set[int]] = {}
+    private: list[tuple[int, str]] = []
+    for i, (_, ast) in enumerate(units):
+        for ext in ast.ext:
+            decl = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
+            if not isinstance(decl, c_ast.Decl) or not isinstance(decl.type, c_ast.FuncDecl):
+                continue
+            used.setdefault(decl.name, set()).add(i)
+            if "static" in (decl.storage or []):
+                private.append((i, decl.name))
+    stems = [os.path.basename(path) for path, _ in units]
+    names: dict[tuple[str, str], str] = {}
+    for i, name in dict.fromkeys(private):
+        if len(used[name]) > 1:
+            stem = stems[i] if stems.count(stems[i]) == 1 else f"{stems[i]}#{i + 1}"
+            names[(units[i][0], name)] = f"{name}@{stem}"
+    return names

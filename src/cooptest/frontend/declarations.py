@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
-from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, StructType, Types,
-                                VoidType)
+from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, PointerType, StructType,
+                                Types, VoidType)
 from cooptest.errors import Unsupported
 from cooptest.frontend.conversions import decayed_type
 from cooptest.frontend.scope import EnumConst, Scope, Typedef
@@ -25,6 +25,49 @@ def unsupported(what: str, node: c_ast.Node | None) -> Unsupported:
     return Unsupported(f"unsupported construct: {what}", file, line)
 
 
+class LinkedTags:
+    """Struct and union types across translation units: one type object for a tag that
+    every file defines alike (a header's struct), as the linker assumes of compatible
+    types (C11 6.2.7); ``StructType`` is compared by identity, so without this a value
+    passed from one file to another would change type on the way.
+
+    A file-scope tag first met in a file that has not defined it is taken to be the
+    earlier files' type; when the file's own definition comes it must then agree, or the
+    program is refused (its tags would mean two types cooptest cannot tell apart). A
+    definition met first is compared at once, and a different one is a type of its own.
+    Anonymous structs are keyed by their text (a typedef'd header struct is the same text
+    in every file)."""
+
+    def __init__(self) -> None:
+        self.canonical: dict[str, tuple[StructType, str | None]] = {}  # key -> (type, file)
+        self.adopted: set[str] = set()  # keys taken from earlier files by this file
+
+    def next_unit(self) -> None:
+        self.adopted = set()
+
+
+def same_layout(a: StructType, b: StructType) -> bool:
+    """Whether two complete struct types are the same type in two files: members of
+    the same names, types, offsets and widths (structs within compared by tag)."""
+    return (a.is_union == b.is_union and a.size == b.size and len(a.fields) == len(b.fields)
+            and all(f.name == g.name and f.offset == g.offset and f.bit_width == g.bit_width
+                    and f.bit_offset == g.bit_offset and _same_type(f.type, g.type)
+                    for f, g in zip(a.fields, b.fields)))
+
+
+def _same_type(a: CType, b: CType) -> bool:
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        return a.tag == b.tag and a.is_union == b.is_union
+    if isinstance(a, PointerType) and isinstance(b, PointerType):
+        return _same_type(a.target, b.target)
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return a.length == b.length and _same_type(a.elem, b.elem)
+    if isinstance(a, FunctionType) and isinstance(b, FunctionType):
+        return (a.variadic == b.variadic and len(a.params) == len(b.params)
+                and _same_type(a.ret, b.ret) and all(map(_same_type, a.params, b.params)))
+    return a == b
+
+
 class TypeResolver:
     def __init__(self, types: Types, scope: Scope, const_eval: ConstEval,
                  packed: frozenset[str] = frozenset()) -> None:
@@ -32,6 +75,8 @@ class TypeResolver:
         self.scope = scope
         self.const_eval = const_eval
         self.packed = packed  # tags of structs and unions declared packed
+        self.linked = LinkedTags()
+        self.file: str | None = None  # the translation unit being resolved
         self._anon = 0
 
     def base_type(self, names: list[str], node: c_ast.Node) -> CType:
@@ -116,31 +161,57 @@ class TypeResolver:
     def struct(self, node: c_ast.Struct | c_ast.Union) -> StructType:
         is_union = isinstance(node, c_ast.Union)
         tag = node.name
+        key = None
         if tag is None:
             self._anon += 1
             tag = f"__anon{self._anon}"
+            if node.decls is not None and self.scope.at_file_scope():
+                key = "anon " + c_generator.CGenerator().visit(node)
+        elif self.scope.at_file_scope():
+            key = f"{'union' if is_union else 'struct'} {tag}"
         found = self.scope.lookup_tag(tag, innermost_only=node.decls is not None)
         if not isinstance(found, StructType):
             if node.decls is None:
                 found = self.scope.lookup_tag(tag)
             if not isinstance(found, StructType):
-                found = StructType(tag, is_union)
+                earlier = self.linked.canonical.get(key) if key else None
+                if earlier is not None and earlier[1] != self.file and node.decls is None:
+                    found = earlier[0]  # the earlier files' type, until this file defines it
+                    self.linked.adopted.add(key)  # type: ignore[arg-type]
+                else:
+                    found = StructType(tag, is_union)
                 self.scope.declare_tag(tag, found)
-        if node.decls is not None and found.size is None:
-            members: list[tuple[str, CType, int | None]] = []
-            for d in node.decls:
-                mt = self.resolve(d.type)
-                width = self.const_eval(d.bitsize) if d.bitsize is not None else None
-                if d.name is None and isinstance(mt, StructType):
-                    # anonymous struct/union member: its fields are members of the outer one
-                    members.extend((f.name, f.type, f.bit_width) for f in mt.fields)
-                    continue
-                members.append((d.name or f"__pad{len(members)}", mt, width))
-            packed = tag in self.packed
-            if packed and any(w is not None for _, _, w in members):
-                raise unsupported("bit-fields in a packed struct", node)
-            self.types.layout(found, members, packed)
+        if node.decls is not None and (found.size is None or key in self.linked.adopted):
+            own = found if found.size is None else StructType(tag, is_union)
+            self._define(own, node, tag)
+            if own is not found and not same_layout(own, found):
+                raise unsupported(f"{own} defined differently here and in "
+                                  f"{self.linked.canonical[key][1]}", node)  # type: ignore[index]
+            self.linked.adopted.discard(key)  # type: ignore[arg-type]
+            if key is not None:
+                earlier = self.linked.canonical.get(key)
+                if earlier is None:
+                    self.linked.canonical[key] = (found, self.file)
+                elif earlier[1] != self.file and earlier[0] is not found \
+                        and same_layout(found, earlier[0]):
+                    found = earlier[0]
+                    self.scope.declare_tag(tag, found)
         return found
+
+    def _define(self, found: StructType, node: c_ast.Struct | c_ast.Union, tag: str) -> None:
+        members: list[tuple[str, CType, int | None]] = []
+        for d in node.decls or []:
+            mt = self.resolve(d.type)
+            width = self.const_eval(d.bitsize) if d.bitsize is not None else None
+            if d.name is None and isinstance(mt, StructType):
+                # anonymous struct/union member: its fields are members of the outer one
+                members.extend((f.name, f.type, f.bit_width) for f in mt.fields)
+                continue
+            members.append((d.name or f"__pad{len(members)}", mt, width))
+        packed = tag in self.packed
+        if packed and any(w is not None for _, _, w in members):
+            raise unsupported("bit-fields in a packed struct", node)
+        self.types.layout(found, members, packed)
 
     def enum(self, node: c_ast.Enum) -> CType:
         if node.values is None:

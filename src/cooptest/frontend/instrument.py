@@ -36,11 +36,13 @@ def _switch_helper(index: int, cases: list[tuple[int, int]]) -> str:
     return "\n".join(lines)
 
 
-def instrumented_source(fe: Frontend) -> str:
-    """C source of the instrumented program (to be compiled with the trace runtime).
+def instrumented_source(fe: Frontend) -> list[str]:
+    """C source of each translation unit of the instrumented program (to be compiled
+    with the trace runtime and linked).
 
-    The Frontend's own AST is instrumented in place (the recorded leaves are its nodes),
-    so the result is computed once and kept on the Frontend."""
+    The Frontend's own ASTs are instrumented in place (the recorded leaves are their
+    nodes), so the result is computed once and kept on the Frontend. Switch helpers and
+    error-call wrappers are ``static``: each unit has those of its own code."""
     if fe.instrumented is not None:
         return fe.instrumented
     ins = fe.instrumentation
@@ -48,24 +50,29 @@ def instrumented_source(fe: Frontend) -> str:
         wrapped = c_ast.FuncCall(c_ast.ID("__cooptest_br"), c_ast.ExprList([
             _int(leaf.branch), c_ast.BinaryOp("!=", leaf.node, _int(0))]))
         leaf.put(wrapped)
-    helpers: list[str] = []
+    helpers: dict[str, list[str]] = {}
     for i, site in enumerate(ins.switches):
         if not site.cases:
             continue
-        helpers.append(_switch_helper(i, site.cases))
+        helpers.setdefault(site.unit, []).append(_switch_helper(i, site.cases))
         call = c_ast.FuncCall(c_ast.ID(f"__cooptest_sw{i}"), c_ast.ExprList([site.node.cond]))
         to = c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None,
                                                             c_ast.IdentifierType(site.promoted.name.split())))
         site.node.cond = c_ast.Cast(to, call)
-    error_functions: set[str] = set()
-    for call_id, call in ins.error_calls:
+    error_functions: dict[str, set[str]] = {}
+    for call_id, call, unit in ins.error_calls:
         name = call.name.name
-        error_functions.add(name)
+        error_functions.setdefault(unit, set()).add(name)
         call.name = c_ast.ID(f"__cooptest_reach_{name}")
         call.args = c_ast.ExprList([_int(call_id)])
-    prototypes = "".join(f"void __cooptest_reach_{n}(int id);\n" for n in sorted(error_functions))
-    wrappers = "".join(
-        f"void __cooptest_reach_{n}(int id) {{ __cooptest_err(id); {n}(); }}\n" for n in sorted(error_functions))
-    body = AttributeGenerator(fe.attributes).visit(fe.ast)
-    fe.instrumented = PRELUDE + prototypes + "\n".join(helpers) + "\n" + body + "\n" + wrappers
-    return fe.instrumented
+    out: list[str] = []
+    for unit in fe.units:
+        path = unit.source.path
+        names = sorted(error_functions.get(path, ()))
+        prototypes = "".join(f"static void __cooptest_reach_{n}(int id);\n" for n in names)
+        wrappers = "".join(
+            f"static void __cooptest_reach_{n}(int id) {{ __cooptest_err(id); {n}(); }}\n" for n in names)
+        body = AttributeGenerator(unit.attributes).visit(unit.ast)
+        out.append(PRELUDE + prototypes + "\n".join(helpers.get(path, [])) + "\n" + body + "\n" + wrappers)
+    fe.instrumented = out
+    return out

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 from importlib import resources
 
 from cooptest.errors import ToolMissing, UserError
 from cooptest.frontend.attributes import Attributes, strip
-from cooptest.task import Task
+from cooptest.cfa.ctype import DataModel
+from cooptest.task import Source, Task
 
 GNU_NEUTRALISERS = (
     "-D__extension__=", "-D__asm__(x)=", "-D__asm(x)=",
@@ -33,35 +35,50 @@ def include_dir() -> str:
     return str(resources.files("cooptest.harness") / "include")
 
 
-def gcc_e(task: Task, out_path: str, extra: tuple[str, ...] = (), line_markers: bool = True) -> None:
-    """Run ``gcc -E`` on the task's program into ``out_path``; errors become UserError.
+def gcc_e(unit: Source, data_model: DataModel, out_path: str, extra: tuple[str, ...] = (),
+          line_markers: bool = True) -> None:
+    """Run ``gcc -E`` on one translation unit into ``out_path``, with its own flags;
+    errors become UserError naming the file and line gcc names.
 
     With ``line_markers`` the output keeps ``# line "file"`` markers, so that pycparser's
     coordinates (goal lines, error messages) name the original file and line."""
-    cmd = ["gcc", "-E", *(() if line_markers else ("-P",)), task.data_model.gcc_flag, f"-I{include_dir()}",
-           f"-I{os.path.dirname(task.program)}", *extra, task.program, "-o", out_path]
+    cmd = ["gcc", "-E", *(() if line_markers else ("-P",)), data_model.gcc_flag, f"-I{include_dir()}",
+           f"-I{os.path.dirname(unit.path)}", *extra, *unit.flags, unit.path, "-o", out_path]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "LC_ALL": "C"})
     except FileNotFoundError:
         raise ToolMissing("gcc not found; install it with: apt-get install -y gcc") from None
     if proc.returncode != 0:
         first = next((l for l in proc.stderr.splitlines() if "error" in l), proc.stderr.strip())
         if "bits/" in first or "gnu/stubs-32.h" in first:
             raise ToolMissing("32-bit headers missing; install them with: apt-get install -y gcc-multilib")
-        raise UserError(f"preprocessing failed: {first}", task.program)
+        m = _GCC_MESSAGE.match(first)
+        if m:
+            raise UserError(f"preprocessing failed: {m['msg']}", m["file"], int(m["line"]))
+        raise UserError(f"preprocessing failed: {first}", unit.path)
 
 
-def preprocess(task: Task, out_dir: str) -> str:
-    """The task's program preprocessed for pycparser (GNU extensions neutralised).
+_GCC_MESSAGE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
 
-    Returns the path of the ``.i`` file in ``out_dir``, cached by content and flags; the
-    attributes it had are beside it (:func:`attributes_of`)."""
+
+def preprocess(task: Task, out_dir: str) -> list[str]:
+    """Each translation unit of the task preprocessed for pycparser (GNU extensions
+    neutralised), in the task's order.
+
+    Returns the paths of the ``.i`` files in ``out_dir``, cached by content and flags;
+    the attributes each had are beside it (:func:`attributes_of`)."""
+    return [preprocess_unit(unit, task.data_model, out_dir) for unit in task.units]
+
+
+def preprocess_unit(unit: Source, data_model: DataModel, out_dir: str) -> str:
     os.makedirs(out_dir, exist_ok=True)
-    with open(task.program, "rb") as f:
-        key = hashlib.sha256(f.read() + task.data_model.value.encode()).hexdigest()[:16]
-    out = os.path.join(out_dir, f"{os.path.splitext(os.path.basename(task.program))[0]}-{key}.i")
+    with open(unit.path, "rb") as f:
+        key = hashlib.sha256(f.read() + "\0".join((data_model.value, unit.path, *unit.flags)).encode()
+                             ).hexdigest()[:16]
+    out = os.path.join(out_dir, f"{os.path.splitext(os.path.basename(unit.path))[0]}-{key}.i")
     if not os.path.exists(out):
-        gcc_e(task, out + ".tmp", GNU_NEUTRALISERS)
+        gcc_e(unit, data_model, out + ".tmp", GNU_NEUTRALISERS)
         with open(out + ".tmp", encoding="utf-8", errors="surrogateescape") as f:
             text, attributes = strip(f.read())
         with open(out + ".attributes.json", "w") as f:

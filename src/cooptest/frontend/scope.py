@@ -53,6 +53,9 @@ class Scope:
     def declare(self, name: str, what: Ordinary, file_scope: bool = False) -> None:
         _declare(self._names, self._levels, name, what, 0 if file_scope else len(self._levels) - 1, 0)
 
+    def at_file_scope(self) -> bool:
+        return len(self._levels) == 1
+
     def lookup(self, name: str) -> Ordinary | None:
         found = self._names.get(name)
         return found[-1][1] if found else None

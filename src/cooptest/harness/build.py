@@ -50,22 +50,27 @@ class Undefined(UserError):
         return Undefined(self.function, file, line)
 
 
-def compile_program(source_path: str, data_model: DataModel, out_dir: str, trace: bool) -> Executable:
-    """The executable of ``source_path`` (a ``gcc -E`` output), built once per content."""
-    with open(source_path, encoding="utf-8", errors="surrogateescape") as f:
-        source = f.read()
-    harness = harness_source(needed_functions(source))
+def compile_program(source_paths: str | Sequence[str], data_model: DataModel, out_dir: str,
+                    trace: bool) -> Executable:
+    """The executable of ``source_paths`` (``gcc -E`` outputs: the translation units of
+    one program), built once per content."""
+    paths = [source_paths] if isinstance(source_paths, str) else list(source_paths)
+    texts = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            texts.append(f.read())
+    harness = harness_source(needed_functions("\n".join(texts)))
     runtime = _runtime("trace_runtime.c") if trace else ""
     key = hashlib.sha256("\0".join(
-        [source, harness, runtime, _runtime("contain.c"), data_model.gcc_flag,
+        [*texts, harness, runtime, _runtime("contain.c"), data_model.gcc_flag,
          *BASE_FLAGS]).encode(
             errors="surrogateescape")).hexdigest()[:20]
     out_dir = os.path.abspath(out_dir)  # runs happen in a private working directory
     os.makedirs(out_dir, exist_ok=True)
-    stem = os.path.splitext(os.path.basename(source_path))[0]
+    stem = os.path.splitext(os.path.basename(paths[0]))[0]
     exe = os.path.join(out_dir, f"{stem}-{key}{'-trace' if trace else ''}")
     if not os.path.exists(exe):
-        sources = [source_path, _write_once(out_dir, "harness", harness),
+        sources = [*paths, _write_once(out_dir, "harness", harness),
                    containment_source(out_dir)]
         if trace:
             sources.append(_write_once(out_dir, "trace_runtime", runtime))

@@ -31,6 +31,7 @@ import re
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_parser
@@ -60,6 +61,7 @@ class CoverageResult:
     tests: int
     covered_goals: set[int]
     goal_lines: dict[int, int] = field(default_factory=dict)  # goal id -> line in the program
+    goal_files: dict[int, str] = field(default_factory=dict)  # goal id -> its source file
 
     @property
     def percent(self) -> float:
@@ -67,33 +69,44 @@ class CoverageResult:
         return 100.0 * self.covered / self.goals if self.goals else 100.0
 
 
-def measure_coverage(task: Task, preprocessed_path: str, tests: list[TestCase],
+def measure_coverage(task: Task, preprocessed: str | Sequence[str], tests: list[TestCase],
                      work_dir: str) -> CoverageResult:
     """Run ``tests`` on the labelled program and count goals as TestCov does."""
-    result = CoverageMeter(task, preprocessed_path, work_dir).measure(tests)
+    result = CoverageMeter(task, preprocessed, work_dir).measure(tests)
     assert result is not None  # no deadline
     return result
 
 
 class CoverageMeter:
     """The labelled program, built once: the expensive part of a measurement (parsing
-    and compiling); measuring a suite then costs its native runs and one gcov."""
+    and compiling); measuring a suite then costs its native runs and one gcov.
 
-    def __init__(self, task: Task, preprocessed_path: str, work_dir: str) -> None:
+    A program of several translation units is labelled unit by unit (goal numbers run
+    on across them) and linked; gcov counts each unit's lines."""
+
+    def __init__(self, task: Task, preprocessed: str | Sequence[str], work_dir: str) -> None:
         """Write and compile the labelled program into a new folder under ``work_dir``."""
         os.makedirs(work_dir, exist_ok=True)
         self.build = tempfile.mkdtemp(prefix="coverage-", dir=work_dir)
-        source, self.goal_lines = labelled_program(preprocessed_path)
-        self.program = os.path.join(self.build, "labelled.c")
-        with open(self.program, "w") as f:
-            f.write(source)
+        paths = [preprocessed] if isinstance(preprocessed, str) else list(preprocessed)
+        labeller = _Labeller()
+        self.programs: list[str] = []
+        self.goto_lines: dict[int, tuple[int, int]] = {}  # goal -> (unit, its line in the source)
+        sources: list[str] = []
+        for i, path in enumerate(paths):
+            source = labelled_source(path, labeller)
+            sources.append(source)
+            self.programs.append(os.path.join(self.build, f"labelled-{i}.c" if i else "labelled.c"))
+            with open(self.programs[-1], "w") as f:
+                f.write(source)
+            self.goto_lines.update({int(m[1]): (i, n) for n, line in enumerate(source.splitlines(), 1)
+                                    if (m := _GOTO_LINE.match(line))})
+        self.goal_lines, self.goal_files = labeller.lines, labeller.files
         harness = os.path.join(self.build, "harness.c")
         with open(harness, "w") as f:
-            f.write(harness_source(needed_functions(source)))
-        compile_sources([self.program, harness, containment_source(self.build)], task.data_model,
+            f.write(harness_source(needed_functions("\n".join(sources))))
+        compile_sources([*self.programs, harness, containment_source(self.build)], task.data_model,
                         os.path.join(self.build, "prog"), GCOV_FLAGS)
-        self.goto_lines = {int(m[1]): n for n, line in enumerate(source.splitlines(), 1)
-                           if (m := _GOTO_LINE.match(line))}  # goal -> its line in the source
         self.binary = Executable(os.path.join(self.build, "prog"), task.data_model, trace=False,
                                  writable=self.build)  # the runs write their counts here
 
@@ -110,7 +123,8 @@ class CoverageMeter:
 
     def result(self, goals: set[int], covered: set[int], tests: int) -> CoverageResult:
         return CoverageResult(len(goals), len(covered), tests, covered,
-                              {g: self.goal_lines[g] for g in goals if g in self.goal_lines})
+                              {g: self.goal_lines[g] for g in goals if g in self.goal_lines},
+                              {g: self.goal_files[g] for g in goals if g in self.goal_files})
 
     def goals(self) -> set[int]:
         """TestCov's goals of the program: the labels gcc emitted code for."""
@@ -132,25 +146,29 @@ class CoverageMeter:
     def _count(self) -> tuple[set[int], set[int]]:
         """The goals with code, and those the runs since the counts were last
         forgotten hit."""
-        counts = _gcov_line_counts(self.build, self.program)
-        goals = {g for g, line in self.goto_lines.items() if line in counts}
-        return goals, {g for g in goals if counts[self.goto_lines[g]] > 0}
+        counts = [_gcov_line_counts(self.build, program) for program in self.programs]
+        goals = {g for g, (unit, line) in self.goto_lines.items() if line in counts[unit]}
+        return goals, {g for g in goals if counts[self.goto_lines[g][0]][self.goto_lines[g][1]] > 0}
 
 
 def labelled_program(preprocessed_path: str) -> tuple[str, dict[int, int]]:
     """C text with TestCov's goal labels, and each goal's line in the original program."""
+    labeller = _Labeller()
+    return labelled_source(preprocessed_path, labeller), labeller.lines
+
+
+def labelled_source(preprocessed_path: str, labeller: _Labeller) -> str:
+    """The C text of one translation unit with ``labeller``'s goal labels."""
     with open(preprocessed_path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     try:
         ast = ast_cache.parse(text, preprocessed_path)
     except c_parser.ParseError as e:
         raise UserError(f"cannot parse for coverage measurement: {e}", preprocessed_path) from None
-    labeller = _Labeller()
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
             ext.body = labeller.block(ext.body)
-    source = f"extern void {DUMP}(void);\n" + AttributeGenerator(attributes_of(preprocessed_path)).visit(ast)
-    return source, labeller.lines
+    return f"extern void {DUMP}(void);\n" + AttributeGenerator(attributes_of(preprocessed_path)).visit(ast)
 
 
 def _call_name(node: c_ast.Node) -> str | None:
@@ -168,10 +186,12 @@ class _Labeller:
 
     def __init__(self) -> None:
         self.lines: dict[int, int] = {}
+        self.files: dict[int, str] = {}
 
     def goal(self, at: c_ast.Node) -> list[c_ast.Node]:
         n = len(self.lines)
         self.lines[n] = at.coord.line if at.coord else 0
+        self.files[n] = at.coord.file if at.coord else ""
         name = f"{LABEL}{n}"
         return [c_ast.Goto(name), c_ast.Label(name, c_ast.EmptyStatement())]
 
@@ -260,7 +280,8 @@ class _Labeller:
 def _gcov_line_counts(build: str, program: str) -> dict[int, int]:
     """Line → execution count of ``program`` from gcov's JSON (lines with code only)."""
     # gcc names the notes after the (temporary) output and the source: *-labelled.gcno
-    mine = [os.path.join(build, n) for n in os.listdir(build) if n.endswith("labelled.gcno")]
+    stem = os.path.splitext(os.path.basename(program))[0]
+    mine = [os.path.join(build, n) for n in os.listdir(build) if n.endswith(f"-{stem}.gcno")]
     if not mine:
         raise UserError("gcc produced no coverage notes", program)
     proc = subprocess.run(["gcov", "--json-format", "--stdout", mine[0]], cwd=build,

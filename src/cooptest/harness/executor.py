@@ -116,11 +116,13 @@ class Executor:
 
     def __init__(self, frontend: Frontend, work_dir: str, timeout: float = 3.0) -> None:
         os.makedirs(work_dir, exist_ok=True)
-        source = os.path.join(work_dir, "instrumented.c")
-        with open(source, "w") as f:
-            f.write(instrumented_source(frontend))
+        sources = []
+        for i, text in enumerate(instrumented_source(frontend)):
+            sources.append(os.path.join(work_dir, f"instrumented-{i}.c" if i else "instrumented.c"))
+            with open(sources[-1], "w") as f:
+                f.write(text)
         try:
-            self.binary: Executable = compile_program(source, frontend.task.data_model, work_dir,
+            self.binary: Executable = compile_program(sources, frontend.task.data_model, work_dir,
                                                       trace=True)
         except Undefined as e:  # the linker names our instrumented copy, and no line
             raise e.at(frontend.task.program, frontend.program.first_call(e.function)) from None
