@@ -533,6 +533,7 @@ class Program:
     source_lines: int = 0
     proof_blockers: ProofBlockers = field(default_factory=ProofBlockers)
     files: list[str] = field(default_factory=list)  # the translation units, in link order
+    system_files: frozenset[str] = frozenset()  # headers gcc marks as the system's: no goals
 
     @property
     def main(self) -> FunctionCFA:
@@ -555,9 +556,12 @@ class Program:
         return min(lines, default=None)
 
     def goals(self) -> list[Goal]:
-        """Every branch goal and error-call goal, in source order."""
+        """Every branch goal and error-call goal, in source order; the code of system
+        headers (an inline function of the C library) has none."""
         out: list[Goal] = []
         for bp in sorted(self.branch_points.values(), key=lambda b: b.id):
+            if bp.file in self.system_files:
+                continue
             for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge)):
                 out.append(Goal(branch_goal_id(bp.id, outcome), "branch", bp.line, edge, bp.function,
                                 bp.file))

@@ -15,7 +15,7 @@ from cooptest.cfa.unmodelled import proof_blockers
 from cooptest.errors import UserError
 from cooptest.frontend import ast_cache
 from cooptest.frontend.builder import CFABuilder, Instrumentation
-from cooptest.frontend.attributes import Attributes
+from cooptest.frontend.attributes import Attributes, system_headers
 from cooptest.frontend.preprocess import attributes_of, preprocess
 from cooptest.task import Source, Task
 
@@ -70,6 +70,10 @@ def load_program(task: Task, work_dir: str) -> Frontend:
     program; raises UserError on bad or unsupported input."""
     units = [Unit(unit, path, parse(path, unit.path), attributes_of(path))
              for unit, path in zip(task.units, preprocess(task, os.path.join(work_dir, "pp")))]
+    system: set[str] = set()
+    for u in units:
+        with open(u.preprocessed, errors="replace") as f:
+            system |= system_headers(f.read())
     attributes = Attributes.union([u.attributes for u in units])
     builder = CFABuilder(Types(task.data_model), task.program, attributes)
     try:
@@ -82,4 +86,5 @@ def load_program(task: Task, work_dir: str) -> Frontend:
             program.source_lines += f.read().count(b"\n")
     program.path = program.files[0] if program.files else task.program
     program.proof_blockers = proof_blockers(program, attributes.destructors())
+    program.system_files = frozenset(system)
     return Frontend(task, program, units, builder.instrumentation)

@@ -87,6 +87,12 @@ class Attributes:
                           set(doc["packed"]))
 
 
+def system_headers(text: str) -> set[str]:
+    """The files preprocessed ``text`` includes that gcc marks as system headers (flag 3
+    of a line marker): the C library's, whose code is never a goal, as gcov leaves it out."""
+    return {m[2] for m in _MARKER.finditer(text) if " 3" in m[3]}
+
+
 class _Source:
     """Preprocessed text with its line markers: where a position is in the user's file."""
 
