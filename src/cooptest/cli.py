@@ -189,8 +189,8 @@ def cmd_cfa(args: argparse.Namespace) -> int:
     counts = {"functions": len(program.functions),
               "locations": sum(len(f.locations) for f in program.functions.values()),
               "edges": sum(1 for _ in program.edges()),
-              "branch_goals": 2 * len(program.branch_points),
-              "error_goals": len(program.error_calls)}
+              "branch_goals": sum(g.kind == "branch" for g in program.goals()),
+              "error_goals": sum(g.kind == "error-call" for g in program.goals())}
     if args.dot:
         with open(args.dot, "w") as f:
             f.write(to_dot(program))

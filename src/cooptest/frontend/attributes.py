@@ -88,9 +88,11 @@ class Attributes:
 
 
 def system_headers(text: str) -> set[str]:
-    """The files preprocessed ``text`` includes that gcc marks as system headers (flag 3
-    of a line marker): the C library's, whose code is never a goal, as gcov leaves it out."""
-    return {m[2] for m in _MARKER.finditer(text) if " 3" in m[3]}
+    """The files preprocessed ``text`` enters as system headers (a line marker with the
+    flags 1, a new file, and 3, a system header): the C library's, whose code is never a
+    goal, as gcov leaves it out. (Flag 3 alone also marks a system macro's expansion in
+    the user's own file, which stays the user's.)"""
+    return {m[2] for m in _MARKER.finditer(text) if {"1", "3"} <= set(m[3].split())}
 
 
 class _Source:
