@@ -97,15 +97,19 @@ def test_a_struct_passed_between_files_is_one_type(tmp_path):
 
 def test_system_headers_have_no_goals(tmp_path):
     write(tmp_path, {"sys/lib.h": "static inline int sgn(int v) { if (v < 0) return -1; return v > 0; }\n",
-                     "main.c": "#include <lib.h>\nextern int __VERIFIER_nondet_int(void);\n"
-                               "int main(void) { return sgn(__VERIFIER_nondet_int()) ? 1 : 0; }\n"})
+                     "main.c": "#include <lib.h>\n#include <ctype.h>\n#include <errno.h>\n"
+                               "extern int __VERIFIER_nondet_int(void);\n"
+                               "int main(void) { if (isdigit(__VERIFIER_nondet_int()) && errno == 0)"
+                               " return 2; return sgn(__VERIFIER_nondet_int()) ? 1 : 0; }\n"})
     as_system = load_program_task([str(tmp_path / "main.c")],
                                   flags=("-isystem", str(tmp_path / "sys")))
     as_project = load_program_task([str(tmp_path / "main.c")], flags=("-I", str(tmp_path / "sys")))
     system_goals = load_program(as_system, str(tmp_path / "w1")).program.goals()
     project_goals = load_program(as_project, str(tmp_path / "w2")).program.goals()
     assert {os.path.basename(g.file) for g in project_goals} == {"lib.h", "main.c"}
+    # isdigit and errno are macros of system headers expanded in main.c: main.c's goals
     assert {os.path.basename(g.file) for g in system_goals} == {"main.c"}
+    assert len(system_goals) == len(project_goals) - 2 == 6
 
 
 @pytest.mark.parametrize("case", ["missing-header", "missing-in-database", "two-mains",
