@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
-from clitools import cooptest  # noqa: E402
+from clitools import REPO, cooptest  # noqa: E402
 from report_programs import PAGE_C  # noqa: E402
+
+HEADERONLY = REPO / "tests" / "data" / "headeronly"  # harness.c, and lib/ring.h it includes
 
 
 
@@ -45,4 +47,15 @@ def predicate_out(tmp_path_factory: pytest.TempPathFactory, page_c: Path) -> Pat
     out = _run(tmp_path_factory, page_c, "predicate", "8")
     summary = json.loads((out / "report.json").read_text())["summary"]
     assert summary["infeasible"] > 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def headeronly_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run on a header-only library: every goal but the harness's is in lib/ring.h,
+    one (a check that the buffer is corrupt) open."""
+    out = tmp_path_factory.mktemp("run-headeronly")
+    proc = cooptest("generate", HEADERONLY / "harness.c", "-I", HEADERONLY / "lib", "--budget", "10",
+                    "--out", out, "--seed", "1", "--quiet")
+    assert proc.returncode == 0, proc.stderr
     return out

@@ -1,6 +1,13 @@
 """``report.html``: report.json made readable — the program's source with every goal
 marked on its line, a table per function, the summary and coverage over time.
 
+A program of several files (translation units, and the project headers they include)
+gets one source view per file that has goals, each goal on its own file's line, and a
+list of the files with their totals: a header-only library has every goal in a header,
+which a view of the harness alone would not show. Lines are then anchored as
+``name:line`` (``lib/ring.h:19``); a program of one file keeps its page as it was
+(``L19``).
+
 The page is one self-contained file (inline CSS, SVG and a few lines of script, nothing
 fetched), so that it can be mailed, archived next to the suite or opened from a CI
 artifact. It is rendered from the files every run leaves (``report.json``, the suite
@@ -14,6 +21,7 @@ import json
 import os
 from html import escape
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +34,10 @@ from pygments.token import Token
 
 from cooptest.errors import UserError
 from cooptest.harness.testsuite import TestCase, read_suite
+from cooptest.report.files import FileTotals, file_totals
 
 HTML = "report.html"
-BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin")
+BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin", "file")
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
 CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
@@ -55,6 +64,7 @@ class FunctionRow:
     name: str
     line: int  # its first goal's line: where the table links to
     counts: Counter = field(default_factory=Counter)
+    file: str = ""  # of its goals (static functions of two files may share a name)
 
     @property
     def goals(self) -> int:
@@ -70,6 +80,7 @@ class SourceLine:
     number: int
     html: str  # highlighted, balanced markup
     goals: list[dict[str, Any]]
+    id: str = ""  # the line's anchor
 
     @property
     def status(self) -> str:
@@ -105,28 +116,56 @@ def write_html_report(out_dir: str, seconds: float | None = None,
     return path
 
 
+@dataclass
+class SourceView:
+    """One file's source on the page, with its goal totals."""
+
+    totals: FileTotals
+    lines: list[SourceLine]
+
+
 def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = None) -> str:
-    """The page for the report document ``doc`` and the suite's ``tests``; the source
-    is highlighted unless ``seconds`` are too few for it."""
-    program = doc["program"]
-    try:
-        with open(program, encoding="utf-8", errors="replace") as f:
-            source = f.read()
-    except OSError:
-        raise UserError("the program of this report is not readable", program) from None
-    goals = doc["goals"]
+    """The page for the report document ``doc`` and the suite's ``tests``; the sources
+    are highlighted unless ``seconds`` are too few for them."""
+    program = os.path.normpath(doc["program"])
+    # a goal of an older report names no file: it is in the program
+    goals = [{**g, "file": os.path.normpath(g.get("file") or program)} for g in doc["goals"]]
+    totals = file_totals(((g["file"], g["status"]) for g in goals), doc.get("files") or [program])
+    several = [t.path for t in totals] not in ([program], [])
+    if not totals:
+        totals = [FileTotals(program, os.path.basename(program))]
+    sources = {t.path: _read_source(t.path, program) for t in totals}
+    source = "".join(sources.values())
+    prefix = {t.path: f"{t.name}:" if several else "L" for t in totals}
+
+    def line_id(path: str, line: int) -> str:
+        return f"{prefix.get(path, 'L')}{line}"
+
     summary = doc["summary"]
     highlighted = seconds is None or seconds > page_seconds(len(source))
-    if seconds is not None and seconds <= 0:
-        source = ""  # past the budget already: the summary and tables only
+    late = seconds is not None and seconds <= 0  # past the budget: the summary and tables only
+    views = [SourceView(t, [] if late else source_lines(
+        sources[t.path], [g for g in goals if g["file"] == t.path], highlighted, prefix[t.path]))
+        for t in totals]
     return TEMPLATES.get_template("report.html.j2").render(
-        title=os.path.basename(program), program=program, doc=doc, summary=summary,
-        settings=_settings(doc), lines=source_lines(source, goals, highlighted), highlighted=highlighted,
-        functions=function_rows(goals), tests=_tests(tests, goals),
+        title=os.path.basename(program), program=doc["program"], doc=doc, summary=summary,
+        settings=_settings(doc), views=views, several=several, line_id=line_id,
+        names={t.path: t.name for t in totals},
+        lines=[line for v in views for line in v.lines], highlighted=highlighted,
+        functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),
         noted={g["id"]: g for g in goals if g["status"] == "infeasible" or _notes(g)},
         extra_keys=sorted({k for g in goals for k in _notes(g)}),
         plot=timeline_plot(doc["timeline"], summary), style=HtmlFormatter().get_style_defs(".src"),
         max_inputs=MAX_INPUTS_SHOWN, chunk_lines=CHUNK_LINES)
+
+
+def _read_source(path: str, program: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        what = "the program" if path == program else "a file with goals"
+        raise UserError(f"{what} of this report is not readable", path) from None
 
 
 def _notes(goal: dict[str, Any]) -> list[str]:
@@ -135,8 +174,10 @@ def _notes(goal: dict[str, Any]) -> list[str]:
     return [k for k, v in goal.items() if k not in BASE_FIELDS and v is not None]
 
 
-def source_lines(source: str, goals: list[dict[str, Any]], highlighted: bool = True) -> list[SourceLine]:
-    """Every source line, highlighted (or only escaped), with the goals on it.
+def source_lines(source: str, goals: list[dict[str, Any]], highlighted: bool = True,
+                 prefix: str = "L") -> list[SourceLine]:
+    """Every source line, highlighted (or only escaped), with the goals on it; line n is
+    anchored as ``prefix`` + n.
 
     Pygments' HTML formatter closes and reopens its spans at every line end (it has to,
     for its own line numbers), so its output splits into lines of balanced markup."""
@@ -152,7 +193,7 @@ def source_lines(source: str, goals: list[dict[str, Any]], highlighted: bool = T
     rows = html.split("\n")
     if rows and rows[-1] == "":
         rows.pop()
-    return [SourceLine(n, text, by_line.get(n, [])) for n, text in enumerate(rows, 1)]
+    return [SourceLine(n, text, by_line.get(n, []), f"{prefix}{n}") for n, text in enumerate(rows, 1)]
 
 
 class _PlainWhitespace(Filter):
@@ -164,14 +205,19 @@ class _PlainWhitespace(Filter):
             yield (Token.Text if ttype in Token.Text.Whitespace else ttype), value
 
 
-def function_rows(goals: list[dict[str, Any]]) -> list[FunctionRow]:
-    rows: dict[str, FunctionRow] = {}
+def function_rows(goals: list[dict[str, Any]], files: Sequence[str] = ()) -> list[FunctionRow]:
+    """A row per function, in the order of ``files`` (of the goals' files where not
+    given), then of lines."""
+    rows: dict[tuple[str, str], FunctionRow] = {}
+    rank = {f: i for i, f in enumerate(files)}
     for g in goals:
         name = g.get("function") or "?"  # reports of older runs do not name it
-        row = rows.setdefault(name, FunctionRow(name, g["line"]))
+        file = g.get("file") or ""
+        rank.setdefault(file, len(rank))
+        row = rows.setdefault((file, name), FunctionRow(name, g["line"], file=file))
         row.line = min(row.line, g["line"])
         row.counts[g["status"]] += 1
-    return sorted(rows.values(), key=lambda r: r.line)
+    return sorted(rows.values(), key=lambda r: (rank[r.file], r.line))
 
 
 def _tests(tests: list[TestCase], goals: list[dict[str, Any]]) -> list[dict[str, Any]]:
