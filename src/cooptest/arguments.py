@@ -50,3 +50,17 @@ def folder(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("must name a folder")
     return text
+
+
+def byte_count(text: str) -> int:
+    """A number of input bytes (arguments, stdin, a file): 0 to 65,536."""
+    return _number(text, int, lambda v: 0 <= v <= 1 << 16, "from 0 to 65536")
+
+
+def sym_file(text: str) -> tuple[str, int]:
+    """``NAME:N`` of ``--sym-file``: a file name and its number of input bytes."""
+    from cooptest.environment import parse_sym_file
+    try:
+        return parse_sym_file(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None

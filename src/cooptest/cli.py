@@ -26,10 +26,11 @@ import time
 import traceback
 from typing import NoReturn, Sequence
 
-from cooptest.arguments import budget_seconds, data_model, folder, positive_count, share
+from cooptest.arguments import (budget_seconds, byte_count, data_model, folder, positive_count,
+                                share, sym_file)
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
-from cooptest.task import Task
+from cooptest.task import Environment, Task
 
 DEFAULT_BUDGET, DEFAULT_OUT = 60.0, "cooptest-out"
 
@@ -85,13 +86,35 @@ def add_program_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cflags", metavar="FLAGS",
                    help='compiler flags for every file, e.g. "-std=gnu89 -Iinclude -DNDEBUG"')
     p.add_argument("--data-model", type=data_model, metavar="ILP32|LP64")
+    e = p.add_argument_group("inputs besides __VERIFIER_nondet_* (KLEE's options; any of them "
+                             "runs the program in cooptest's model of its environment)")
+    e.add_argument("--args", metavar='"ARG ..."', help="fixed command-line arguments")
+    e.add_argument("--sym-args", nargs=3, type=byte_count, metavar=("MIN", "MAX", "N"),
+                   help="between MIN and MAX more arguments of up to N input bytes each")
+    e.add_argument("--sym-stdin", type=byte_count, metavar="N", help="N input bytes on stdin")
+    e.add_argument("--sym-file", action="append", default=[], type=sym_file, metavar="NAME:N",
+                   help="a file of N input bytes the program opens by NAME")
 
 
 def load_target(args: argparse.Namespace) -> Task:
     """The task of a command's program arguments (``add_program_arguments``)."""
+    import dataclasses
+    import shlex
     from cooptest.sources import common_flags, load_program_task
     flags = common_flags(args.includes, args.defines, args.cflags)
-    return load_program_task(args.target, args.data_model, flags, args.compile_commands)
+    task = load_program_task(args.target, args.data_model, flags, args.compile_commands)
+    if args.args is None and args.sym_args is None and args.sym_stdin is None and not args.sym_file:
+        return task
+    try:
+        fixed = tuple(shlex.split(args.args or ""))
+    except ValueError as e:
+        raise UserError(f"--args: {e}") from None
+    low, high, _ = args.sym_args or (0, 0, 0)
+    if low > high:
+        raise UserError(f"--sym-args: MIN {low} is above MAX {high}")
+    env = Environment(fixed, tuple(args.sym_args) if args.sym_args else None, args.sym_stdin,
+                      tuple(args.sym_file))
+    return dataclasses.replace(task, environment=env)
 
 
 def existing(path: str) -> str:
@@ -205,16 +228,25 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from cooptest.frontend.preprocess import preprocess
     from cooptest.harness.coverage import measure_coverage
     from cooptest.harness.testsuite import read_suite
+    from cooptest.report.files import several_files
     task = load_target(args)
     tests = read_suite(existing(args.suite))
     with tempfile.TemporaryDirectory(prefix="cooptest-coverage-") as work:
         result = measure_coverage(task, preprocess(task, work), tests, work)
     doc = {"coverage": round(result.percent, 2), "goals": result.goals,
            "covered": result.covered, "tests": result.tests}
+    files = several_files(((result.goal_files.get(g) or task.program,
+                            "covered" if g in result.covered_goals else "unknown")
+                           for g in result.goal_lines), task)
+    if files:  # a program of one file: its figure is the program's
+        doc["files"] = [{"file": t.path, "coverage": t.cov_f, "goals": t.goals,
+                         "covered": t.counts["covered"]} for t in files]
     if args.json:
         print(json.dumps(doc))
     else:
         print(f"{doc['coverage']:.2f}% ({doc['covered']}/{doc['goals']} goals, {doc['tests']} tests)")
+        for t in files:
+            print(f"  {t.name}: {t.cov_f:.2f}% ({t.counts['covered']}/{t.goals} goals)")
     return 0
 
 

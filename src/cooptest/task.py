@@ -33,21 +33,50 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Environment:
+    """Input sources besides ``__VERIFIER_nondet_*`` calls, under KLEE's option names:
+    fixed arguments (``--args``), ``--sym-args MIN MAX N``, ``--sym-stdin N`` and
+    ``--sym-file NAME:N``. Given any, the program runs in cooptest's environment model
+    (``cooptest.environment``), which reads every such input byte as a nondet value."""
+
+    args: tuple[str, ...] = ()
+    sym_args: tuple[int, int, int] | None = None  # min, max, bytes each
+    sym_stdin: int | None = None  # bytes
+    sym_files: tuple[tuple[str, int], ...] = ()  # (name, bytes)
+
+    def describe(self) -> dict[str, object]:
+        """For report.json: what the program's inputs were."""
+        return {"args": list(self.args),
+                "sym_args": list(self.sym_args) if self.sym_args else None,
+                "sym_stdin": self.sym_stdin,
+                "sym_files": {name: n for name, n in self.sym_files}}
+
+
+@dataclass(frozen=True)
 class Task:
     program: str  # absolute path of the C file (of main's, for several files)
     data_model: DataModel
     properties: tuple[str, ...]  # e.g. ("coverage-branches",)
     task_file: str | None = None
     sources: tuple[Source, ...] = ()  # every translation unit; () means (program,)
+    environment: Environment | None = None  # inputs besides nondet calls, if any
 
     @property
     def units(self) -> tuple[Source, ...]:
-        """The translation units of the program, in the order given."""
-        return self.sources or (Source(self.program),)
+        """The translation units of the program, in the order given, then the
+        environment model's (when the task has an environment)."""
+        given = self.sources or (Source(self.program),)
+        if self.environment is None:
+            return given
+        from cooptest.environment import model_flags, model_unit
+        flags = model_flags()
+        return (*(Source(u.path, u.flags + flags) for u in given),
+                model_unit(self.environment, self.program, self.data_model))
 
     @property
     def files(self) -> tuple[str, ...]:
-        return tuple(u.path for u in self.units)
+        """The user's files (the environment model's is cooptest's)."""
+        return tuple(u.path for u in self.sources or (Source(self.program),))
 
     @property
     def name(self) -> str:

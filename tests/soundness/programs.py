@@ -333,4 +333,24 @@ int main() { struct S *s = make(__VERIFIER_nondet_int()); if (!s) { return 9; } 
     "malloc-both-fail": (HEAD + """int main() { unsigned n = __VERIFIER_nondet_int(); char *p = malloc(n), *q = malloc(n);
   if (p == q) { return 9; } return 0; }
 """, [["-1"], ["16"]]),
+    # Old C: the callee of a K&R definition reads promoted arguments and converts them
+    # to its parameters' types (n = -1: c is -1 and x the float 0.5; 300: c is 44)
+    "knr-promotions": ("""extern int __VERIFIER_nondet_int();
+main() { int n = __VERIFIER_nondet_int();
+  return f(n, 0.5 + n * 1e-9, n); }
+f(c, x, n) char c; float x; {
+  if (c == -1) { if (x == 0.5) { return 1; } return 2; }
+  if (c == 44) { if (n > 100) { return 3; } return 4; }
+  return 5; }
+""", [["-1"], ["255"], ["300"], ["44"], ["7"]]),
+    "implicit-int": ("""extern int __VERIFIER_nondet_int();
+count = 70000, *where;
+main() { register c = __VERIFIER_nondet_int(); static k; k = c * 2; where = &count;
+  if (c == 300) { if (k == 600 && *where == 70000) { return 1; } } return 0; }
+""", [["300"], ["1"]]),
+    # sqrt called without <math.h>: gcc declares it double sqrt(double), not int sqrt()
+    "implicit-builtin": ("""extern int __VERIFIER_nondet_int();
+int main() { int n = __VERIFIER_nondet_int(); double r = sqrt(n);
+  if (r > 2.4) { if (r < 2.5) { return 1; } } return 0; }
+""", [["6"], ["100"], ["1"]]),
 }

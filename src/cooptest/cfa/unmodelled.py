@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from cooptest.cfa.calls import address_taken, callees
-from cooptest.cfa.ir import ERROR_FUNCTIONS, CallEdge, Program, ProofBlockers
+from cooptest.cfa.calls import address_taken, callees, expressions
+from cooptest.cfa.ir import ERROR_FUNCTIONS, CallEdge, Program, ProofBlockers, variables_of
+
+USER_MAIN = "__cooptest_main"  # the program's main, renamed by the environment model
 
 NON_LOCAL_JUMPS = frozenset({
     "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
@@ -49,13 +51,28 @@ NO_CALLBACK = frozenset({
 })
 
 
-def proof_blockers(program: Program, destructors: Iterable[str]) -> ProofBlockers:
-    """Why proofs about (some) goals of ``program`` cannot be trusted."""
-    blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program))
+def proof_blockers(program: Program, destructors: Iterable[str], argv_given: bool = False) -> ProofBlockers:
+    """Why proofs about (some) goals of ``program`` cannot be trusted; ``argv_given``:
+    whether an option made the command line the program's input (``--args``,
+    ``--sym-args``)."""
+    blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
+                             or (None if argv_given else argv_left_concrete(program)))
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
     return blockers
+
+
+def argv_left_concrete(program: Program) -> str | None:
+    """Why no proof holds when ``main`` reads its parameters but nothing made them
+    inputs: every run had the one command line ``argc == 1``, so a goal behind
+    ``argc > 1`` looks unreachable while the program the user runs reaches it."""
+    main = program.functions.get(USER_MAIN) or program.main
+    read = set().union(*(variables_of(e) for edge in main.edges() for e in expressions(edge)))
+    if not read & set(main.params):
+        return None
+    return ("main() reads argc/argv, which no option made inputs (every run had argc = 1); "
+            "give --args or --sym-args")
 
 
 def _external_calls(program: Program) -> dict[str, None]:

@@ -85,6 +85,8 @@ def load_program(task: Task, work_dir: str) -> Frontend:
         with open(path, "rb") as f:
             program.source_lines += f.read().count(b"\n")
     program.path = program.files[0] if program.files else task.program
-    program.proof_blockers = proof_blockers(program, attributes.destructors())
+    env = task.environment
+    program.proof_blockers = proof_blockers(program, attributes.destructors(),
+                                            argv_given=env is not None and (bool(env.args) or env.sym_args is not None))
     program.system_files = frozenset(system)
     return Frontend(task, program, units, builder.instrumentation)

@@ -26,6 +26,7 @@ from cooptest.cfa.ir import (ERROR_FUNCTIONS, AddrOf, AssignEdge, AssumeEdge, Bl
                              Program, ReturnEdge, TerminateEdge, Var, Variable)
 from cooptest.errors import UserError
 from cooptest.frontend import conversions as conv
+from cooptest.frontend import implicit
 from cooptest.frontend.attributes import Attributes
 from cooptest.frontend.declarations import TypeResolver, unsupported, where
 from cooptest.frontend.parser import StatementExpression
@@ -801,6 +802,12 @@ class CFABuilder:
         return lhs
 
     def _call_value(self, node: c_ast.FuncCall) -> Expr:
+        if isinstance(node.name, c_ast.ID) and node.name.name == "__builtin_expect" \
+                and node.args and len(node.args.exprs) == 2:
+            # likely()/unlikely(): the value of its first argument, as a long
+            value = self._rvalue(node.args.exprs[0])
+            self._effect(node.args.exprs[1])
+            return self._convert(value, self.types.long, node)
         result = self._call(node, want_value=True)
         assert result is not None
         return result
@@ -987,13 +994,19 @@ class CFABuilder:
 
     # ------------------------------------------------------------------ calls
 
-    def _implicit(self, name: str) -> FunctionType:
+    def _implicit(self, name: str, node: c_ast.Node) -> FunctionType:
         """The type of a function called without a declaration: C's implicit ``int``,
-        except for gcc's float constant builtins (``cfa.builtins``)."""
+        except for gcc's float constant builtins (``cfa.builtins``) and its library
+        builtins, which gcc declares with their prototypes (``frontend.implicit``)."""
         if name in FLOAT_CONSTANTS:
             bits = FLOAT_CONSTANTS[name][0]
             return FunctionType(self.types.double if bits == 64 else self.types.float, (), True)
-        return FunctionType(self.types.int, (), True)
+        try:
+            builtin = implicit.builtin_type(name, self.types)
+        except ValueError as e:
+            raise unsupported(f"{name}() called without a declaration: gcc gives it the type "
+                              f"{e}; declare it (include its header)", node) from None
+        return builtin or FunctionType(self.types.int, (), True)
 
     def _call(self, node: c_ast.FuncCall, want_value: bool) -> Expr | None:
         t = self.types
@@ -1003,7 +1016,7 @@ class CFABuilder:
         callee: str | Expr
         if name is not None and not isinstance(self.scope.lookup(name), Variable):
             found = self.scope.lookup(name)
-            ftype = found.type if isinstance(found, Function) else self._implicit(name)
+            ftype = found.type if isinstance(found, Function) else self._implicit(name, node)
             callee = found.name if isinstance(found, Function) else self._function_name(name)
             if found is None:
                 self.declared.setdefault(callee, ftype)

@@ -74,6 +74,38 @@ class CParser(c_parser.CParser):
         consumed = self._tokens._buffer[:self._tokens._index]
         return next((t for t in reversed(consumed) if t is not None), None)
 
+    def _parse_external_declaration(self) -> list[c_ast.Node]:
+        """Old C at file scope, as gcc reads it: a declaration without specifiers is of
+        ``int`` (``f();``, ``count = 0;``), and so is a K&R definition without them
+        (``main(argc, argv) int argc; char **argv; {...}``; pycparser took only
+        ``f() {...}``)."""
+        if self._peek_type() != "ID":
+            return super()._parse_external_declaration()
+        decl = self._parse_id_declarator()
+        spec: c_parser._DeclSpec = dict(qual=[], alignment=[], storage=[], function=[],
+                                        type=[c_ast.IdentifierType(["int"], coord=decl.coord)])
+        if self._peek_type() == "LBRACE" or self._starts_declaration():
+            param_decls = self._parse_declaration_list() if self._starts_declaration() else None
+            if self._peek_type() != "LBRACE":
+                self._parse_error("Invalid function definition", decl.coord)
+            return [self._build_function_definition(spec=spec, decl=decl, param_decls=param_decls,
+                                                    body=self._parse_compound_statement())]
+        first: c_parser._DeclInfo = dict(decl=decl, init=None, bitsize=None)
+        if self._accept("EQUALS"):
+            first["init"] = self._parse_initializer()
+        decls = self._build_declarations(spec=spec, decls=self._parse_init_declarator_list(first=first),
+                                         typedef_namespace=True)
+        self._expect("SEMI")
+        return decls
+
+    def _fix_decl_name_type(self, decl: c_ast.Decl | c_ast.Typedef | c_ast.Typename,
+                            typename: list[c_ast.Node]) -> c_ast.Node:
+        """A declaration with a storage class but no type is of ``int`` (old C:
+        ``register i;``, ``static k;``, K&R ``f(a) register a; {...}``)."""
+        if not typename:
+            typename = [c_ast.IdentifierType(["int"], coord=decl.coord)]
+        return super()._fix_decl_name_type(decl, typename)
+
     def _parse_assignment_expression(self) -> c_ast.Node:
         """As pycparser's, without its own reading of ``({...})``, which took a statement
         expression for a whole assignment expression (``({...}) + 1`` failed): it is a

@@ -1,0 +1,344 @@
+/* cooptest's model of a program's environment: its command line, stdin and named files
+ * made of inputs, as KLEE's POSIX runtime makes them symbolic (--sym-args, --sym-stdin,
+ * --sym-file). It is C, compiled into the native build and analysed with the program, so
+ * a run and its symbolic model read the same bytes through the same code. It is included
+ * by the generated environment unit from a system folder: its branches are no goals.
+ *
+ * The generated unit defines, before including this file:
+ *   COOPTEST_ARGC0 and COOPTEST_ARGV0   the fixed arguments (--args), argv[0] first
+ *   COOPTEST_SYM_ARGS_MIN/_MAX/_LEN     --sym-args MIN MAX N (MAX 0: none)
+ *   COOPTEST_STDIN_LEN                  --sym-stdin N: up to N bytes (-1: stdin left as it is)
+ *   COOPTEST_FILES, COOPTEST_FILE_NAMES, COOPTEST_FILE_LENS   --sym-file NAME:N, up to N bytes
+ *   COOPTEST_WRAP_MAIN                  1: main is the program's main renamed
+ *   COOPTEST_IO                         1: the C library's input functions are these
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <limits.h>
+#include <errno.h>
+
+char __VERIFIER_nondet_char(void);
+unsigned char __VERIFIER_nondet_uchar(void);
+unsigned short __VERIFIER_nondet_ushort(void);
+void __VERIFIER_assume(int cond);
+
+/* One input source: bytes and a read position. */
+struct __cooptest_stream {
+  const char *name;
+  unsigned char *bytes;
+  int len;
+  int pos;
+  int open;
+};
+
+#if COOPTEST_STDIN_LEN > 0
+static unsigned char __cooptest_stdin_bytes[COOPTEST_STDIN_LEN];
+#else
+static unsigned char __cooptest_stdin_bytes[1];
+#endif
+static struct __cooptest_stream __cooptest_stdin_stream = {
+    "<stdin>", __cooptest_stdin_bytes, COOPTEST_STDIN_LEN > 0 ? COOPTEST_STDIN_LEN : 0, 0, 1};
+
+#if COOPTEST_FILES > 0
+static const char *__cooptest_file_names[COOPTEST_FILES] = COOPTEST_FILE_NAMES;
+static const int __cooptest_file_lens[COOPTEST_FILES] = COOPTEST_FILE_LENS;
+static unsigned char __cooptest_file_bytes[COOPTEST_FILES][COOPTEST_FILE_MAX];
+static struct __cooptest_stream __cooptest_files[COOPTEST_FILES];
+static FILE __cooptest_file_handles[COOPTEST_FILES];
+#endif
+
+/* Up to ``most`` input bytes: the length is an input too (a stream may be short or
+ * empty, as stdin and files are), then the bytes. Returns the length. */
+static int __cooptest_fill(unsigned char *bytes, int most) {
+  int len = (int)(__VERIFIER_nondet_ushort() % (unsigned)(most + 1)), i;
+  for (i = 0; i < len; i++)
+    bytes[i] = __VERIFIER_nondet_uchar();
+  return len;
+}
+
+#if COOPTEST_IO
+/* The stream a FILE * or a file descriptor stands for; 0 if none of the model's. */
+static struct __cooptest_stream *__cooptest_stream_of(FILE *f) {
+#if COOPTEST_FILES > 0
+  int i;
+  for (i = 0; i < COOPTEST_FILES; i++)
+    if (f == &__cooptest_file_handles[i])
+      return &__cooptest_files[i];
+#endif
+  if (f == stdin && COOPTEST_STDIN_LEN >= 0)
+    return &__cooptest_stdin_stream;
+  return 0;
+}
+
+static struct __cooptest_stream *__cooptest_stream_of_fd(int fd) {
+  if (fd == 0 && COOPTEST_STDIN_LEN >= 0)
+    return &__cooptest_stdin_stream;
+#if COOPTEST_FILES > 0
+  if (fd >= 1000 && fd < 1000 + COOPTEST_FILES && __cooptest_files[fd - 1000].open)
+    return &__cooptest_files[fd - 1000];
+#endif
+  return 0;
+}
+
+static int __cooptest_next(struct __cooptest_stream *s) {
+  if (s->pos >= s->len)
+    return EOF;
+  return s->bytes[s->pos++];
+}
+
+static int __cooptest_file_index(const char *path) {
+#if COOPTEST_FILES > 0
+  int i;
+  for (i = 0; i < COOPTEST_FILES; i++)
+    if (strcmp(path, __cooptest_file_names[i]) == 0)
+      return i;
+#endif
+  return -1;
+}
+
+FILE *__cooptest_fopen(const char *path, const char *mode) {
+  int i = __cooptest_file_index(path);
+  if (i < 0)
+    return fopen(path, mode);
+#if COOPTEST_FILES > 0
+  __cooptest_files[i].pos = 0;
+  __cooptest_files[i].open = 1;
+  return &__cooptest_file_handles[i];
+#else
+  return 0;
+#endif
+}
+
+int __cooptest_open(const char *path, int flags, ...) {
+  int i = __cooptest_file_index(path);
+  if (i < 0)
+    return open(path, flags, 0644); /* a file the model does not hold: the real one */
+#if COOPTEST_FILES > 0
+  __cooptest_files[i].pos = 0;
+  __cooptest_files[i].open = 1;
+#endif
+  return 1000 + i;
+}
+
+int __cooptest_fclose(FILE *f) {
+  struct __cooptest_stream *s = __cooptest_stream_of(f);
+  if (s == 0)
+    return fclose(f);
+  s->open = 0;
+  return 0;
+}
+
+int __cooptest_close(int fd) {
+  struct __cooptest_stream *s = __cooptest_stream_of_fd(fd);
+  if (s == 0)
+    return close(fd);
+  return 0;
+}
+
+int __cooptest_fgetc(FILE *f) {
+  struct __cooptest_stream *s = __cooptest_stream_of(f);
+  if (s == 0)
+    return fgetc(f);
+  return __cooptest_next(s);
+}
+
+int __cooptest_getchar(void) { return __cooptest_fgetc(stdin); }
+
+int __cooptest_ungetc(int c, FILE *f) {
+  struct __cooptest_stream *s = __cooptest_stream_of(f);
+  if (s == 0)
+    return ungetc(c, f);
+  if (c == EOF || s->pos == 0)
+    return EOF;
+  s->pos--;
+  s->bytes[s->pos] = (unsigned char)c;
+  return (unsigned char)c;
+}
+
+int __cooptest_feof(FILE *f) {
+  struct __cooptest_stream *s = __cooptest_stream_of(f);
+  if (s == 0)
+    return feof(f);
+  return s->pos >= s->len;
+}
+
+char *__cooptest_fgets(char *buf, int size, FILE *f) {
+  struct __cooptest_stream *s = __cooptest_stream_of(f);
+  int i = 0;
+  if (s == 0)
+    return fgets(buf, size, f);
+  if (size <= 0)
+    return 0;
+  while (i < size - 1) {
+    int c = __cooptest_next(s);
+    if (c == EOF)
+      break;
+    buf[i++] = (char)c;
+    if (c == '\n')
+      break;
+  }
+  if (i == 0)
+    return 0;
+  buf[i] = 0;
+  return buf;
+}
+
+size_t __cooptest_fread(void *ptr, size_t size, size_t n, FILE *f) {
+  struct __cooptest_stream *s = __cooptest_stream_of(f);
+  size_t items, k;
+  if (s == 0)
+    return fread(ptr, size, n, f);
+  for (items = 0; items < n; items++) {
+    if ((size_t)(s->len - s->pos) < size)
+      break;
+    for (k = 0; k < size; k++)
+      ((unsigned char *)ptr)[items * size + k] = (unsigned char)__cooptest_next(s);
+  }
+  return items;
+}
+
+ssize_t __cooptest_read(int fd, void *buf, size_t count) {
+  struct __cooptest_stream *s = __cooptest_stream_of_fd(fd);
+  size_t k;
+  if (s == 0)
+    return read(fd, buf, count);
+  for (k = 0; k < count && s->pos < s->len; k++)
+    ((unsigned char *)buf)[k] = (unsigned char)__cooptest_next(s);
+  return (ssize_t)k;
+}
+#endif /* COOPTEST_IO */
+
+/* The ctype classifiers of the "C" locale (the programs run under it: their
+ * environment has no LANG), as functions over the byte: glibc's are lookups in a
+ * table (__ctype_b_loc) no analysis can read. */
+int __cooptest_isdigit(int c) { return c >= '0' && c <= '9'; }
+int __cooptest_islower(int c) { return c >= 'a' && c <= 'z'; }
+int __cooptest_isupper(int c) { return c >= 'A' && c <= 'Z'; }
+int __cooptest_isalpha(int c) { return __cooptest_islower(c) || __cooptest_isupper(c); }
+int __cooptest_isalnum(int c) { return __cooptest_isalpha(c) || __cooptest_isdigit(c); }
+int __cooptest_isxdigit(int c) {
+  return __cooptest_isdigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+int __cooptest_isspace(int c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+int __cooptest_isblank(int c) { return c == ' ' || c == '\t'; }
+int __cooptest_iscntrl(int c) { return (c >= 0 && c < 32) || c == 127; }
+int __cooptest_isprint(int c) { return c >= 32 && c < 127; }
+int __cooptest_isgraph(int c) { return c > 32 && c < 127; }
+int __cooptest_ispunct(int c) { return __cooptest_isgraph(c) && !__cooptest_isalnum(c); }
+int __cooptest_tolower(int c) { return __cooptest_isupper(c) ? c - 'A' + 'a' : c; }
+int __cooptest_toupper(int c) { return __cooptest_islower(c) ? c - 'a' + 'A' : c; }
+
+/* strtol and friends over the bytes, as C11 7.22.1.4 defines them (base 0, 2..36). */
+static unsigned long long __cooptest_strtoull_core(const char *s, char **end, int base,
+                                                   int *negative, int *overflow) {
+  const char *p = s;
+  unsigned long long v = 0;
+  int any = 0;
+  *negative = 0;
+  *overflow = 0;
+  while (__cooptest_isspace((unsigned char)*p))
+    p++;
+  if (*p == '+' || *p == '-')
+    *negative = *p++ == '-';
+  if ((base == 0 || base == 16) && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')
+      && __cooptest_isxdigit((unsigned char)p[2])) {
+    p += 2;
+    base = 16;
+  } else if (base == 0) {
+    base = p[0] == '0' ? 8 : 10;
+  }
+  for (;; p++) {
+    int c = (unsigned char)*p, d;
+    if (__cooptest_isdigit(c))
+      d = c - '0';
+    else if (__cooptest_islower(c))
+      d = c - 'a' + 10;
+    else if (__cooptest_isupper(c))
+      d = c - 'A' + 10;
+    else
+      break;
+    if (d >= base)
+      break;
+    any = 1;
+    if (v > (ULLONG_MAX - (unsigned)d) / (unsigned)base)
+      *overflow = 1;
+    else
+      v = v * (unsigned)base + (unsigned)d;
+  }
+  if (end)
+    *end = (char *)(any ? p : s);
+  return v;
+}
+
+long __cooptest_strtol(const char *s, char **end, int base) {
+  int neg, over;
+  unsigned long long v = __cooptest_strtoull_core(s, end, base, &neg, &over);
+  if (over || (!neg && v > (unsigned long long)LONG_MAX)) {
+    errno = ERANGE;
+    return neg ? LONG_MIN : LONG_MAX;
+  }
+  if (neg && v > (unsigned long long)LONG_MAX + 1) {
+    errno = ERANGE;
+    return LONG_MIN;
+  }
+  return neg ? (long)(0 - v) : (long)v;
+}
+
+unsigned long __cooptest_strtoul(const char *s, char **end, int base) {
+  int neg, over;
+  unsigned long long v = __cooptest_strtoull_core(s, end, base, &neg, &over);
+  if (over || v > ULONG_MAX) {
+    errno = ERANGE;
+    return ULONG_MAX;
+  }
+  return neg ? (unsigned long)(0 - v) : (unsigned long)v;
+}
+
+int __cooptest_atoi(const char *s) { return (int)__cooptest_strtol(s, 0, 10); }
+long __cooptest_atol(const char *s) { return __cooptest_strtol(s, 0, 10); }
+
+#if COOPTEST_WRAP_MAIN
+int __cooptest_main();
+extern char **environ;
+
+/* KLEE's --sym-args MIN MAX N: between MIN and MAX more arguments, each of N input
+ * bytes and a terminating NUL (a byte may be NUL too, making the argument shorter). */
+#if COOPTEST_SYM_ARGS_MAX > 0
+static char __cooptest_arg_bytes[COOPTEST_SYM_ARGS_MAX][COOPTEST_SYM_ARGS_LEN + 1];
+#endif
+static char *__cooptest_argv[COOPTEST_ARGC0 + COOPTEST_SYM_ARGS_MAX + 1] = COOPTEST_ARGV0;
+
+int main(void) {
+  int argc = COOPTEST_ARGC0;
+#if COOPTEST_SYM_ARGS_MAX > 0
+  int extra = COOPTEST_SYM_ARGS_MIN, i, j;
+  while (extra < COOPTEST_SYM_ARGS_MAX && __VERIFIER_nondet_uchar() % 2)
+    extra++;
+  for (i = 0; i < extra; i++) {
+    for (j = 0; j < COOPTEST_SYM_ARGS_LEN; j++)
+      __cooptest_arg_bytes[i][j] = __VERIFIER_nondet_char();
+    __cooptest_arg_bytes[i][COOPTEST_SYM_ARGS_LEN] = 0;
+    __cooptest_argv[argc++] = __cooptest_arg_bytes[i];
+  }
+#endif
+  __cooptest_argv[argc] = 0;
+#if COOPTEST_STDIN_LEN > 0
+  __cooptest_stdin_stream.len = __cooptest_fill(__cooptest_stdin_bytes, COOPTEST_STDIN_LEN);
+#endif
+#if COOPTEST_FILES > 0
+  {
+    int f;
+    for (f = 0; f < COOPTEST_FILES; f++) {
+      __cooptest_files[f].name = __cooptest_file_names[f];
+      __cooptest_files[f].bytes = __cooptest_file_bytes[f];
+      __cooptest_files[f].len = __cooptest_fill(__cooptest_file_bytes[f], __cooptest_file_lens[f]);
+    }
+  }
+#endif
+  return __cooptest_main(argc, __cooptest_argv, environ);
+}
+#endif

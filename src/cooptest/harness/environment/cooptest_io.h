@@ -1,0 +1,37 @@
+/* Included before each file of a program run in cooptest's environment model
+ * (cooptest_env.h): the C library's input functions and ctype classifiers are the
+ * model's, over the input bytes of stdin, the named files and the arguments. */
+#ifndef COOPTEST_IO_H
+#define COOPTEST_IO_H
+#define __NO_CTYPE 1
+#define fopen __cooptest_fopen
+#define fclose __cooptest_fclose
+#define open __cooptest_open
+#define close __cooptest_close
+#define fgetc __cooptest_fgetc
+#define getc __cooptest_fgetc
+#define getchar __cooptest_getchar
+#define ungetc __cooptest_ungetc
+#define feof __cooptest_feof
+#define fgets __cooptest_fgets
+#define fread __cooptest_fread
+#define read __cooptest_read
+#define strtol __cooptest_strtol
+#define strtoul __cooptest_strtoul
+#define atoi __cooptest_atoi
+#define atol __cooptest_atol
+#define isdigit __cooptest_isdigit
+#define islower __cooptest_islower
+#define isupper __cooptest_isupper
+#define isalpha __cooptest_isalpha
+#define isalnum __cooptest_isalnum
+#define isxdigit __cooptest_isxdigit
+#define isspace __cooptest_isspace
+#define isblank __cooptest_isblank
+#define iscntrl __cooptest_iscntrl
+#define isprint __cooptest_isprint
+#define isgraph __cooptest_isgraph
+#define ispunct __cooptest_ispunct
+#define tolower __cooptest_tolower
+#define toupper __cooptest_toupper
+#endif
