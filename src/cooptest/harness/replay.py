@@ -4,12 +4,16 @@ its inputs, how it ended, whether it reached the error, the goals it covers.
 This is the same native run on the instrumented build that decides coverage during
 generation (:class:`Executor`), so what replay prints is what the report counted; it
 lets a user look at one test without TestCov, as ``klee-replay`` does for KLEE's tests.
+For a program of several files, goals are placed as ``file:line`` and the goals the
+tests cover are totalled per file at the end.
 """
 from __future__ import annotations
 
 import json
+import os
 import signal
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -19,6 +23,7 @@ from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, starved
 from cooptest.harness.runner import RunResult
 from cooptest.harness.testsuite import TestCase, read_suite
+from cooptest.report.files import several_files
 from cooptest.task import Task
 
 TIMEOUT_STATUS = 124  # what timeout(1) and a shell report for a run over its time limit
@@ -30,6 +35,7 @@ class Replayed:
     test: TestCase
     execution: Execution
     goals: list[Goal]  # covered, in program order
+    program_goals: Sequence[Goal] = ()  # every goal of the program (one list for all tests)
 
     def document(self) -> dict[str, Any]:
         ex = self.execution
@@ -82,22 +88,26 @@ def replay(task: Task, suite: str, name: str | None = None) -> Iterator[Replayed
         goals = frontend.program.goals()
         for test in tests:
             ex = executor.run(test.inputs)
-            yield Replayed(test, ex, [g for g in goals if g.id in ex.covered])
+            yield Replayed(test, ex, [g for g in goals if g.id in ex.covered], goals)
 
 
-def describe(r: Replayed) -> str:
-    """The lines ``cooptest replay`` prints for one test."""
+def describe(r: Replayed, names: dict[str, str] | None = None) -> str:
+    """The lines ``cooptest replay`` prints for one test; with ``names`` (the files of a
+    program of several, in order, see ``report.files``) goals are placed as file:line."""
     ex = r.execution
-    by_line: dict[int, list[str]] = {}
+    order = {path: i for i, path in enumerate(names or ())}
+    by_line: dict[tuple[int, int, str], list[str]] = {}
     for g in r.goals:
-        by_line.setdefault(g.line, []).append(g.id)
+        file = os.path.normpath(g.file) if names and g.file else ""
+        by_line.setdefault((order.get(file, len(order)), g.line, file), []).append(g.id)
     inputs = ", ".join(r.test.inputs[:INPUTS_SHOWN]) if r.test.inputs else "(none)"
     if len(r.test.inputs) > INPUTS_SHOWN:
         inputs += f", ... and {len(r.test.inputs) - INPUTS_SHOWN} more (--json lists all)"
     lines = [f"{r.test.name}: {len(r.test.inputs)} inputs: {inputs}",
              f"  ended: {ended(ex)}; error reached: {'yes' if ex.error_reached else 'no'}",
              f"  covers {len(r.goals)} goals: "
-             + "; ".join(f"line {n}: {' '.join(ids)}" for n, ids in sorted(by_line.items()))]
+             + "; ".join((f"{names.get(file, file)}:{n}: " if names else f"line {n}: ") + " ".join(ids)
+                         for (_, n, file), ids in sorted(by_line.items()))]
     return "\n".join(lines)
 
 
@@ -106,6 +116,21 @@ def run_replay(task: Task, suite: str, name: str | None, as_json: bool) -> int:
     if as_json:
         print(json.dumps([r.document() for r in results]))
     else:
+        goals: Sequence[Goal] = ()
+        names: dict[str, str] = {}  # none for a program of one file
+        covered: set[str] = set()
         for r in results:
-            print(describe(r), flush=True)
+            if not goals:
+                goals = r.program_goals
+                names = {t.path: t.name for t in several_files(_statuses(goals, covered, task), task)}
+            print(describe(r, names), flush=True)
+            covered |= {g.id for g in r.goals}
+        if names:
+            print("goals covered, per file:")
+            for t in several_files(_statuses(goals, covered, task), task):
+                print(f"  {t.name}: {t.counts['covered']}/{t.goals}")
     return 0
+
+
+def _statuses(goals: Sequence[Goal], covered: set[str], task: Task) -> Iterator[tuple[str, str]]:
+    return ((g.file or task.program, "covered" if g.id in covered else "unknown") for g in goals)

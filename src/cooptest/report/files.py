@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from cooptest.task import Task
+
 STATUSES = ("covered", "infeasible", "unknown")
 
 
@@ -60,3 +62,10 @@ def file_totals(statuses: Iterable[tuple[str, str]], units: Sequence[str] = ()) 
     names = short_names([*units, *counts])  # named alike in every output of the program
     order = sorted(counts, key=lambda p: (rank.get(p, len(rank)), names[p]))
     return [FileTotals(p, names[p], counts[p]) for p in order]
+
+
+def several_files(statuses: Iterable[tuple[str, str]], task: Task) -> list[FileTotals]:
+    """The totals per file of a program whose goals are not all in its one file (as
+    :func:`file_totals`); none for a program of one file, whose outputs stay as they were."""
+    totals = file_totals(statuses, task.files)
+    return totals if [t.path for t in totals] not in ([os.path.normpath(task.program)], []) else []
