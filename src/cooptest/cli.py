@@ -176,7 +176,7 @@ def build_parser() -> Parser:
 
     v = sub.add_parser("coverage", help="branch coverage of a suite, counted as TestCov does")
     add_program_arguments(v)
-    v.add_argument("suite", metavar="SUITE.zip")
+    v.add_argument("suite", nargs="?", metavar="SUITE.zip")
     v.add_argument("--json", action="store_true")
 
     from cooptest.report.bench import add_arguments
@@ -190,7 +190,7 @@ def build_parser() -> Parser:
                        ("export", "write a suite as C unit tests with a Makefile")):
         x = sub.add_parser(name, help=what)
         add_program_arguments(x)
-        x.add_argument("suite", metavar="SUITE.zip")
+        x.add_argument("suite", nargs="?", metavar="SUITE.zip")
         if name == "replay":
             x.add_argument("test", nargs="?", metavar="TEST", help="only this test (its file name)")
             x.add_argument("--json", action="store_true")
@@ -303,11 +303,37 @@ COMMANDS = {"generate": cmd_generate, "cfa": cmd_cfa, "coverage": cmd_coverage, 
             "bench-compare": cmd_bench_compare}
 
 
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    """The command line, where a program's files may stand before, between and after
+    options (``cooptest replay a.c -I inc b.c SUITE.zip``): argparse assigns
+    positionals chunk by chunk, so they are gathered and assigned here."""
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if not hasattr(args, "target"):
+        return parser.parse_args(argv)  # the commands without a program: argparse's own errors
+    unknown = [r for r in rest if r.startswith("-") and r != "-"]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    operands = [*args.target, *(a for a in (getattr(args, "suite", None),) if a is not None),
+                *(a for a in (getattr(args, "test", None),) if a is not None), *rest]
+    if not hasattr(args, "suite"):
+        args.target = operands
+        return args
+    tail = 2 if args.command == "replay" and len(operands) >= 2 and not operands[-1].endswith(".zip") \
+        and operands[-2].endswith(".zip") else 1
+    if len(operands) < tail + (args.compile_commands is None):
+        parser.error("the following arguments are required: PROG.c... SUITE.zip")
+    args.target, args.suite = operands[:-tail], operands[-tail]
+    if args.command == "replay":
+        args.test = operands[-1] if tail == 2 else None
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     try:
-        args = build_parser().parse_args(argv)
+        args = parse_arguments(argv)
         return COMMANDS[args.command](args)
     except UserError as e:
         print(f"cooptest: {e}", file=sys.stderr)

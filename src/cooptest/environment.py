@@ -49,8 +49,10 @@ def model_source(env: Environment, program: str) -> str:
     files = env.sym_files
     lines = [
         "/* cooptest's environment model of this program (generated): see cooptest_env.h */",
+        # the strings of argv are the program's to write (C11 5.1.2.2.1): arrays, not literals
+        *(f"static char __cooptest_arg{i}[] = {c_string(a)};" for i, a in enumerate(argv0)),
         f"#define COOPTEST_ARGC0 {len(argv0)}",
-        f"#define COOPTEST_ARGV0 {{ {', '.join(map(c_string, argv0))} }}",
+        f"#define COOPTEST_ARGV0 {{ {', '.join(f'__cooptest_arg{i}' for i in range(len(argv0)))} }}",
         f"#define COOPTEST_SYM_ARGS_MIN {low}",
         f"#define COOPTEST_SYM_ARGS_MAX {high}",
         f"#define COOPTEST_SYM_ARGS_LEN {length}",
