@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator
 
 from cooptest.errors import Unsupported
-from cooptest.frontend.parser import StatementExpression
+from cooptest.frontend.parser import GenericSelection, StatementExpression
 
 IGNORED = frozenset({
     "unused", "used", "noinline", "always_inline", "noreturn", "nonnull", "format",
@@ -260,6 +260,16 @@ class AttributeGenerator(c_generator.CGenerator):
         as an expression statement, the value of an enclosing statement expression, it
         would become a block (of value void)."""
         return f"({self.visit_Compound(n)})"
+
+    def visit_GenericSelection(self, n: GenericSelection) -> str:
+        """The association the CFA was built with, where the builder selected one (so the
+        native build runs what the CFA models); else ``_Generic`` as written."""
+        if n.selected is not None:
+            return f"({self._visit_expr(n.associations[n.selected].expr)})"
+        associations = ", ".join(
+            f"{'default' if a.type is None else self._generate_type(a.type, emit_declname=False)}: "
+            f"{self._visit_expr(a.expr)}" for a in n.associations)
+        return f"_Generic({self._visit_expr(n.expr)}, {associations})"
 
     def _generate_stmt(self, n: c_ast.Node, add_indent: bool = False) -> str:
         if isinstance(n, StatementExpression):

@@ -29,7 +29,8 @@ from cooptest.frontend import conversions as conv
 from cooptest.frontend import implicit
 from cooptest.frontend.attributes import Attributes
 from cooptest.frontend.declarations import TypeResolver, unsupported, where
-from cooptest.frontend.parser import StatementExpression
+from cooptest.frontend.generic import Levels, NoSelection, Selection, declarator_levels
+from cooptest.frontend.parser import GenericSelection, StatementExpression
 from cooptest.frontend.literals import (char_literal, float_literal, int_literal,
                                         string_literal)
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
@@ -115,6 +116,9 @@ class CFABuilder:
         self._sandbox = 0
         self._constants: dict[tuple[str, str], Expr] = {}
         self._expr_handlers = self._make_expr_handlers()
+        self._declarators: dict[int, c_ast.Node] = {}  # id of a Variable or Typedef -> its declarator
+        self._selection = Selection(self._type_of, lambda n: self.resolver.resolve(n),
+                                    self._variable_levels, self._typedef_levels)
         self.prelude = self._new_function_state("main", FunctionType(types.int, ()))
         self.fs = self.prelude
         self.linkage: dict[str, Variable] = {}  # objects of external linkage, by name
@@ -178,7 +182,9 @@ class CFABuilder:
             self._edge(CallEdge, None, line, lhs=None, callee=name, args=(), ftype=ftype)
 
     def _typedef(self, node: c_ast.Typedef) -> None:
-        self.scope.declare(node.name, Typedef(self.resolver.resolve(node.type)))
+        typedef = Typedef(self.resolver.resolve(node.type))
+        self._declarators[id(typedef)] = node.type
+        self.scope.declare(node.name, typedef)
 
     def _new_function_state(self, name: str, ftype: FunctionType, line: int = 0) -> FunctionState:
         entry = self._location(name, line)
@@ -252,11 +258,13 @@ class CFABuilder:
                 continue
             param = Variable(self._unique(f"{name}::{p.name}"), p.name, passed, False, name, line)
             self.fs.params.append(param)
+            self._declarators[id(param)] = declared.get(p.name) if isinstance(p, c_ast.ID) else p.type
             if passed == t:
                 self.scope.declare(p.name, param)
                 continue
             local = Variable(self._unique(f"{name}::{p.name}"), p.name, t, False, name, line)
             self.fs.locals.append(local)
+            self._declarators[id(local)] = self._declarators[id(param)]
             self.scope.declare(p.name, local)
             self._edge(AssignEdge, None, line, lhs=Var(t, local),
                        rhs=self._convert(Var(passed, param), t, p))
@@ -514,6 +522,7 @@ class CFABuilder:
         qualified = node.name if file_scope else f"{self.fs.name}::{node.name}"
         v = Variable(self._unique(qualified), node.name, t, is_static,
                      None if file_scope else self.fs.name, line)
+        self._declarators[id(v)] = node.type
         self.scope.declare(node.name, v)
         if "static" not in storage and (file_scope or "extern" in storage):
             self.linkage[node.name] = v
@@ -627,6 +636,9 @@ class CFABuilder:
             for e in node.exprs[:-1]:
                 self._effect(e)
             self._cond(node.exprs[-1], t, f, kind, slot(node.exprs, len(node.exprs) - 1))
+        elif isinstance(node, GenericSelection):
+            chosen = self._generic(node)
+            self._cond(chosen, t, f, kind, slot(node.associations[node.selected], "expr"))
         else:
             line = node.coord.line if node.coord else 0
             try:
@@ -695,6 +707,8 @@ class CFABuilder:
     def _const_eval(self, node: c_ast.Node) -> int | None:
         """The value of an integer constant expression, or None. ``?:``, ``&&`` and
         ``||`` are decided here: as expressions they become branches, not constants."""
+        if isinstance(node, GenericSelection):
+            return self._const_eval(self._generic(node))
         if isinstance(node, c_ast.TernaryOp):
             c = self._const_eval(node.cond)
             return None if c is None else self._const_eval(node.iftrue if c else node.iffalse)
@@ -725,6 +739,8 @@ class CFABuilder:
         elif isinstance(node, c_ast.ExprList):
             for e in node.exprs:
                 self._effect(e)
+        elif isinstance(node, GenericSelection):
+            self._effect(self._generic(node))
         elif isinstance(node, c_ast.Cast) and isinstance(self.resolver.resolve(node.to_type), VoidType):
             self._effect(node.expr)
         elif isinstance(node, c_ast.TernaryOp):
@@ -763,6 +779,7 @@ class CFABuilder:
             c_ast.ExprList: self._comma, c_ast.CompoundLiteral: self._compound_literal,
             c_ast.Compound: self._statement_expression,
             StatementExpression: self._statement_expression,
+            GenericSelection: lambda n: self._expr(self._generic(n)),
         }
 
     def _line(self, node: c_ast.Node) -> int:
@@ -881,6 +898,29 @@ class CFABuilder:
             self._statement(items[-1])
         self.scope.pop()
         return value
+
+    def _generic(self, node: GenericSelection) -> c_ast.Node:
+        """The expression of the association ``node`` selects (C11 6.5.1.1, ``generic``),
+        remembered in ``node``: the native build compiles that one alone."""
+        controlling = conv.decayed_type(self.types, self._type_of(node.expr))
+        try:
+            chosen = self._selection.select(controlling, node.expr,
+                                            [(a.type, a.expr) for a in node.associations])
+        except NoSelection as e:
+            raise unsupported(str(e), node) if e.unsupported else UserError(str(e), *self._where(node))
+        node.selected = chosen
+        return node.associations[chosen].expr
+
+    def _variable_levels(self, name: str) -> Levels | None:
+        found = self.scope.lookup(name)
+        declarator = self._declarators.get(id(found)) if isinstance(found, Variable) else None
+        return declarator_levels(declarator, self._typedef_levels)
+
+    def _typedef_levels(self, name: str) -> Levels | None:
+        found = self.scope.lookup(name)
+        if not isinstance(found, Typedef):
+            return None
+        return declarator_levels(self._declarators.get(id(found)), self._typedef_levels)
 
     def _where(self, node: c_ast.Node) -> tuple[str | None, int | None]:
         return (node.coord.file, node.coord.line) if node.coord else (self.path, None)

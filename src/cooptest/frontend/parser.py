@@ -55,6 +55,49 @@ class StatementExpression(c_ast.Compound):
     __slots__ = ()
 
 
+class GenericAssociation(c_ast.Node):
+    """``type: expr`` of a generic selection; ``type`` None for ``default: expr``."""
+
+    __slots__ = ("type", "expr", "coord", "__weakref__")
+    attr_names = ()
+
+    def __init__(self, type: c_ast.Typename | None, expr: c_ast.Node, coord: c_parser.Coord | None = None) -> None:
+        self.type = type
+        self.expr = expr
+        self.coord = coord
+
+    def children(self) -> tuple[tuple[str, c_ast.Node], ...]:
+        return ((("type", self.type),) if self.type is not None else ()) + (("expr", self.expr),)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for _, child in self.children():
+            yield child
+
+
+class GenericSelection(c_ast.Node):
+    """C11 ``_Generic(expr, T1: e1, ..., default: e)``. ``selected``: the index of the
+    association the CFA builder found selected (C11 6.5.1.1), which is then what the
+    native build compiles; None until then (written back as ``_Generic``, gcc selects)."""
+
+    __slots__ = ("expr", "associations", "selected", "coord", "__weakref__")
+    attr_names = ("selected",)
+
+    def __init__(self, expr: c_ast.Node, associations: list[GenericAssociation],
+                 coord: c_parser.Coord | None = None) -> None:
+        self.expr = expr
+        self.associations = associations
+        self.selected: int | None = None
+        self.coord = coord
+
+    def children(self) -> tuple[tuple[str, c_ast.Node], ...]:
+        return (("expr", self.expr),) + tuple((f"associations[{i}]", a)
+                                             for i, a in enumerate(self.associations))
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for _, child in self.children():
+            yield child
+
+
 class CParser(c_parser.CParser):
     """``c_parser.CParser`` whose string literals are joined by ``join_literals``, that
     reads GNU statement expressions wherever a primary expression may stand, and whose
@@ -119,13 +162,35 @@ class CParser(c_parser.CParser):
 
     def _parse_primary_expression(self) -> c_ast.Node:
         """GNU ``({ ... })`` is a primary expression (a ``StatementExpression``): obstack.h's
-        ``(struct trie *) ({ ... })`` is a cast of one."""
+        ``(struct trie *) ({ ... })`` is a cast of one; so is C11's ``_Generic``."""
         if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":
             self._advance()
             comp = self._parse_compound_statement()
             self._expect("RPAREN")
             return StatementExpression(comp.block_items, comp.coord)
+        tok = self._peek()
+        if tok is not None and tok.type == "ID" and tok.value == "_Generic" \
+                and self._peek_type(2) == "LPAREN":
+            return self._parse_generic_selection()
         return super()._parse_primary_expression()
+
+    def _parse_generic_selection(self) -> GenericSelection:
+        """C11 6.5.1.1: ``_Generic ( assignment-expression , generic-assoc-list )``."""
+        coord = self._tok_coord(self._advance())
+        self._expect("LPAREN")
+        expr = self._parse_assignment_expression()
+        associations: list[GenericAssociation] = []
+        self._expect("COMMA")
+        while True:
+            tok = self._peek()
+            typ = None if self._accept("DEFAULT") else self._parse_type_name()
+            self._expect("COLON")
+            associations.append(GenericAssociation(typ, self._parse_assignment_expression(),
+                                                   self._tok_coord(tok) if tok else coord))
+            if not self._accept("COMMA"):
+                break
+        self._expect("RPAREN")
+        return GenericSelection(expr, associations, coord)
 
     def _parse_unified_string_literal(self) -> c_ast.Node:
         tok = self._expect("STRING_LITERAL")
