@@ -17,17 +17,13 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from importlib import resources
 
 from cooptest.cfa.ctype import DataModel
 from cooptest.frontend.ast_cache import cache_dir
+from cooptest.frontend.preprocess import harness_headers as model_dir
 from cooptest.task import Environment, Source
 
 MAX_BYTES = 1 << 16  # per argument, stdin or file: beyond, a test would not be a test
-
-
-def model_dir() -> str:
-    return str(resources.files("cooptest.harness") / "environment")
 
 
 def model_flags() -> tuple[str, ...]:

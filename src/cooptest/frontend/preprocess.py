@@ -8,6 +8,7 @@ semantics: ``attributes.strip`` removes them and says which ones must be kept.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -42,8 +43,51 @@ def gcc_e(unit: Source, data_model: DataModel, out_path: str, extra: tuple[str, 
 
     With ``line_markers`` the output keeps ``# line "file"`` markers, so that pycparser's
     coordinates (goal lines, error messages) name the original file and line."""
-    cmd = ["gcc", "-E", *(() if line_markers else ("-P",)), data_model.gcc_flag, f"-I{include_dir()}",
-           f"-I{os.path.dirname(unit.path)}", *extra, *unit.flags, unit.path, "-o", out_path]
+    _cpp(["gcc", "-E", *(() if line_markers else ("-P",)), *search_flags(unit, data_model), *extra,
+          *unit.flags, unit.path, "-o", out_path], unit)
+
+
+def search_flags(unit: Source, data_model: DataModel) -> tuple[str, ...]:
+    """What cooptest adds before a unit's own flags, wherever it is preprocessed or
+    compiled: the data model, our ``assert.h``, and the unit's folder (as gcc searches
+    it for ``"file.h"``, but also for ``<file.h>``)."""
+    return (data_model.gcc_flag, f"-I{include_dir()}", "-isystem", harness_headers(),
+            f"-I{os.path.dirname(unit.path)}")
+
+
+def harness_headers() -> str:
+    """The headers of the field's tools' harnesses (``<klee/klee.h>``) and of the
+    environment model, searched as system headers: their code is no goal."""
+    return str(resources.files("cooptest.harness") / "environment")
+
+
+def dependencies(unit: Source, data_model: DataModel) -> list[str]:
+    """Every file the preprocessing of ``unit`` reads (``gcc -M``: the unit, then its
+    headers, system headers too), absolute and normalised; a missing header is a
+    UserError naming the file and line that include it."""
+    proc = _cpp(["gcc", "-M", "-MT", "unit", *search_flags(unit, data_model), *unit.flags,
+                 "-x", "c", unit.path], unit)  # a ``.i`` too: it is compiled as C
+    rule = proc.stdout.replace("\\\n", " ").split(":", 1)[1]
+    words = re.findall(r"(?:\\.|[^\s\\])+", rule)  # make's escapes: "\ " is a blank in a name
+    folder = os.path.dirname(unit.path)
+    return list(dict.fromkeys(os.path.normpath(os.path.join(folder, re.sub(r"\\(.)", r"\1", w)))
+                              for w in words))
+
+
+@functools.cache
+def system_folders(data_model: DataModel) -> tuple[str, ...]:
+    """The folders gcc searches for ``<file.h>`` on its own: the C library's and the
+    compiler's headers, which every machine with gcc has (a file under them is no part
+    of a program's project)."""
+    proc = _cpp(["gcc", "-E", "-v", data_model.gcc_flag, "-x", "c", os.devnull, "-o", os.devnull], None)
+    listed = proc.stderr.split("#include <...> search starts here:", 1)[-1]
+    return tuple(os.path.realpath(line.strip()) for line in listed.split("End of search list.")[0].splitlines()
+                 if line.strip())
+
+
+def _cpp(cmd: list[str], unit: Source | None) -> subprocess.CompletedProcess:
+    """Run the preprocessor ``cmd``; its errors become UserError naming the file and
+    line gcc names."""
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60,
                               env={**os.environ, "LC_ALL": "C"})
@@ -56,7 +100,8 @@ def gcc_e(unit: Source, data_model: DataModel, out_path: str, extra: tuple[str, 
         m = _GCC_MESSAGE.match(first)
         if m:
             raise UserError(f"preprocessing failed: {m['msg']}", m["file"], int(m["line"]))
-        raise UserError(f"preprocessing failed: {first}", unit.path)
+        raise UserError(f"preprocessing failed: {first}", unit.path if unit else None)
+    return proc
 
 
 _GCC_MESSAGE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$")
