@@ -1,10 +1,11 @@
 """Every test, and every cooptest process a test starts, keeps parsed ASTs in a cache of
-the test session's own (``COOPTEST_CACHE``), never in the user's."""
+the test session's own (``COOPTEST_CACHE``), never in the user's; and a test fails if a
+board of its process records a proof that a test refutes (``no_refuted_proof``)."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 
@@ -29,3 +30,29 @@ def program_of(tmp_path: Path) -> Callable[[str], GoalBoard]:
         frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
         return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
     return make
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "contradictions: the test makes a board see a proof a "
+                                       "test refutes, on purpose")
+
+
+@pytest.fixture(autouse=True)
+def no_refuted_proof(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A board that sees a test refute a proof records it and goes on (``core.board``:
+    a run must not die of it); in the tests it is a soundness bug all the same, so a
+    test whose boards (in this process: a worker's reach it through the parent) record
+    one fails, unless it is marked ``contradictions``."""
+    if request.node.get_closest_marker("contradictions"):
+        yield
+        return
+    seen: list[str] = []
+    record = GoalBoard._contradicted
+
+    def watched(board: GoalBoard, goal: str, prover: str, proof: str, test: str, first: str) -> None:
+        seen.append(f"{goal}: {proof} ({prover}), reached by {test}")
+        record(board, goal, prover, proof, test, first)
+
+    monkeypatch.setattr(GoalBoard, "_contradicted", watched)
+    yield
+    assert not seen, f"a proof that a test refutes: {seen}"

@@ -1,7 +1,7 @@
 """BiTe (cooperation/bite.py): goals reachable only in ways a backward analysis must
 not miss (aliasing, a loop's iteration count, a callee's result, a global another
 function sets, a call through a pointer) are never claimed infeasible; truly dead goals
-are proven infeasible, by the backward analysis, and the board's tripwire checks every
+are proven infeasible, by the backward analysis, and the board checks every
 proof against every native run."""
 from __future__ import annotations
 

@@ -127,8 +127,10 @@ def test_reduction_keeps_a_test_for_an_unconfirmed_goal_and_the_report_names_it(
     assert doc["summary"]["unconfirmed"] == 1
 
 
-def test_a_proof_of_a_goal_a_test_reached_unconfirmed_trips_the_wire(flip) -> None:
+@pytest.mark.contradictions
+def test_a_proof_of_a_goal_a_test_reached_unconfirmed_is_refused_and_recorded(flip) -> None:
     board, ones, zeros = flip
     board.submit(["1"], "test")
-    with pytest.raises(AssertionError, match="which a test reached"):
-        board.prove_infeasible(zeros, "a wrong proof")
+    assert not board.prove_infeasible(zeros, "a wrong proof")
+    assert zeros not in board.infeasible and board.unconfirmed == {zeros: "test0"}
+    assert [(c.goal, c.test, c.first) for c in board.contradictions] == [(zeros, "test0", "test")]

@@ -1,5 +1,5 @@
 """The core: budgets form a tree, the registry names what exists, the board is the one
-channel (tripwire, reduction)."""
+channel (contradictions, reduction)."""
 from __future__ import annotations
 
 import time

@@ -7,8 +7,12 @@ named proof). There are exactly two ways to change that, and both are here:
   its trace passes through are covered, once a second run of the same test (the
   *confirmation*) passes through them too. Symbolic models never cover anything.
 - :meth:`GoalBoard.prove_infeasible` records a proof. A proof about a goal that a test
-  covers is a soundness bug of the prover: the board raises instead of lying (the
-  tripwire), whichever of the two arrived first.
+  reaches is a soundness bug of the prover (or of cooptest's model of C), whichever of
+  the two arrived first: the native run is the authority, so the claim is withdrawn
+  (the goal is covered by the test) and the board keeps a :class:`Contradiction`
+  naming the prover, its proof and the test, which the report shows as a defect of
+  cooptest. The run goes on: a wrong claim of one prover costs that goal, not the
+  suite the other analyses found (it used to raise, and end the run with exit 3).
 
 A program that reads indeterminate memory (``alloca``'d bytes, an uninitialised local) or
 branches on an address takes other paths from run to run, with the same inputs: atol's
@@ -70,6 +74,22 @@ class TestRecord:
 
 
 @dataclass
+class Contradiction:
+    """A claim of infeasibility that a native run refuted: ``prover`` (the analysis and
+    round that claimed it) proved ``goal`` infeasible with ``proof``, and the run of
+    ``test`` reaches it. ``first`` says which came first ("proof": the claim withdrawn
+    when the test arrived; "test": the proof refused when it arrived); ``at`` is when
+    the board saw the contradiction, in seconds of the run."""
+
+    goal: str
+    prover: str
+    proof: str
+    test: str
+    first: str
+    at: float
+
+
+@dataclass
 class GoalBoard:
     """The CFA's goals, their status, the native executor and the suite being written."""
 
@@ -84,6 +104,7 @@ class GoalBoard:
     unconfirmed: dict[str, str] = field(default_factory=dict)  # open goal -> test reaching it once
     origin: dict[str, str] = field(default_factory=dict)  # goal -> analysis that decided it
     records: list[TestRecord] = field(default_factory=list)
+    contradictions: list[Contradiction] = field(default_factory=list)  # refuted claims
     executions: int = 0
     stats: dict[str, int] = field(default_factory=dict)
     listeners: list[Listener] = field(default_factory=list)
@@ -208,10 +229,9 @@ class GoalBoard:
         test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
         self.records.append(TestRecord(test, origin, new, frozenset(ex.covered - ex.unconfirmed),
                                        frozenset(ex.covered & ex.unconfirmed)))
-        for g in sorted(reached):
-            if g in self.infeasible:  # never happens for a sound prover: say so loudly
-                raise AssertionError(f"goal {g} proven infeasible by {self.infeasible[g]} "
-                                     f"but reached by test {test.name}")
+        for g in sorted(reached & self.infeasible.keys()):  # never for a sound prover
+            self._contradicted(g, self.origin.pop(g, ""), self.infeasible.pop(g), test.name,
+                               first="proof")
         for g in sorted(reached - new):
             self.unconfirmed.setdefault(g, test.name)
         if not new:
@@ -234,13 +254,25 @@ class GoalBoard:
         if (refused := self.program.proof_blockers.reason(self.goals[goal])) is not None:
             self.refused[goal] = refused
             return False
-        if goal in self.covered or goal in self.unconfirmed:
-            raise AssertionError(f"{proof} claims goal {goal} infeasible, which a test reached")
+        prover = self._tagged(origin or proof.split(":", 1)[0])
+        if (test := self.covered.get(goal) or self.unconfirmed.get(goal)) is not None:
+            self._contradicted(goal, prover, proof, test, first="test")
+            return False
         if goal not in self.infeasible:
             self.infeasible[goal] = proof
-            self.origin[goal] = self._tagged(origin or proof.split(":", 1)[0])
-            self.notify("infeasible", goals={goal}, origin=self.origin[goal])
+            self.origin[goal] = prover
+            self.notify("infeasible", goals={goal}, origin=prover)
         return True
+
+    def _contradicted(self, goal: str, prover: str, proof: str, test: str, first: str) -> None:
+        """Record that ``test`` reaches ``goal``, which ``prover`` claimed infeasible with
+        ``proof`` (once per goal and proof: a prover may claim a goal again, in a later
+        round or a worker that has not heard of the test yet)."""
+        if any(c.goal == goal and c.proof == proof for c in self.contradictions):
+            return
+        c = Contradiction(goal, prover, proof, test, first, round(time.monotonic() - self.born, 3))
+        self.contradictions.append(c)
+        self.notify("contradiction", contradiction=c)
 
     def _tagged(self, origin: str) -> str:
         return f"{origin} ({self.context})" if self.context else origin
@@ -279,6 +311,8 @@ class GoalBoard:
                 self.covered[g] = credit[g].test.name
             for g in self.unconfirmed:
                 self.unconfirmed[g] = next(r.test.name for r in kept if g in r.unconfirmed)
+            for c in self.contradictions:  # named by a test the suite still holds
+                c.test = self.covered.get(c.goal) or self.unconfirmed.get(c.goal) or c.test
             self.records = kept
             self.notify("reduced", tests=len(kept))
         return kept

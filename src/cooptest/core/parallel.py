@@ -5,10 +5,12 @@ every worker is a forked process (it inherits the parsed program and the native 
 so it starts at once) holding a :class:`WorkerBoard`: tests run natively in the worker
 (its own copy of the executable's working directory), and whatever the worker's board
 decides travels to the parent as an event, where the board's usual checks apply
-(the tripwire included) and the news is broadcast to the other workers. A worker sees
-the others' results whenever it asks which goals are open: an analysis never targets a
-goal another core has covered, and a proof by one worker is checked against the tests
-of all.
+and the news is broadcast to the other workers. A worker sees the others' results
+whenever it asks which goals are open: an analysis never targets a goal another core
+has covered, and a proof by one worker is checked against the tests of all. The parent
+keeps the record of a contradiction (a proof a test refutes, ``core.board``): a worker
+sends it both the tests and the proofs, also a proof its own board refuted, and forgets
+a claim the parent withdrew.
 
 Processes come from :mod:`multiprocessing` (fork context), queues carry the events;
 cancelling the parent's budget terminates the workers, and a worker that dies takes
@@ -58,9 +60,14 @@ class WorkerBoard(GoalBoard):
                 kind, goals, value = self.inbox.get_nowait()
             except queue.Empty:
                 return
-            decided = self.covered if kind == "covered" else self.infeasible
             for g in goals:
-                decided.setdefault(g, value)
+                if kind == "covered":
+                    self.covered.setdefault(g, value)
+                    self.infeasible.pop(g, None)  # a claim a test refuted, if any
+                elif kind == "withdrawn":
+                    self.infeasible.pop(g, None)
+                elif g not in self.covered and g not in self.unconfirmed:
+                    self.infeasible.setdefault(g, value)  # else the parent has the contradiction
 
     def open(self, among: Any = None) -> frozenset[str]:
         self.sync()
@@ -94,10 +101,12 @@ class WorkerBoard(GoalBoard):
 
     def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
         self.sync()
-        fresh = goal not in self.infeasible
+        fresh, refuted = goal not in self.infeasible, len(self.contradictions)
         accepted = super().prove_infeasible(goal, proof, origin)
-        if fresh and accepted:
-            self.outbox.put(("proof", self.worker, (goal, proof, self.origin[goal])))
+        if (fresh and accepted) or len(self.contradictions) > refuted:
+            # a proof a test refuted here goes too: the parent's report records it
+            prover = self._tagged(origin or proof.split(":", 1)[0])
+            self.outbox.put(("proof", self.worker, (goal, proof, prover)))
         elif goal in self.refused:
             self.outbox.put(("refused", self.worker, (goal, self.refused[goal])))
         return accepted
@@ -195,9 +204,12 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         decided = False
         if kind == "test":
             inputs, origin, ex = value
+            claimed = ex.covered & board.infeasible.keys()  # claims the test refutes
             new = board.accept(inputs, origin, ex)
             if new:
                 _broadcast(inboxes, k, alive, ("covered", new, board.covered[next(iter(new))]))
+            if claimed - new:  # reached, not confirmed: open again
+                _broadcast(inboxes, k, alive, ("withdrawn", claimed - new, ""))
             decided = bool(new)
         elif kind == "proof":
             goal, proof, origin = value

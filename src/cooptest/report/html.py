@@ -37,7 +37,8 @@ from cooptest.harness.testsuite import TestCase, read_suite
 from cooptest.report.files import FileTotals, file_totals
 
 HTML = "report.html"
-BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin", "file")
+# ``contradicted`` has its own section (a defect of cooptest), not a column of the goals'
+BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin", "file", "contradicted")
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
 CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
@@ -142,6 +143,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         return f"{prefix.get(path, 'L')}{line}"
 
     summary = doc["summary"]
+    lines_of = {g["id"]: g["line"] for g in goals}
     highlighted = seconds is None or seconds > page_seconds(len(source))
     late = seconds is not None and seconds <= 0  # past the budget: the summary and tables only
     views = [SourceView(t, [] if late else source_lines(
@@ -153,6 +155,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         names={t.path: t.name for t in totals},
         lines=[line for v in views for line in v.lines], highlighted=highlighted,
         functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),
+        contradictions=[{**c, "line": lines_of.get(c["goal"])} for c in doc.get("contradictions", [])],
         noted={g["id"]: g for g in goals if g["status"] == "infeasible" or _notes(g)},
         extra_keys=sorted({k for g in goals for k in _notes(g)}),
         plot=timeline_plot(doc["timeline"], summary), style=HtmlFormatter().get_style_defs(".src"),

@@ -31,10 +31,15 @@ def sparkline(points: list[tuple[float, int]], until: float, total: int, width: 
 
 
 def summary_line(name: str, summary: dict[str, Any]) -> str:
+    """One line; claims of infeasibility a test refuted are named last, as a defect of
+    cooptest the user should know of (and report), not a property of the program."""
+    refuted = summary.get("contradictions", 0)
     return (f"{name}: {summary['covered']}/{summary['goals']} goals covered "
             f"({summary['cov_b']:.1f}%), {summary['infeasible']} infeasible, "
             f"{summary['unknown']} unknown, cov_f {summary['cov_f']:.1f}%, "
-            f"{summary['tests']} tests, {summary['time_s']:.1f}s")
+            f"{summary['tests']} tests, {summary['time_s']:.1f}s"
+            + (f"; cooptest defect: {refuted} infeasibility claim{'s' if refuted > 1 else ''} "
+               "refuted by a test (see contradictions in report.json)" if refuted else ""))
 
 
 class ProgressPanel:
@@ -74,6 +79,10 @@ class ProgressPanel:
             (f"{infeasible} infeasible", "blue"), " · ",
             (f"{n - covered - infeasible} open", "red"), f" of {n} ({pct:.1f}%)"))
         table.add_row("over time", sparkline(list(self.points), elapsed, n))
+        if refuted := len(board.contradictions):
+            table.add_row("defects", Text(f"{refuted} infeasibility claim{'s' if refuted > 1 else ''} "
+                                          "refuted by a test (cooptest's mistake, goal covered)",
+                                          style="bold red"))
         table.add_row("tests", f"{len(board.tests)}   executions {board.executions}   "
                                f"iterations {stats.get('iterations', 0)}   "
                                f"divergences {stats.get('divergences', 0)}")

@@ -9,6 +9,12 @@ Rewriting never takes more than ``WRITE_SHARE`` of the run: the report of a prog
 13k goals takes 0.15 s to write, which after every new test took a third of the parent's
 time; such a report then follows the suite a few seconds behind (the end of a run, also
 one stopped by a signal, writes the last one).
+
+A claim of infeasibility a test refuted (``core.board.Contradiction``) is a defect of
+cooptest, not of the program: the goal is reported covered, with the refuted claim in
+its ``contradicted`` field, and ``contradictions`` (top level; a count in the summary)
+lists every one with the prover, its proof and the test that reaches the goal, so that
+a user can replay the test and a developer can find the prover's mistake.
 """
 from __future__ import annotations
 
@@ -55,6 +61,10 @@ class Report:
     min_interval: float = 1.0
     started: float = field(default_factory=time.monotonic)
     timeline: list[tuple[float, int, int]] = field(default_factory=list)  # (s, covered, infeasible)
+    # (iterations, covered) at each concolic iteration that covered more: coverage per
+    # iteration count, as the concolic papers' tables give it (CREST's ``run_crest P N``)
+    by_iteration: list[tuple[int, int]] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)  # applied options, beside ``configuration``
     extra: dict[str, Any] = field(default_factory=dict)  # summary entries added at the end
     analyses: list[Run] = field(default_factory=list)  # set when the analysis returns, or ``stopped_by``
     _written: float = 0.0
@@ -66,6 +76,8 @@ class Report:
     def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
         """The listener: record the timeline, rewrite the file if it is due."""
         self.timeline.append((round(self.elapsed(), 3), len(board.covered), len(board.infeasible)))
+        if event == "iteration" and (not self.by_iteration or self.by_iteration[-1][1] < len(board.covered)):
+            self.by_iteration.append((int(info["iterations"]), len(board.covered)))
         since = time.monotonic() - self._written
         if since * WRITE_SHARE >= self._cost and (event == "covered" or since >= self.min_interval):
             self.write(board)
@@ -81,18 +93,22 @@ class Report:
         self.analyses = ran or [Run(self.strategy, why, round(self.elapsed(), 2))]
 
     def document(self, board: GoalBoard) -> dict[str, Any]:
+        contradictions = [asdict(c) for c in board.contradictions]
+        refuted = {c["goal"]: {k: c[k] for k in ("prover", "proof", "test")} for c in contradictions}
         goals = []
         for goal in board.goals.values():
             status = ("covered" if goal.id in board.covered
                       else "infeasible" if goal.id in board.infeasible else "unknown")
-            goals.append({"id": goal.id, "kind": goal.kind, "line": goal.line,
+            goals.append({"id": goal.id, "kind": goal.kind, "file": goal.file, "line": goal.line,
                           "function": goal.function, "status": status,
                           "test": board.covered.get(goal.id), "proof": board.infeasible.get(goal.id),
                           "origin": board.origin.get(goal.id),
+                          **({"contradicted": refuted[goal.id]} if goal.id in refuted else {}),
                           **{key: why[goal.id] for key, why in (("refused", board.refused),
                                                                 ("unconfirmed", board.unconfirmed))
                              if status == "unknown" and goal.id in why}})
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
+        configuration = {**(self.configuration.describe() if self.configuration else {}), **self.options}
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,
             "unknown": n - covered - infeasible, "unconfirmed": len(board.unconfirmed),
@@ -100,16 +116,19 @@ class Report:
             "cov_f": coverage_percent(covered, n - infeasible),
             "tests": len(board.tests), "time_s": round(self.elapsed(), 2),
             "executions": board.executions, "iterations": 0, "divergences": 0,
-            "runs_may_vary": board.variation,
+            "runs_may_vary": board.variation, "contradictions": len(contradictions),
             **dict(sorted(board.stats.items())),
             **self.extra,
         }
-        return {"program": self.program_path, "data_model": self.data_model,
+        return {"program": self.program_path, "files": board.program.files,
+                "data_model": self.data_model,
                 "strategy": self.strategy, **({"search": self.search} if self.search else {}),
-                **({"configuration": self.configuration.describe()} if self.configuration else {}),
-                "goals": goals, "summary": summary,
+                **({"configuration": configuration} if configuration else {}),
+                "goals": goals, "summary": summary, "contradictions": contradictions,
                 "analyses": [{k: v for k, v in asdict(r).items() if v is not None} for r in self.analyses],
-                "timeline": [list(t) for t in self.timeline]}
+                "timeline": [list(t) for t in self.timeline],
+                **({"coverage_by_iteration": [list(t) for t in self.by_iteration]}
+                   if self.by_iteration else {})}
 
     def write_unparsed(self, why: str) -> dict[str, Any]:
         """The report of a run stopped before its program was analysed: no goals known."""
