@@ -120,3 +120,14 @@ def test_the_page_of_several_files_in_headless_chromium(headeronly_out: Path, tm
     assert counts, "the page's script did not run"
     shown = {k: int(v) for k, v in re.findall(r'data-(\w+)="(\d+)"', counts.group(1))}
     assert shown == {s: sum(g["status"] == s for g in doc["goals"]) for s in STATUS.values()}
+
+
+def test_a_refuted_claim_links_to_its_goal_in_its_file(headeronly_out: Path) -> None:
+    from cooptest.harness.testsuite import read_suite
+    from cooptest.report.html import render
+    doc = json.loads((headeronly_out / "report.json").read_text())
+    goal = next(g for g in doc["goals"] if g["file"] == str(HEADER) and g["status"] == "covered")
+    doc["contradictions"] = [{"goal": goal["id"], "prover": "value", "proof": "p", "test": goal["test"],
+                              "first": "proof", "at": 1.0}]
+    page = FilesPage(render(doc, read_suite(str(headeronly_out / "test-suite.zip"))))
+    assert f"#lib/ring.h:{goal['line']}" in page.hrefs and f"lib/ring.h:{goal['line']}" in page.ids

@@ -143,7 +143,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         return f"{prefix.get(path, 'L')}{line}"
 
     summary = doc["summary"]
-    lines_of = {g["id"]: g["line"] for g in goals}
+    goal_of = {g["id"]: g for g in goals}
     highlighted = seconds is None or seconds > page_seconds(len(source))
     late = seconds is not None and seconds <= 0  # past the budget: the summary and tables only
     views = [SourceView(t, [] if late else source_lines(
@@ -155,7 +155,8 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         names={t.path: t.name for t in totals},
         lines=[line for v in views for line in v.lines], highlighted=highlighted,
         functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),
-        contradictions=[{**c, "line": lines_of.get(c["goal"])} for c in doc.get("contradictions", [])],
+        contradictions=[{**c, "line": g["line"], "anchor": line_id(g["file"], g["line"])} if (g := goal_of.get(c["goal"]))
+                        else {**c, "line": None} for c in doc.get("contradictions", [])],
         noted={g["id"]: g for g in goals if g["status"] == "infeasible" or _notes(g)},
         extra_keys=sorted({k for g in goals for k in _notes(g)}),
         plot=timeline_plot(doc["timeline"], summary), style=HtmlFormatter().get_style_defs(".src"),
