@@ -11,6 +11,8 @@ import pytest
 
 from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic.solver import Symbols
+from cooptest.cfa.ctype import DataModel
+from cooptest.cfa.ir import CallEdge
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.frontend.attributes import AttributeGenerator
@@ -173,17 +175,18 @@ int main(void) { int x = __VERIFIER_nondet_int();
 
 # ---------------------------------------------------------------- _Generic
 
-def same_output_as_gcc(tmp_path: Path, source: str) -> str:
+def same_output_as_gcc(tmp_path: Path, source: str, model: DataModel = DataModel.LP64) -> str:
     """The output of the program as gcc compiles it, which must be that of the program
-    the native build compiles: the associations the CFA builder selected."""
+    the native build compiles (the associations the CFA builder selected, say)."""
     path = tmp_path / "p.c"
     path.write_text(source)
-    fe = load_program(load_task(str(path)), str(tmp_path / "work"))
+    fe = load_program(load_task(str(path), model), str(tmp_path / "work"))
     (unit,) = fe.units
     (tmp_path / "selected.c").write_text(AttributeGenerator(unit.attributes).visit(unit.ast))
     outputs = []
     for name in ("p.c", "selected.c"):
-        subprocess.run(["gcc", "-w", "-o", str(tmp_path / "a.out"), str(tmp_path / name)], check=True)
+        subprocess.run(["gcc", "-w", model.gcc_flag, "-o", str(tmp_path / "a.out"), str(tmp_path / name)],
+                       check=True)
         outputs.append(subprocess.run([str(tmp_path / "a.out")], capture_output=True, text=True).stdout)
     assert outputs[0] == outputs[1]
     return outputs[0]
@@ -242,3 +245,35 @@ int main(void) { int n = __VERIFIER_nondet_int(); double d = n / 4.0;
 def test_a_generic_selection_that_cannot_be_made_names_its_line(tmp_path: Path, source: str,
                                                                   message: str) -> None:
     assert message in refusal(tmp_path, source)
+
+
+# ---------------------------------------------------------------- sizes and alignments
+
+@pytest.mark.parametrize("model, expected", [(DataModel.LP64, "8 8 16 8 8 8 8 8 8 4 8"),
+                                             (DataModel.ILP32, "8 8 4 4 8 8 8 4 4 4 8")])
+def test_gnu_alignof_is_gccs(tmp_path: Path, model: DataModel, expected: str) -> None:
+    """``__alignof__`` of an object is the alignment gcc prefers (8 for a double on
+    i386, 4 inside a struct, as ``_Alignof`` says); the CFA's constants are gcc's."""
+    source = """#include <stdio.h>
+struct sd { double d; };
+int main(void) { double x; long long y; double arr[2]; struct sd s; char c; int i;
+  printf("%d %d %d %d %d %d %d %d %d %d %d\\n", (int)__alignof__(double), (int)__alignof__(long long),
+    (int)__alignof__(long double), (int)__alignof__(struct sd), (int)__alignof__(double[2]),
+    (int)__alignof__(x), (int)__alignof__ arr, (int)__alignof__(s.d), (int)_Alignof(double),
+    (int)__alignof__(c + i), (int)__alignof__(y));
+  return 0; }
+"""
+    assert same_output_as_gcc(tmp_path, source, model).strip() == expected
+    p = load_program(load_task(str(tmp_path / "p.c"), model), str(tmp_path / "w2")).program
+    (call,) = [e for e in p.main.edges() if isinstance(e, CallEdge)]
+    assert " ".join(str(a.value) for a in call.args[1:]) == expected
+
+
+def test_sizeof_a_variable_length_array_is_its_length_at_declaration(tmp_path: Path) -> None:
+    source = HEAD + """int main(void) { int n = __VERIFIER_nondet_int() & 7; int a[n + 1]; n = 0;
+  if (sizeof a == 8) { return 1; } if (sizeof(a) / sizeof(a[0]) == 3) { return 2; } return 0; }
+"""
+    covered = agreed_goals(tmp_path, source, [["1"], ["2"], ["3"]])
+    assert covered == {"B1T", "B1F", "B2T", "B2F"}
+    message = refusal(tmp_path, "int main(void) { int n = 2; int a[n][n];\n  return sizeof a; }\n")
+    assert "p.c:2: unsupported construct: sizeof of a variable-length array" in message

@@ -353,4 +353,13 @@ main() { register c = __VERIFIER_nondet_int(); static k; k = c * 2; where = &cou
 int main() { int n = __VERIFIER_nondet_int(); double r = sqrt(n);
   if (r > 2.4) { if (r < 2.5) { return 1; } } return 0; }
 """, [["6"], ["100"], ["1"]]),
+    # sizeof of a variable-length array is its length times 4, not 0
+    "vla-sizeof": (HEAD + """int main() { int n = __VERIFIER_nondet_int() & 7; int a[n + 1];
+  int x = __VERIFIER_nondet_int(); if (sizeof a == 8) { if (x == 1) { return 1; } return 2; }
+  return 0; }
+""", [["1", "1"], ["1", "0"], ["0", "0"]]),
+    # GNU __alignof__ is gcc's alignment, not the 8 a neutralising macro once made it
+    "alignof-gnu": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); char c;
+  if (__alignof__(char) == 1 && __alignof__ c == 1) { if (x == 1) { return 1; } } return 0; }
+""", [["1"], ["0"]]),
 }

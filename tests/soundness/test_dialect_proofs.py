@@ -15,7 +15,7 @@ from cooptest.task import load_task
 from clitools import cooptest
 from programs import PROGRAMS
 
-DIALECT_PROGRAMS = ("knr-promotions", "implicit-int", "implicit-builtin")
+DIALECT_PROGRAMS = ("knr-promotions", "implicit-int", "implicit-builtin", "vla-sizeof", "alignof-gnu")
 
 
 @pytest.mark.parametrize("name", DIALECT_PROGRAMS)

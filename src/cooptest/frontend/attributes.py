@@ -271,6 +271,11 @@ class AttributeGenerator(c_generator.CGenerator):
             f"{self._visit_expr(a.expr)}" for a in n.associations)
         return f"_Generic({self._visit_expr(n.expr)}, {associations})"
 
+    def visit_UnaryOp(self, n: c_ast.UnaryOp) -> str:
+        if n.op in ("__alignof__", "_Alignof"):  # pycparser would write __alignof__x
+            return f"{n.op}({self.visit(n.expr)})"
+        return super().visit_UnaryOp(n)
+
     def _generate_stmt(self, n: c_ast.Node, add_indent: bool = False) -> str:
         if isinstance(n, StatementExpression):
             return self._make_indent() + self.visit(n) + ";\n"

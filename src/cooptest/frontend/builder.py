@@ -16,7 +16,7 @@ from typing import Any, Callable
 from pycparser import c_ast
 
 from cooptest.cfa.builtins import FLOAT_CONSTANTS
-from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType,
+from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType, Types, VoidType)
 from cooptest.cfa.fold import const_int
 from cooptest.cfa.loops import cycle_edges
@@ -117,6 +117,7 @@ class CFABuilder:
         self._constants: dict[tuple[str, str], Expr] = {}
         self._expr_handlers = self._make_expr_handlers()
         self._declarators: dict[int, c_ast.Node] = {}  # id of a Variable or Typedef -> its declarator
+        self._vla_lengths: dict[int, Var] = {}  # id of a variable-length array -> its length
         self._selection = Selection(self._type_of, lambda n: self.resolver.resolve(n),
                                     self._variable_levels, self._typedef_levels)
         self.prelude = self._new_function_state("main", FunctionType(types.int, ()))
@@ -527,8 +528,11 @@ class CFABuilder:
         if "static" not in storage and (file_scope or "extern" in storage):
             self.linkage[node.name] = v
         if isinstance(t, ArrayType) and t.length is None and not is_static:
-            if node.type.dim is not None:  # variable-length array
-                self._rvalue(node.type.dim)
+            if node.type.dim is not None:  # variable-length array: its length, for sizeof
+                length = self._temp(self.types.size_t)
+                self._edge(AssignEdge, None, line, lhs=length,
+                           rhs=self._convert(self._rvalue(node.type.dim), self.types.size_t, node))
+                self._vla_lengths[id(v)] = length
         if is_static:
             self.globals.append(v)
             saved, self.fs = self.fs, self.prelude
@@ -949,9 +953,13 @@ class CFABuilder:
     def _unary(self, node: c_ast.UnaryOp) -> Expr:
         t = self.types
         op = node.op
-        if op == "sizeof" or op == "_Alignof":
+        if op in ("sizeof", "_Alignof", "__alignof__"):
             target = self.resolver.resolve(node.expr) if isinstance(node.expr, c_ast.Typename) \
                 else self._type_of(node.expr)
+            if op == "sizeof" and isinstance(target, ArrayType) and target.length is None:
+                return self._vla_size(node)
+            if op == "__alignof__" and not isinstance(node.expr, c_ast.StructRef):
+                return Const(t.size_t, self._preferred_alignment(target))
             size = t.sizeof(target) if op == "sizeof" else t.alignof(target)
             return Const(t.size_t, size)
         if op in ("p++", "p--", "++", "--"):
@@ -978,6 +986,25 @@ class CFABuilder:
             return conv.unary(t, op, self._rvalue(node.expr))
         except conv.TypeMismatch as e:
             raise unsupported(str(e), node) from None
+
+    def _vla_size(self, node: c_ast.UnaryOp) -> Expr:
+        """``sizeof a`` of a variable-length array ``a``: its length, kept when it was
+        declared, times its element's size (gcc computes it there too)."""
+        found = self.scope.lookup(node.expr.name) if isinstance(node.expr, c_ast.ID) else None
+        length = self._vla_lengths.get(id(found)) if isinstance(found, Variable) else None
+        elem = found.type.elem if isinstance(found, Variable) and isinstance(found.type, ArrayType) else None
+        if length is None or elem is None or isinstance(elem, ArrayType) and elem.length is None:
+            raise unsupported("sizeof of a variable-length array but a one-dimensional variable", node)
+        return conv.binary(self.types, "*", length, Const(self.types.size_t, self.types.sizeof(elem)))
+
+    def _preferred_alignment(self, t: CType) -> int:
+        """gcc's ``__alignof__`` of an object not in a struct: i386 aligns 8-byte scalars
+        (``double``, ``long long``) to 8 there, though to 4 in a struct (``_Alignof``)."""
+        if isinstance(t, ArrayType):
+            return self._preferred_alignment(t.elem)
+        if isinstance(t, (IntType, FloatType)) and t.bits == 64:
+            return 8
+        return self.types.alignof(t)
 
     def _increment(self, node: c_ast.UnaryOp, want_value: bool) -> Expr | None:
         line = node.coord.line if node.coord else 0

@@ -160,6 +160,17 @@ class CParser(c_parser.CParser):
             return c_ast.Assignment(op, expr, rhs, expr.coord)
         return expr
 
+    def _parse_unary_expression(self) -> c_ast.Node:
+        """GNU ``__alignof__``, of a type or an expression: the alignment gcc prefers for
+        an object, 8 for a ``double`` on i386 where ``_Alignof`` says 4."""
+        tok = self._peek()
+        if tok is not None and tok.type == "ID" and tok.value in ("__alignof__", "__alignof"):
+            self._advance()
+            paren = self._try_parse_paren_type_name()
+            operand = paren[0] if paren is not None else self._parse_unary_expression()
+            return c_ast.UnaryOp("__alignof__", operand, self._tok_coord(tok))
+        return super()._parse_unary_expression()
+
     def _parse_primary_expression(self) -> c_ast.Node:
         """GNU ``({ ... })`` is a primary expression (a ``StatementExpression``): obstack.h's
         ``(struct trie *) ({ ... })`` is a cast of one; so is C11's ``_Generic``."""

@@ -26,7 +26,7 @@ GNU_NEUTRALISERS = (
     "-D__builtin_va_list=char*", "-D_Float128=double", "-D_Float64x=double",
     "-D_Float32x=double", "-D_Float64=double", "-D_Float32=float", "-D__float128=double",
     "-D_Noreturn=", "-D__volatile__=volatile", "-D__const=const", "-D__signed__=signed",
-    "-D__typeof__=typeof", "-D__alignof__(x)=8", "-D__builtin_offsetof(t,m)=((unsigned long)&((t*)0)->m)",
+    "-D__typeof__=typeof", "-D__builtin_offsetof(t,m)=((unsigned long)&((t*)0)->m)",
     "-D__thread=", "-D_Thread_local=",
 )
 
