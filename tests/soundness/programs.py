@@ -362,4 +362,16 @@ int main() { int n = __VERIFIER_nondet_int(); double r = sqrt(n);
     "alignof-gnu": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); char c;
   if (__alignof__(char) == 1 && __alignof__ c == 1) { if (x == 1) { return 1; } } return 0; }
 """, [["1"], ["0"]]),
+    # Input sources no option makes inputs: what the native run reads is whatever the
+    # source gives, and no prover may take it for fixed or for absent
+    "rand-source": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int r = rand();
+  if (r == 1804289383) { if (x == 1) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
+    "stdin-source": ("""#include <stdio.h>
+extern int __VERIFIER_nondet_int(void);
+int main() { int c = getchar(); if (c == '1') { return 1; } if (c == EOF) { return 2; } return 0; }
+""", [["120"], ["7"]]),
+    "environment-source": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); char *p = getenv("PATH");
+  if (p != 0) { if (x == 3) { return 1; } return 2; } return 0; }
+""", [["3"], ["0"]]),
 }
