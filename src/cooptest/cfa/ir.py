@@ -534,6 +534,7 @@ class Program:
     proof_blockers: ProofBlockers = field(default_factory=ProofBlockers)
     files: list[str] = field(default_factory=list)  # the translation units, in link order
     system_files: frozenset[str] = frozenset()  # headers gcc marks as the system's: no goals
+    unemitted: frozenset[str] = frozenset()  # static inline functions nothing refers to: no code
 
     @property
     def main(self) -> FunctionCFA:
@@ -556,11 +557,13 @@ class Program:
         return min(lines, default=None)
 
     def goals(self) -> list[Goal]:
-        """Every branch goal and error-call goal, in source order; the code of system
-        headers (an inline function of the C library) has none."""
+        """Every branch goal and error-call goal, in source order. The code of system
+        headers (an inline function of the C library) has none, nor has a ``static
+        inline`` function nothing refers to: gcc emits no code for it, so no run and no
+        gcov count can see it."""
         out: list[Goal] = []
         for bp in sorted(self.branch_points.values(), key=lambda b: b.id):
-            if bp.file in self.system_files:
+            if bp.file in self.system_files or bp.function in self.unemitted:
                 continue
             for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge)):
                 out.append(Goal(branch_goal_id(bp.id, outcome), "branch", bp.line, edge, bp.function,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast, c_parser
 
+from cooptest.cfa.calls import callees
 from cooptest.cfa.ctype import Types
 from cooptest.cfa.ir import Program
 from cooptest.cfa.unmodelled import proof_blockers
@@ -89,4 +90,5 @@ def load_program(task: Task, work_dir: str) -> Frontend:
     program.proof_blockers = proof_blockers(program, attributes.destructors(),
                                             argv_given=env is not None and (bool(env.args) or env.sym_args is not None))
     program.system_files = frozenset(system)
+    program.unemitted = frozenset(builder.static_inline - callees(program, set(program.functions) - builder.static_inline))
     return Frontend(task, program, units, builder.instrumentation)

@@ -29,8 +29,9 @@ from cooptest.frontend import conversions as conv
 from cooptest.frontend import implicit
 from cooptest.frontend.attributes import Attributes
 from cooptest.frontend.declarations import TypeResolver, unsupported, where
-from cooptest.frontend.generic import Levels, NoSelection, Selection, declarator_levels
-from cooptest.frontend.parser import GenericSelection, StatementExpression
+from cooptest.frontend.generic import (Levels, NoSelection, Selection, compatible,
+                                       declarator_levels)
+from cooptest.frontend.parser import CaseRange, GenericSelection, StatementExpression
 from cooptest.frontend.literals import (char_literal, float_literal, int_literal,
                                         string_literal)
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
@@ -63,7 +64,7 @@ class SwitchSite:
 
     node: c_ast.Switch
     promoted: IntType
-    cases: list[tuple[int, int]]  # (branch id, case value in the promoted type)
+    cases: list[tuple[int, int, int]]  # (branch id, case values low...high in the promoted type)
     unit: str  # the translation unit it is in
 
 
@@ -118,6 +119,7 @@ class CFABuilder:
         self._expr_handlers = self._make_expr_handlers()
         self._declarators: dict[int, c_ast.Node] = {}  # id of a Variable or Typedef -> its declarator
         self._vla_lengths: dict[int, Var] = {}  # id of a variable-length array -> its length
+        self.resolver.type_of = self._type_of
         self._selection = Selection(self._type_of, lambda n: self.resolver.resolve(n),
                                     self._variable_levels, self._typedef_levels)
         self.prelude = self._new_function_state("main", FunctionType(types.int, ()))
@@ -126,6 +128,7 @@ class CFABuilder:
         self._unit = path  # the translation unit being built
         self._internal_names: dict[tuple[str, str], str] = {}  # (unit, static name) -> CFA name
         self._defined_in: dict[str, str] = {}  # function -> file of its definition
+        self.static_inline: set[str] = set()  # functions gcc emits only where referenced
 
     # ------------------------------------------------------------------ top level
 
@@ -215,6 +218,8 @@ class CFABuilder:
             raise UserError(f"{name}() is defined twice: here and in "
                             f"{self._defined_in[name]}:{self.functions[name].line}", *where(node))
         self._defined_in[name] = node.coord.file if node.coord else self._unit
+        if "static" in (node.decl.storage or []) and "inline" in (node.decl.funcspec or []):
+            self.static_inline.add(name)
         fs = self._new_function_state(name, ftype, line)
         self.fs = fs
         self.scope.push()
@@ -439,7 +444,7 @@ class CFABuilder:
             self._edge(AssignEdge, None, line, lhs=tmp, rhs=value)
             value = tmp
         labels: dict[int, Location] = {}
-        cases: list[tuple[c_ast.Node, int | None]] = []
+        cases: list[tuple[c_ast.Node, tuple[int, int] | None]] = []
         self._collect_cases(node.stmt, labels, cases)
         after = self._new_loc(line)
         site = SwitchSite(node, promoted, [], self._unit)
@@ -449,12 +454,12 @@ class CFABuilder:
                 default = labels[id(case_node)]
                 continue
             match, no = labels[id(case_node)], self._new_loc(line)
-            c = Const(promoted, promoted.wrap(case_value))
-            cond = conv.binary(self.types, "==", value, c)
+            low, high = (promoted.wrap(v) for v in case_value)
+            cond = self._in_range(value, low, high)
             bid = self._branch(cond, match, no, "case", case_node.coord.line if case_node.coord else line,
                                case_node.coord.file if case_node.coord else "")
             if bid is not None:
-                site.cases.append((bid, promoted.wrap(case_value)))
+                site.cases.append((bid, low, high))
             self.fs.cur = no
         self._jump(default, line)
         if not self._sandbox:
@@ -468,18 +473,37 @@ class CFABuilder:
         self.fs.switch_cases.pop()
         self.fs.cur = after
 
+    def _in_range(self, value: Expr, low: int, high: int) -> Expr:
+        """``low <= value && value <= high`` as one comparison: ``value - low <= high - low``
+        in the unsigned type of ``value``'s width (gcc's case range; one value: ``==``)."""
+        t = value.type
+        assert isinstance(t, IntType)
+        if low == high:
+            return conv.binary(self.types, "==", value, Const(t, low))
+        if low > high:  # an empty range
+            return Const(self.types.int, 0)
+        unsigned = next(u for u in (self.types.uint, self.types.ulong, self.types.ulonglong,
+                                    self.types.uint128) if u.bits == t.bits)
+        offset = conv.binary(self.types, "-", conv.convert(self.types, value, unsigned),
+                             Const(unsigned, unsigned.wrap(low)))
+        return conv.binary(self.types, "<=", offset, Const(unsigned, high - low))
+
     def _collect_cases(self, node: c_ast.Node | None, labels: dict[int, Location],
-                       cases: list[tuple[c_ast.Node, int | None]]) -> None:
-        """The case/default labels of one switch (not of switches nested in it)."""
+                       cases: list[tuple[c_ast.Node, tuple[int, int] | None]]) -> None:
+        """The case/default labels of one switch (not of switches nested in it), with
+        their values (low, high: a GNU case range, else one value twice)."""
         if node is None or isinstance(node, c_ast.Switch):
             return
         if isinstance(node, (c_ast.Case, c_ast.Default)):
             labels[id(node)] = self._new_loc(node.coord.line if node.coord else 0)
             value = None
             if isinstance(node, c_ast.Case):
-                value = self._const_eval(node.expr)
-                if value is None:
+                ends = (node.expr.low, node.expr.high) if isinstance(node.expr, CaseRange) \
+                    else (node.expr, node.expr)
+                low, high = (self._const_eval(e) for e in ends)
+                if low is None or high is None:
                     raise unsupported("non-constant case label", node)
+                value = (low, high)
             cases.append((node, value))
         for _, child in node.children():
             self._collect_cases(child, labels, cases)
@@ -738,6 +762,9 @@ class CFABuilder:
         """Evaluate ``node`` for its side effects only (expression statements)."""
         if isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--", "++", "--"):
             self._increment(node, want_value=False)
+        elif isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
+                and node.name.name == "__builtin_choose_expr" and node.args and len(node.args.exprs) == 3:
+            self._effect(self._chosen(node))
         elif isinstance(node, c_ast.FuncCall):
             self._call(node, want_value=False)
         elif isinstance(node, c_ast.ExprList):
@@ -823,15 +850,42 @@ class CFABuilder:
         return lhs
 
     def _call_value(self, node: c_ast.FuncCall) -> Expr:
-        if isinstance(node.name, c_ast.ID) and node.name.name == "__builtin_expect" \
-                and node.args and len(node.args.exprs) == 2:
-            # likely()/unlikely(): the value of its first argument, as a long
-            value = self._rvalue(node.args.exprs[0])
-            self._effect(node.args.exprs[1])
-            return self._convert(value, self.types.long, node)
+        builtin = self._gnu_builtin(node)
+        if builtin is not None:
+            return builtin
         result = self._call(node, want_value=True)
         assert result is not None
         return result
+
+    def _gnu_builtin(self, node: c_ast.FuncCall) -> Expr | None:
+        """The value of a call of a GNU built-in that is no function: ``__builtin_expect``
+        (likely/unlikely: its first argument, as a long), ``__builtin_choose_expr`` (the
+        argument its constant selects, the other not evaluated) and
+        ``__builtin_types_compatible_p``; None for other calls."""
+        name = node.name.name if isinstance(node.name, c_ast.ID) else None
+        args = node.args.exprs if node.args else []
+        if name == "__builtin_expect" and len(args) == 2:
+            value = self._rvalue(args[0])
+            self._effect(args[1])
+            return self._convert(value, self.types.long, node)
+        if name == "__builtin_choose_expr" and len(args) == 3:
+            return self._expr(self._chosen(node))
+        if name == "__builtin_types_compatible_p" and len(args) == 2:
+            a, b = (self.resolver.resolve(t) for t in args)
+            levels = [declarator_levels(t, self._typedef_levels) for t in args]
+            if None in levels:
+                raise unsupported("__builtin_types_compatible_p of a typeof", node)
+            same = compatible(a, b) and levels[0][1:] == levels[1][1:]  # type: ignore[index]
+            return Const(self.types.int, int(same))
+        return None
+
+    def _chosen(self, node: c_ast.FuncCall) -> c_ast.Node:
+        """The argument ``__builtin_choose_expr(c, a, b)`` selects, by its constant ``c``."""
+        condition, a, b = node.args.exprs
+        value = self._const_eval(condition)
+        if value is None:
+            raise unsupported("__builtin_choose_expr with a condition not constant", node)
+        return a if value else b
 
     def _subscript(self, node: c_ast.ArrayRef) -> Expr:
         t = self.types
