@@ -46,6 +46,11 @@ def positive_count(text: str) -> int:
     return _number(text, int, lambda v: v >= 1, "at least 1")
 
 
+def depth(text: str) -> int:
+    """A number of pointers followed (``--max-depth``): 0 to 16."""
+    return _number(text, int, lambda v: 0 <= v <= 16, "from 0 to 16")
+
+
 def folder(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("must name a folder")

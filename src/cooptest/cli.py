@@ -26,8 +26,8 @@ import time
 import traceback
 from typing import NoReturn, Sequence
 
-from cooptest.arguments import (budget_seconds, byte_count, data_model, folder, positive_count,
-                                share, sym_file)
+from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder,
+                                positive_count, share, sym_file)
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest.errors import UserError
 from cooptest.task import Environment, Task
@@ -94,6 +94,13 @@ def add_program_arguments(p: argparse.ArgumentParser) -> None:
     e.add_argument("--sym-stdin", type=byte_count, metavar="N", help="N input bytes on stdin")
     e.add_argument("--sym-file", action="append", default=[], type=sym_file, metavar="NAME:N",
                    help="a file of N input bytes the program opens by NAME")
+    h = p.add_argument_group("a library's functions (cooptest writes the harness: OUT/harness.c)")
+    h.add_argument("--function", dest="functions", action="append", default=[], metavar="NAME",
+                   help="test the function NAME, its arguments made of inputs (repeatable)")
+    h.add_argument("--max-depth", type=depth, default=2, metavar="N",
+                   help="pointers followed at most N times from an argument, then NULL (default 2)")
+    h.add_argument("--max-array", type=positive_count, default=8, metavar="N",
+                   help="arrays and strings of at most N elements (default 8)")
 
 
 def load_target(args: argparse.Namespace) -> Task:
@@ -103,7 +110,15 @@ def load_target(args: argparse.Namespace) -> Task:
     from cooptest.sources import common_flags, load_program_task
     flags = common_flags(args.includes, args.defines, args.cflags)
     task = load_program_task(args.target, args.data_model, flags, args.compile_commands)
-    if args.args is None and args.sym_args is None and args.sym_stdin is None and not args.sym_file:
+    environment = not (args.args is None and args.sym_args is None and args.sym_stdin is None
+                       and not args.sym_file)
+    if args.functions:
+        from cooptest.driver import attach_harness
+        if environment:
+            raise UserError("--function makes the program's main: it takes no --args, --sym-args, "
+                            "--sym-stdin or --sym-file")
+        return attach_harness(task, tuple(args.functions), args.max_depth, args.max_array)
+    if not environment:
         return task
     try:
         fixed = tuple(shlex.split(args.args or ""))
@@ -160,6 +175,9 @@ def build_parser() -> Parser:
                    help="auto: cores to use (default: all)")
     g.add_argument("--parallel", action="store_true",
                    help="coveritest: run the analyses at once on the machine's cores")
+    g.add_argument("--max-iterations", type=positive_count, metavar="N",
+                   help="end concolic search after N native runs, as CREST's run_crest PROGRAM N "
+                        "(concolic; auto: each concolic lane)")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
     g.add_argument("--memory", type=positive_count, default=DEFAULT_LIMIT_MB, metavar="MB",
@@ -259,6 +277,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
                                ("bite_order", args.frontier_order)) if v}
     if args.testing_share is not None:
         extra["testing_share"] = args.testing_share
+    if args.max_iterations is not None:
+        if not STRATEGIES[args.strategy].iterated:
+            raise UserError("--max-iterations applies to strategies with concolic search: "
+                            + ", ".join(n for n, s in STRATEGIES.items() if s.iterated))
+        extra["max_iterations"] = args.max_iterations
     settings = Settings(args.search, args.partitions, args.seed, extra)
     opts = Options(" ".join(args.target) or args.compile_commands, args.budget, args.out, args.strategy, settings, args.seed_suite,
                    args.data_model, args.quiet, args.memory, args.reduce,

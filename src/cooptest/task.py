@@ -53,6 +53,26 @@ class Environment:
 
 
 @dataclass(frozen=True)
+class Harness:
+    """A test harness cooptest wrote for functions of a library (``cooptest.driver``):
+    a translation unit whose ``main`` builds each argument of a function from inputs
+    and calls it, with stubs for the functions the library declares and defines
+    nowhere. The library's own ``main``, if any, is renamed."""
+
+    functions: tuple[str, ...]
+    unit: Source  # the harness's translation unit, where cooptest keeps its cache
+    text: str  # the harness as one C file, for the user to read and keep (OUT/harness.c)
+    stubs: tuple[str, ...] = ()
+    max_depth: int = 2
+    max_array: int = 8
+
+    def describe(self) -> dict[str, object]:
+        """For report.json: what was tested, and what stands in for what is missing."""
+        return {"functions": list(self.functions), "stubs": list(self.stubs),
+                "max_depth": self.max_depth, "max_array": self.max_array, "file": "harness.c"}
+
+
+@dataclass(frozen=True)
 class Task:
     program: str  # absolute path of the C file (of main's, for several files)
     data_model: DataModel
@@ -60,12 +80,16 @@ class Task:
     task_file: str | None = None
     sources: tuple[Source, ...] = ()  # every translation unit; () means (program,)
     environment: Environment | None = None  # inputs besides nondet calls, if any
+    harness: Harness | None = None  # the harness of a library's functions, if any
 
     @property
     def units(self) -> tuple[Source, ...]:
         """The translation units of the program, in the order given, then the
-        environment model's (when the task has an environment)."""
+        environment model's or the harness's (when the task has one)."""
         given = self.sources or (Source(self.program),)
+        if self.harness is not None:
+            from cooptest.driver.library import LIBRARY_FLAGS
+            return (*(Source(u.path, u.flags + LIBRARY_FLAGS) for u in given), self.harness.unit)
         if self.environment is None:
             return given
         from cooptest.environment import model_flags, model_unit
@@ -75,7 +99,7 @@ class Task:
 
     @property
     def files(self) -> tuple[str, ...]:
-        """The user's files (the environment model's is cooptest's)."""
+        """The user's files (the environment model's and the harness's are cooptest's)."""
         return tuple(u.path for u in self.sources or (Source(self.program),))
 
     @property
