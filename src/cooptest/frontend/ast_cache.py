@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import sys
 import tempfile
 
 import pycparser
@@ -22,9 +23,12 @@ from pycparser import c_ast
 
 from cooptest.frontend.parser import CParser
 
-FORMAT = 3  # bump when what is stored changes (2: string literals joined as C joins them;
-#   3: statement expressions are StatementExpression nodes)
+FORMAT = 4  # bump when what is stored changes (2: string literals joined as C joins them;
+#   3: statement expressions are StatementExpression nodes; 4: _Static_assert dropped)
 MAX_ENTRIES = 256
+# pycparser descends a frame or more per nesting level (an else-if chain of generated code
+# nests thousands deep); Python 3.11 keeps such frames off the C stack
+PARSE_DEPTH = 20_000
 
 
 def cache_dir() -> str | None:
@@ -43,6 +47,7 @@ def parse(text: str, filename: str) -> c_ast.FileAST:
 
     ``filename`` names the text only until its first line marker (the preprocessor's
     markers name the original files), so it is not part of the key."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), PARSE_DEPTH))
     folder = cache_dir()
     if folder is None:
         return CParser().parse(text, filename)
