@@ -1,8 +1,10 @@
 """The ``generate`` driver: task → CFA → native build → one analysis under a budget →
 ``DIR/test-suite.zip`` and ``DIR/report.json``.
 
-Both outputs are valid on disk at every moment: the suite is rewritten atomically after
-each test (``SuiteWriter``), the report when goals change status. SIGTERM and SIGINT
+Both outputs are valid on disk at every moment, and agree: the suite is rewritten
+atomically with the report that lists its tests (``report.report``), after each new test
+where that is cheap. The run's temporary files go to a folder in DIR (``core.lifetime``),
+which the next run removes if a SIGKILL left it. SIGTERM and SIGINT
 stop the analysis at the next safe point (never in the middle of a native run, whose
 child would otherwise be left waiting on its stdin), then the final report is written
 and the process exits with 143 or 130, as a shell expects of a signalled process.
@@ -10,8 +12,8 @@ and the process exits with 143 or 130, as a shell expects of a signalled process
 from __future__ import annotations
 
 import logging  # before SafePoints' fork hooks: they must run around logging's (see there)
+import contextlib
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -26,7 +28,7 @@ from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.core.lifetime import temporary_files_in
+from cooptest.core.lifetime import leave, temporary_files_in, work_folder
 from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
@@ -45,7 +47,7 @@ END_TIME = 0.5  # seconds for the final count's answer and report.json (report.h
 MUTANTS_AT_THE_END = 3.0  # seconds, at most, for the meter's mutants when every goal is decided
 RESERVE_SHARE_MAX = 0.25  # of the budget: what the end of a run may take at most
 OVERTIME = 0.1  # seconds past the budget when the run is stopped wherever it is
-SUITE, REPORT = "test-suite.zip", "report.json"
+SUITE, REPORT, HARNESS = "test-suite.zip", "report.json", "harness.c"
 
 
 @dataclass
@@ -189,7 +191,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     deadline = Budget(opts.started + opts.budget)
     budget = deadline.child(analysis_time - (time.monotonic() - opts.started))
     safe = SafePoints(deadline, deadline)
-    work = tempfile.mkdtemp(prefix="cooptest-")
+    work = work_folder(opts.out)  # not in the temporary folder: see ``core.lifetime``
     board: GoalBoard | None = None
     meter: LiveMeter | None = None
     memory: MemoryWatch | None = None
@@ -197,8 +199,16 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     report = Report(os.path.join(opts.out, REPORT), task.program, task.data_model.value,
                     opts.strategy,
                     opts.settings.search if STRATEGIES[opts.strategy].uses_search else None,
-                    configuration=getattr(analysis, "configuration", None))
+                    configuration=getattr(analysis, "configuration", None),
+                    inputs=task.environment.describe() if task.environment else None,
+                    harness=task.harness.describe() if task.harness else None)
     report.extra["sandbox"] = sandbox()
+    if "max_iterations" in opts.settings.extra:
+        report.options["max_iterations"] = opts.settings.extra["max_iterations"]
+    if task.harness is not None:  # the harness the suite's tests are inputs of, to keep
+        report.options["function"] = list(task.harness.functions)
+        with open(os.path.join(opts.out, HARNESS), "w") as f:
+            f.write(task.harness.text)
     exit_code, doc, tests = 0, None, None
     measured: float | None = None  # the TestCov-style count of the suite
     ending = threading.Lock()  # the end of the run is written once, by one thread
@@ -241,7 +251,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     try:
         with _tmpdir(work), safe.installed(), Watchdog(deadline, ending, held):
             try:
-                suite = SuiteWriter(os.path.join(opts.out, SUITE), task)  # valid from the start
+                # valid from the start; published with the report, which lists its tests
+                suite = SuiteWriter(os.path.join(opts.out, SUITE), task, eager=False)
                 if os.path.exists(report.path):
                     os.unlink(report.path)  # a previous run's report would not match the suite
                 frontend = load_program(task, work)
@@ -273,6 +284,11 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 if opts.reduce:
                     board.reduce(lambda kept, dropped: meter.rescue(kept, dropped, answer_by))
                 measured = meter.count(board.tests, answer_by)
+            except UserError:
+                if board is None:  # bad input: nothing half-written in OUT
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(os.path.join(opts.out, SUITE))
+                raise
             except Interrupted as e:
                 exit_code = e.exit_code
                 report.extra.setdefault("stopped", "budget" if exit_code == 0 else str(e))
@@ -297,6 +313,27 @@ def finish(task: Task, opts: Options, deadline: Budget, doc: dict[str, Any] | No
     if doc is not None:
         print(summary_line(task.name, doc["summary"]), file=sys.stderr)
         write_html_report(opts.out, deadline.remaining(), tests)
+
+
+def load_within_budget(load: Callable[[], Task], opts: Options) -> tuple[Task | None, int]:
+    """The task ``load`` reads, within the run's budget, which counts from the start of
+    the process (``opts.started``): a 20 MB task file took PyYAML 57 s under
+    ``--budget 5``. The end of the budget or SIGTERM/SIGINT stops the loading as it
+    stops the rest of a run; then the report says so, and there is no task (None) but
+    the exit code."""
+    deadline = Budget(opts.started + opts.budget)
+    safe = SafePoints(deadline, deadline)
+    try:
+        with safe.installed():
+            return load(), 0
+    except Interrupted as e:
+        output_folder(opts.out)
+        data_model = opts.data_model.value if opts.data_model is not None else "unknown"
+        report = Report(os.path.join(opts.out, REPORT), os.path.abspath(opts.target), data_model,
+                        opts.strategy, started=opts.started)
+        doc = report.write_unparsed(f"stopped by {safe.stopped} before the task was loaded")
+        print(summary_line(os.path.basename(opts.target), doc["summary"]), file=sys.stderr)
+        return None, e.exit_code
 
 
 class Watchdog:
@@ -338,7 +375,7 @@ def _leave_nothing(work: str) -> None:
     zombies would hold their cgroups until init did), the run's folder, and the
     workers' cgroups (``harness.cgroups``)."""
     kill_strays()
-    shutil.rmtree(work, ignore_errors=True)
+    leave(work)
     remove_orphans()
 
 

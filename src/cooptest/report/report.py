@@ -7,8 +7,12 @@ The report listens to the :class:`GoalBoard`; it is rewritten atomically
 leaves a report that agrees with the suite written so far (never with more than it).
 Rewriting never takes more than ``WRITE_SHARE`` of the run: the report of a program with
 13k goals takes 0.15 s to write, which after every new test took a third of the parent's
-time; such a report then follows the suite a few seconds behind (the end of a run, also
-one stopped by a signal, writes the last one).
+time. The suite is published with the report (``SuiteWriter.publish``, not after every
+test), holding the tests the report lists: after a SIGKILL the two agree (a report that
+lagged the suite by seconds listed 40 tests where the zip held 41). Where the report is
+cheap, both follow every new test at once; on a program with 13k goals, a few seconds
+behind, and a test waiting is published at the next ``tick`` the share allows, whatever
+else happens (the end of a run, also one stopped by a signal, writes the last one).
 
 A claim of infeasibility a test refuted (``core.board.Contradiction``) is a defect of
 cooptest, not of the program: the goal is reported covered, with the refuted claim in
@@ -23,10 +27,10 @@ import os
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from cooptest.core.analysis import Run
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import TICK, GoalBoard
 
 WRITE_SHARE = 0.05  # of the run's time, at most, spent rewriting report.json
 
@@ -36,11 +40,30 @@ def coverage_percent(covered: int, goals: int) -> float:
     return round(100.0 * covered / goals, 2) if goals else 100.0
 
 
-def write_json_atomically(path: str, doc: Any) -> None:
+def per_function(goals: list[dict[str, Any]], functions: list[str]) -> dict[str, dict[str, Any]]:
+    """The goals of each tested function (its own, not those of what it calls) and how
+    many are decided: a library's report function by function."""
+    out = {}
+    for name in functions:
+        mine = [g["status"] for g in goals if g["function"] == name]
+        covered, infeasible = mine.count("covered"), mine.count("infeasible")
+        out[name] = {"goals": len(mine), "covered": covered, "infeasible": infeasible,
+                     "unknown": len(mine) - covered - infeasible,
+                     "cov_f": coverage_percent(covered, len(mine) - infeasible)}
+    return out
+
+
+def write_json_atomically(path: str, doc: Any, before_replace: Callable[[], None] | None = None
+                          ) -> None:
+    """``doc`` to ``path`` through a temporary file; ``before_replace`` runs once the
+    file is written, just before it replaces ``path`` (the slow part, ``json.dump``, is
+    done by then)."""
     fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".json", dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f, indent=1)
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -58,6 +81,8 @@ class Report:
     strategy: str
     search: str | None = None  # the concolic search strategy, if any
     configuration: Any = None  # a cooperation's configuration (``describe()``), if any
+    inputs: dict[str, Any] | None = None  # the environment model's inputs (``Environment``), if any
+    harness: dict[str, Any] | None = None  # the harness cooptest wrote (``Harness.describe``), if any
     min_interval: float = 1.0
     started: float = field(default_factory=time.monotonic)
     timeline: list[tuple[float, int, int]] = field(default_factory=list)  # (s, covered, infeasible)
@@ -74,12 +99,19 @@ class Report:
         return time.monotonic() - self.started
 
     def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        """The listener: record the timeline, rewrite the file if it is due."""
-        self.timeline.append((round(self.elapsed(), 3), len(board.covered), len(board.infeasible)))
+        """The listener: record the timeline, rewrite the file (and publish the suite with
+        it) if it is due; at a ``tick`` (time passed, nothing changed), only if tests wait
+        to be published."""
+        waiting = board.suite is not None and board.suite.unpublished
+        if event == TICK and not waiting:
+            return
+        if event != TICK:
+            self.timeline.append((round(self.elapsed(), 3), len(board.covered), len(board.infeasible)))
         if event == "iteration" and (not self.by_iteration or self.by_iteration[-1][1] < len(board.covered)):
             self.by_iteration.append((int(info["iterations"]), len(board.covered)))
         since = time.monotonic() - self._written
-        if since * WRITE_SHARE >= self._cost and (event == "covered" or since >= self.min_interval):
+        if since * WRITE_SHARE >= self._cost and (event == "covered" or waiting or
+                                                  since >= self.min_interval):
             self.write(board)
 
     def stopped_by(self, board: GoalBoard | None, why: str) -> None:
@@ -124,6 +156,9 @@ class Report:
                 "data_model": self.data_model,
                 "strategy": self.strategy, **({"search": self.search} if self.search else {}),
                 **({"configuration": configuration} if configuration else {}),
+                **({"inputs": self.inputs} if self.inputs else {}),
+                **({"harness": self.harness, "functions": per_function(goals, self.harness["functions"])}
+                   if self.harness else {}),
                 "goals": goals, "summary": summary, "contradictions": contradictions,
                 "analyses": [{k: v for k, v in asdict(r).items() if v is not None} for r in self.analyses],
                 "timeline": [list(t) for t in self.timeline],
@@ -143,9 +178,13 @@ class Report:
         return doc
 
     def write(self, board: GoalBoard) -> dict[str, Any]:
+        """Write the report, and the suite (``board.suite``) holding exactly the tests it
+        lists, just before: the suite's file is replaced first, the report a moment
+        later (a SIGKILL between the two leaves the suite ahead of the report)."""
         started = time.monotonic()
         doc = self.document(board)
-        write_json_atomically(self.path, doc)
+        suite, names = board.suite, [t.name for t in board.tests]
+        write_json_atomically(self.path, doc, None if suite is None else lambda: suite.publish(names))
         self._written = time.monotonic()
         self._cost = self._written - started
         return doc

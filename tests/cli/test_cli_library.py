@@ -1,0 +1,128 @@
+"""``cooptest generate lib.c --function NAME``: cooptest writes the harness of a library's
+functions (issue 43), with stubs for what the library declares and defines nowhere,
+and reports each function's goals; the harness's own code has none."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from clitools import REPO, cooptest
+from test_cli_errors import assert_one_line
+
+from cooptest.driver import attach_harness
+from cooptest.task import load_task
+
+LIBRARY = REPO / "tests" / "data" / "library"
+RING = LIBRARY / "ring.c"
+TESTED = ("ring_push", "ring_pop", "ring_push_all", "ring_visit", "chain_length", "ring_refill")
+
+
+@pytest.fixture(scope="module")
+def ring_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("ring")
+    args = [a for name in TESTED for a in ("--function", name)]
+    proc = cooptest("generate", RING, *args, "--budget", "30", "--out", out, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return out, json.loads((out / "report.json").read_text())
+
+
+def goal(doc: dict, line: int, outcome: str) -> dict:
+    """The goal of the branch on ``line`` (its first condition) taking ``outcome`` (T/F)."""
+    found = [g for g in doc["goals"] if g["line"] == line and g["id"].endswith(outcome)]
+    return min(found, key=lambda g: int(g["id"][1:-1]))
+
+
+@pytest.mark.slow
+def test_every_goal_of_the_functions_is_covered(ring_run: tuple[Path, dict]) -> None:
+    _, doc = ring_run
+    assert set(doc["functions"]) == set(TESTED)
+    for name, counts in doc["functions"].items():
+        assert counts["goals"] > 0, name
+        assert counts["covered"] == counts["goals"], (name, counts)
+        assert counts["cov_f"] == 100.0
+    assert doc["configuration"]["function"] == list(TESTED)
+
+
+@pytest.mark.slow
+def test_the_harness_has_no_goals(ring_run: tuple[Path, dict]) -> None:
+    _, doc = ring_run
+    assert {g["file"] for g in doc["goals"]} == {str(RING)}
+    untested = {g["function"] for g in doc["goals"]} - set(TESTED) - {"ring_push"}
+    for g in doc["goals"]:
+        if g["function"] in untested:  # no call reaches them
+            assert g["status"] == "infeasible", g
+
+
+@pytest.mark.slow
+def test_null_checks_and_stub_results_drive_branches(ring_run: tuple[Path, dict]) -> None:
+    _, doc = ring_run
+    source = RING.read_text().splitlines()
+    line = {text: n for n, text in enumerate(source, 1)}
+    for text in ("  if (r == NULL)", "  if (v < 0)", "  if (v == 0x1234)"):
+        n = line[text]  # the first such line: ring_push's NULL check; ring_refill's v
+        for outcome in "TF":
+            assert goal(doc, n, outcome)["status"] == "covered", (text, outcome)
+    assert doc["harness"]["stubs"] == ["device_read"]
+
+
+@pytest.mark.slow
+def test_the_harness_is_in_out_and_compiles(ring_run: tuple[Path, dict], tmp_path: Path) -> None:
+    out, doc = ring_run
+    harness = out / "harness.c"
+    assert doc["harness"]["file"] == "harness.c"
+    text = harness.read_text()
+    assert "int device_read(int a0)" in text and "int main(void)" in text
+    nondet = tmp_path / "nondet.c"
+    nondet.write_text("#define N(t, n) t __VERIFIER_nondet_##n(void) { return 0; }\n"
+                      "N(_Bool, bool) N(char, char) N(unsigned char, uchar) N(int, int)\n"
+                      "N(unsigned int, uint)\n")
+    exe = tmp_path / "ring"
+    subprocess.run(["gcc", "-Wall", "-Werror", "-I", str(LIBRARY), str(harness), str(RING),
+                    str(nondet), "-o", str(exe)], check=True, capture_output=True)
+    assert subprocess.run([str(exe)]).returncode == 0
+
+
+def test_harness_rules(tmp_path: Path) -> None:
+    """NULL or an object, enums over their constants, arrays with their length,
+    strings, callbacks, a bounded chain."""
+    task = attach_harness(load_task(str(RING)), ("ring_push_all", "ring_visit", "ring_label",
+                                                  "chain_length"), max_depth=1, max_array=4)
+    text = task.harness.text
+    assert "r = 0;" in text  # NULL, chosen by an input
+    assert "RING_REJECT : " in text and "RING_OVERWRITE : __VERIFIER_nondet_int()" in text
+    assert "n = length" in text and "% 5u" in text  # values' length is n, at most 4
+    assert "char *object" in text and "calloc(length" in text  # the label: a string
+    assert "static int callback" in text and "visit = k" in text
+    assert "/* deeper than --max-depth */" in text
+    assert subprocess.run(["gcc", "-fsyntax-only", "-I", str(LIBRARY), "-x", "c", "-"],
+                          input=text, text=True, capture_output=True).returncode == 0
+
+
+def test_the_library_main_is_renamed(tmp_path: Path) -> None:
+    lib = tmp_path / "tool.c"
+    lib.write_text("int twice(int x) {\n  if (x > 100)\n    return 0;\n  return 2 * x;\n}\n"
+                   "int main(void) { return twice(3); }\n")
+    proc = cooptest("cfa", lib, "--function", "twice", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["branch_goals"] == 2  # twice's; not the harness's
+
+
+@pytest.mark.parametrize("source, function, message", [
+    ("int f(int x) { return x; }\n", "g", "--function g: no such function in lib.c"),
+    ("int f(int x);\nint h(void) { return f(1); }\n", "f", "--function f: declared but defined in none"),
+    ("static int f(int x) { return x; }\nint h(void) { return f(1); }\n", "f", "--function f: static"),
+    ("int f(int n, ...) { return n; }\n", "f", "--function f: variadic"),
+    ("#include <stdio.h>\nint f(FILE *in) { return fgetc(in); }\n", "f", "parameter in of f is a FILE *"),
+])
+def test_bad_functions_are_one_line(tmp_path: Path, source: str, function: str, message: str) -> None:
+    lib = tmp_path / "lib.c"
+    lib.write_text(source)
+    assert_one_line(cooptest("cfa", lib, "--function", function), message)
+
+
+def test_function_takes_no_environment(tmp_path: Path) -> None:
+    assert_one_line(cooptest("cfa", RING, "--function", "ring_push", "--sym-stdin", "4"),
+                    "--function makes the program's main")
