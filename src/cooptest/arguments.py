@@ -3,6 +3,7 @@ in one line, why it cannot (argparse turns that into a UserError, exit 2)."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any, Callable
 
 from cooptest.cfa.ctype import DataModel
@@ -52,9 +53,30 @@ def depth(text: str) -> int:
 
 
 def folder(text: str) -> str:
+    """An output folder: not empty, and not one of the system's own (``--out /`` would
+    write report.json into the root)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("must name a folder")
+    real = os.path.realpath(text)
+    if real in SYSTEM_FOLDERS or real == os.path.realpath(os.path.expanduser("~")):
+        raise argparse.ArgumentTypeError(f"{text!r} is a system or home folder; name a folder "
+                                         "for cooptest's outputs")
     return text
+
+
+SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64",
+                            "/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var"})
+
+
+def jobs(text: str) -> int:
+    """A number of cores to use: at least 1, at most the machine's."""
+    cores = os.cpu_count() or 1
+    return _number(text, int, lambda v: 1 <= v <= cores, f"from 1 to the machine's {cores} cores")
+
+
+def memory_mb(text: str) -> int:
+    """Megabytes for cooptest's own processes: below 256 not even the front end runs."""
+    return _number(text, int, lambda v: v >= 256, "at least 256 (MB)")
 
 
 def byte_count(text: str) -> int:

@@ -152,6 +152,9 @@ def _load_yml(path: str, data_model: DataModel | None) -> Task:
     if not isinstance(doc, dict) or "input_files" not in doc:
         raise UserError("not an sv-benchmarks task: no input_files", path)
     files = doc["input_files"]
+    options = doc.get("options") or {}
+    if isinstance(options, dict) and str(options.get("language", "C")).upper() != "C":
+        raise UserError(f"a task in language {options['language']}: cooptest tests C programs", path)
     names = files if isinstance(files, list) else [files]
     if not names or not all(isinstance(n, str) and n for n in names):
         raise UserError("not an sv-benchmarks task: input_files names no file", path)

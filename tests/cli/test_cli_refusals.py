@@ -1,0 +1,42 @@
+"""Options a user gets wrong are refused in one line before anything runs, and the
+command line behaves as its help says (issue 44)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from clitools import EXAMPLES, cooptest
+
+PROGRAM = EXAMPLES / "triangle.c"
+
+
+def test_version():
+    r = cooptest("--version")
+    assert r.returncode == 0 and r.stdout.startswith("cooptest ")
+
+
+@pytest.mark.parametrize("option,value,says", [
+    ("--out", "/", "system or home folder"),
+    ("--out", os.path.expanduser("~"), "system or home folder"),
+    ("--jobs", "100000", "cores"),
+    ("--memory", "1", "at least 256"),
+])
+def test_options_beyond_reason_are_refused(tmp_path, option, value, says):
+    r = cooptest("generate", PROGRAM, "--budget", "5", option, value, cwd=tmp_path)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and says in lines[0], r.stderr
+
+
+def test_debug_after_the_command_is_taken(tmp_path):
+    r = cooptest("cfa", PROGRAM, "--debug")
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_task_in_another_language_is_refused(tmp_path):
+    (tmp_path / "Main.java").write_text("class Main {}\n")
+    task = tmp_path / "task.yml"
+    task.write_text("format_version: '2.0'\ninput_files: 'Main.java'\n"
+                    "properties: []\noptions:\n  language: Java\n")
+    r = cooptest("cfa", task)
+    assert r.returncode == 2 and "language Java" in r.stderr, r.stderr
