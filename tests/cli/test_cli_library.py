@@ -17,7 +17,8 @@ from cooptest.task import load_task
 
 LIBRARY = REPO / "tests" / "data" / "library"
 RING = LIBRARY / "ring.c"
-TESTED = ("ring_push", "ring_pop", "ring_push_all", "ring_visit", "chain_length", "ring_refill")
+TESTED = ("ring_push", "ring_pop", "ring_push_all", "ring_visit", "ring_is_full", "ring_label",
+          "chain_length", "ring_refill", "ring_account")
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_harness_rules(tmp_path: Path) -> None:
     assert "r = 0;" in text  # NULL, chosen by an input
     assert "RING_REJECT : " in text and "RING_OVERWRITE : __VERIFIER_nondet_int()" in text
     assert "n = length" in text and "% 5u" in text  # values' length is n, at most 4
-    assert "char *object" in text and "calloc(length" in text  # the label: a string
+    assert "char *object" in text and "calloc(5, 1)" in text  # the label: a string
     assert "static int callback" in text and "visit = k" in text
     assert "/* deeper than --max-depth */" in text
     assert subprocess.run(["gcc", "-fsyntax-only", "-I", str(LIBRARY), "-x", "c", "-"],

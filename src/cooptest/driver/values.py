@@ -11,7 +11,9 @@ apply them.
   buffer of up to ``max_array`` bytes, its length an input, NUL-terminated (a ``char *``
   is a string). A pointer parameter followed by an integer parameter named as a length
   (``n``, ``len``, ``size``, ``count``...) is an array of that many elements, the length
-  an input of at most ``max_array``; otherwise it points to one object.
+  an input of at most ``max_array``; otherwise it points to one object. Arrays are
+  allocated at their largest, zeroed: an allocation of a size that is an input made
+  concolic search miss ``strcmp(s, "ring") == 0`` behind it.
 * A struct is filled member by member (nested structs, a union's first member; the
   first ``max_array`` elements of an array member; ``const`` members left zero).
 * A function pointer is one of the program's functions of its type, a stub of the
@@ -217,13 +219,13 @@ class ValueWriter:
                 elem = target if isinstance(target, IntType) else self.lib.program.types.uchar
                 spelled = declare(c_ast.PtrDecl([], unqualified(pointee), None), obj) \
                     if isinstance(target, IntType) else f"unsigned char *{obj}"
-                out.append(f"{inner}{spelled} = calloc({n} + 1, 1);")
+                out.append(f"{inner}{spelled} = calloc({self.max_array + 1}, 1);")
                 i = self.fresh("i")
                 out.append(f"{inner}{{ unsigned {i}; for ({i} = 0; {i} < {n}; {i}++) "
                            f"{obj}[{i}] = {self.input(elem)}; }}")
             else:
                 out.append(f"{inner}{declare(c_ast.PtrDecl([], unqualified(pointee), None), obj)} = "
-                           f"calloc({n} ? {n} : 1, sizeof *{obj});")
+                           f"calloc({self.max_array}, sizeof *{obj});")
                 i = self.fresh("i")
                 body: list[str] = []
                 self.fill(body, inner + "    ", f"{obj}[{i}]", pointee, target, depth + 1, where + "[]")
