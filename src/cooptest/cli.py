@@ -26,9 +26,10 @@ import time
 import traceback
 from typing import NoReturn, Sequence
 
-from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder,
+from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder, jobs, memory_mb,
                                 positive_count, share, sym_file)
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
+from cooptest import __version__
 from cooptest.errors import UserError
 from cooptest.task import Environment, Task
 
@@ -101,6 +102,8 @@ def add_program_arguments(p: argparse.ArgumentParser) -> None:
                    help="pointers followed at most N times from an argument, then NULL (default 2)")
     h.add_argument("--max-array", type=positive_count, default=8, metavar="N",
                    help="arrays and strings of at most N elements (default 8)")
+    h.add_argument("--keep-globals", action="store_true",
+                   help="the library's variables keep their initial values (default: inputs)")
 
 
 def load_target(args: argparse.Namespace) -> Task:
@@ -117,7 +120,8 @@ def load_target(args: argparse.Namespace) -> Task:
         if environment:
             raise UserError("--function makes the program's main: it takes no --args, --sym-args, "
                             "--sym-stdin or --sym-file")
-        return attach_harness(task, tuple(args.functions), args.max_depth, args.max_array)
+        return attach_harness(task, tuple(args.functions), args.max_depth, args.max_array,
+                              args.keep_globals)
     if not environment:
         return task
     try:
@@ -141,7 +145,9 @@ def existing(path: str) -> str:
 def build_parser() -> Parser:
     ap = Parser(prog="cooptest", description="Test-Comp test suites for C programs by "
                 "cooperating testing and verification.")
-    ap.add_argument("--debug", action="store_true", help="print tracebacks of internal errors")
+    ap.add_argument("--debug", action="store_true",
+                    help="print tracebacks of internal errors (also after the command)")
+    ap.add_argument("--version", action="version", version=f"cooptest {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     from cooptest.cooperation.coveritest import REUSE_TYPES, TIME_PAIRS
@@ -171,7 +177,7 @@ def build_parser() -> Parser:
     g.add_argument("--frontier-order", choices=("nearest", "found"),
                    help="bite: which frontier edge first: the R-state fewest backward steps from "
                         "its goal (default), or the order edges were found (the paper's)")
-    g.add_argument("--jobs", type=positive_count, metavar="N",
+    g.add_argument("--jobs", type=jobs, metavar="N",
                    help="auto: cores to use (default: all)")
     g.add_argument("--parallel", action="store_true",
                    help="coveritest: run the analyses at once on the machine's cores")
@@ -180,7 +186,7 @@ def build_parser() -> Parser:
                         "(concolic; auto: each concolic lane)")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
-    g.add_argument("--memory", type=positive_count, default=DEFAULT_LIMIT_MB, metavar="MB",
+    g.add_argument("--memory", type=memory_mb, default=DEFAULT_LIMIT_MB, metavar="MB",
                    help="memory of cooptest's own processes together (default %(default)s MB; "
                         "each test has its own limit)")
     g.add_argument("--no-reduce", dest="reduce", action="store_false",
@@ -269,7 +275,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from cooptest.generate import Options, generate
+    from cooptest.generate import Options, generate, load_within_budget
     from cooptest.core.registry import Settings
     extra = {k: v for k, v in (("sequence", args.sequence), ("time_pair", args.time_pair),
                                ("reuse", args.reuse), ("parallel", args.parallel),
@@ -286,7 +292,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     opts = Options(" ".join(args.target) or args.compile_commands, args.budget, args.out, args.strategy, settings, args.seed_suite,
                    args.data_model, args.quiet, args.memory, args.reduce,
                    started=STARTED)
-    _, code = generate(load_target(args), opts)
+    task, code = load_within_budget(lambda: load_target(args), opts)  # loading counts too
+    if task is not None:
+        _, code = generate(task, opts)
     return code
 
 
@@ -355,6 +363,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]  # wherever it stands, as the error message says
     try:
         args = parse_arguments(argv)
         return COMMANDS[args.command](args)

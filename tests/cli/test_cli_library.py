@@ -18,7 +18,7 @@ from cooptest.task import load_task
 LIBRARY = REPO / "tests" / "data" / "library"
 RING = LIBRARY / "ring.c"
 TESTED = ("ring_push", "ring_pop", "ring_push_all", "ring_visit", "ring_is_full", "ring_label",
-          "chain_length", "ring_refill", "ring_account")
+          "chain_length", "ring_refill", "ring_account", "ring_traced_push")
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +100,18 @@ def test_harness_rules(tmp_path: Path) -> None:
     assert "/* deeper than --max-depth */" in text
     assert subprocess.run(["gcc", "-fsyntax-only", "-I", str(LIBRARY), "-x", "c", "-"],
                           input=text, text=True, capture_output=True).returncode == 0
+
+
+def test_globals_are_inputs_unless_kept() -> None:
+    """The variables a function (or what it calls) refers to are inputs before the call;
+    a static one, which no other file sees, and with --keep-globals every one, keep their
+    initial values."""
+    task = attach_harness(load_task(str(RING)), ("ring_traced_push",))
+    assert task.harness.globals == ("ring_trace", "ring_traced")
+    assert "  ring_trace = __VERIFIER_nondet_int();" in task.harness.text
+    assert "ring_calls =" not in task.harness.text
+    kept = attach_harness(load_task(str(RING)), ("ring_traced_push",), keep_globals=True)
+    assert kept.harness.globals == () and "ring_trace =" not in kept.harness.text
 
 
 def test_the_library_main_is_renamed(tmp_path: Path) -> None:

@@ -33,14 +33,16 @@ BODY_INCLUDE = "/* the code of the harness, included as a system header: no goal
 
 
 def attach_harness(task: Task, functions: tuple[str, ...], max_depth: int = 2,
-                   max_array: int = 8) -> Task:
-    """``task`` with a harness calling ``functions`` (library functions with a body)."""
+                   max_array: int = 8, keep_globals: bool = False) -> Task:
+    """``task`` with a harness calling ``functions`` (library functions with a body);
+    the variables they read are inputs too, unless ``keep_globals``."""
     import dataclasses
     functions = tuple(dict.fromkeys(functions))
     with tempfile.TemporaryDirectory(prefix="cooptest-harness-") as work:
         lib = read_library(task, functions, work)
         writer = ValueWriter(lib, max_depth, max_array)
-        tests = [test_function(writer, lib, name) for name in functions]
+        variables = {name: [] if keep_globals else lib.globals_read(name) for name in functions}
+        tests = [test_function(writer, lib, name, variables[name]) for name in functions]
         stubs = lib.stubbed()
         stub_text = [writer.stub(n, lib.resolve(lib.declarations[n]), lib.program.declared_functions[n])
                      for n in stubs]
@@ -61,12 +63,26 @@ def attach_harness(task: Task, functions: tuple[str, ...], max_depth: int = 2,
     dirs = [f"-I{os.path.dirname(u.path)}" for u in units]
     unit = Source(unit_path, (*dict.fromkeys(dirs), *flags, "-isystem", os.path.join(folder, "include")))
     user_text = "\n".join([*head, body])
+    inputs = tuple(dict.fromkeys(v for name in functions for v in variables[name]))
     return dataclasses.replace(task, harness=Harness(functions, unit, user_text, tuple(stubs),
-                                                     max_depth, max_array))
+                                                     max_depth, max_array, inputs))
 
 
-def test_function(writer: ValueWriter, lib: Library, name: str) -> str:
-    """``static void test_NAME(void)``: the arguments of ``name`` from inputs, and the call."""
+def set_globals(writer: ValueWriter, lib: Library, name: str, variables: list[str]) -> list[str]:
+    """``static void globals_of_NAME(void)``, giving ``variables`` values from inputs: the
+    state a call may meet is any state (a function of its own, where no parameter of
+    ``name`` hides a variable)."""
+    writer.reserved = set()
+    lines = [f"static void globals_of_{name}(void) {{"]
+    for v in variables:
+        t = next(g.type for g in lib.program.globals if g.is_global and g.source_name == v)
+        writer.fill(lines, "  ", v, lib.variables[v].type, t, 0, f"variable {v}")
+    return [*lines, "}", ""]
+
+
+def test_function(writer: ValueWriter, lib: Library, name: str, variables: list[str]) -> str:
+    """``static void test_NAME(void)``: the variables ``name`` reads and its arguments
+    from inputs, and the call."""
     _, fdef = lib.definitions[name]
     cfa = lib.program.functions[name]
     params = _parameters(fdef)
@@ -83,7 +99,8 @@ def test_function(writer: ValueWriter, lib: Library, name: str) -> str:
         if isinstance(types[i], PointerType) and isinstance(types[i + 1], IntType) \
                 and not types[i + 1].is_bool and LENGTH_NAME.match(names[i + 1]):
             lengths[i] = names[i + 1]
-    lines = [f"static void test_{name}(void) {{"]
+    lines = [*(set_globals(writer, lib, name, variables) if variables else []),
+             f"static void test_{name}(void) {{"]
     for p, pname in zip(params, names):
         node = p.type
         if isinstance(node, c_ast.ArrayDecl):  # adjusted to a pointer (C11 6.7.6.3)
@@ -101,6 +118,8 @@ def test_function(writer: ValueWriter, lib: Library, name: str) -> str:
             writer.pointer(lines, "  ", pname, lib.resolve(p.type).type, t, 0, where, lengths[i])
         else:
             writer.fill(lines, "  ", pname, p.type, t, 0, where)
+    if variables:
+        lines.append(f"  globals_of_{name}();")
     lines.append(f"  {name}({', '.join(names)});")
     lines.append("}")
     return "\n".join(lines)

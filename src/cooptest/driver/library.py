@@ -53,6 +53,8 @@ class Library:
     typedefs: dict[str, c_ast.Typedef] = field(default_factory=dict)
     tags: dict[tuple[str, str], c_ast.Node] = field(default_factory=dict)  # (kind, tag): definition
     referred: set[str] = field(default_factory=set)  # identifiers the functions' bodies use
+    uses: dict[str, set[str]] = field(default_factory=dict)  # function: identifiers its body uses
+    variables: dict[str, c_ast.Decl] = field(default_factory=dict)  # of external linkage
 
     def is_static(self, name: str) -> bool:
         return "static" in self.definitions[name][1].decl.storage
@@ -94,6 +96,13 @@ class Library:
         """The functions with a body that another file can call."""
         return {n for n in self.definitions if not self.is_static(n) and n != LIBRARY_MAIN}
 
+    def globals_read(self, name: str) -> list[str]:
+        """The variables of external linkage that ``name``, or a function it may call,
+        refers to and may write (not ``const``), in the order they are declared."""
+        from cooptest.cfa.calls import callees
+        used = set().union(*(self.uses.get(f, set()) for f in callees(self.program, {name})))
+        return [v for v, d in self.variables.items() if v in used and not _read_only(d.type)]
+
     def stubbed(self) -> list[str]:
         """The functions the library uses, declares in its own files and defines in
         none, that the C library does not define either: a stub stands in for each."""
@@ -115,6 +124,13 @@ def in_c_library(name: str) -> bool:
         except OSError:
             continue
     return False
+
+
+def _read_only(node: c_ast.Node) -> bool:
+    """Whether an object declared by ``node`` is ``const`` (an array: its elements)."""
+    while isinstance(node, c_ast.ArrayDecl):
+        node = node.type
+    return isinstance(node, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in node.quals
 
 
 class _Referred(c_ast.NodeVisitor):
@@ -156,6 +172,7 @@ def _index(lib: Library, unit: LibraryUnit, ext: c_ast.Node) -> None:
         referred = _Referred()
         referred.visit(ext.body)
         lib.referred |= referred.names
+        lib.uses.setdefault(ext.decl.name, set()).update(referred.names)
         _tags(lib, ext.decl.type)
         return
     if isinstance(ext, c_ast.Typedef):
@@ -164,6 +181,9 @@ def _index(lib: Library, unit: LibraryUnit, ext: c_ast.Node) -> None:
     elif isinstance(ext, c_ast.Decl):
         if isinstance(ext.type, c_ast.FuncDecl) and ext.name is not None:
             lib.declarations.setdefault(ext.name, ext)
+        elif ext.name is not None and "static" not in ext.storage and "typedef" not in ext.storage \
+                and ext.name not in lib.variables:
+            lib.variables[ext.name] = ext
         _tags(lib, ext.type)
         if ext.init is not None:
             referred = _Referred()

@@ -10,6 +10,11 @@ struct ring_stats {
 
 int ring_account(struct ring_stats *stats, int accepted);
 
+/* settings of the library: inputs of a harness, unless --keep-globals */
+int ring_trace;
+unsigned ring_traced;
+static unsigned ring_calls; /* no other file sees it: not an input */
+
 int ring_push(struct ring *r, int value) {
   if (r == NULL)
     return -1;
@@ -113,4 +118,12 @@ int ring_account(struct ring_stats *stats, int accepted) {
   else
     stats->dropped++;
   return stats->dropped > stats->pushed;
+}
+
+int ring_traced_push(struct ring *r, int value) {
+  int pushed = ring_push(r, value);
+  ring_calls++;
+  if (ring_trace && pushed == 1)
+    ring_traced++;
+  return pushed;
 }

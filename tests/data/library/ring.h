@@ -31,5 +31,6 @@ int ring_is_full(struct ring r);
 int ring_label(const char *label);
 int chain_length(const struct ring_chain *chain);
 int ring_refill(struct ring *r, int port);
+int ring_traced_push(struct ring *r, int value);
 
 #endif
