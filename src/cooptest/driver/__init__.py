@@ -24,7 +24,7 @@ from pycparser import c_ast
 
 from cooptest.cfa.ctype import ArrayType, IntType, PointerType, StructType
 from cooptest.driver.library import Library, context, read_library
-from cooptest.driver.values import LENGTH_NAME, NONDET_TYPES, ValueWriter, declare, unqualified
+from cooptest.driver.values import LENGTH_NAME, NONDET_TYPES, ValueWriter, unqualified
 from cooptest.errors import UserError
 from cooptest.frontend.ast_cache import cache_dir
 from cooptest.task import Harness, Source, Task
@@ -47,7 +47,7 @@ def attach_harness(task: Task, functions: tuple[str, ...], max_depth: int = 2,
         stub_text = [writer.stub(n, lib.resolve(lib.declarations[n]), lib.program.declared_functions[n])
                      for n in stubs]
         units = list(dict.fromkeys(lib.definitions[n][0].source for n in functions))
-        scope = list(dict.fromkeys(line for u in lib.units if u.source in units for line in context(u)))
+        scope = list(dict.fromkeys(line for u in lib.units if u.source in units for line in context(u, lib.aliases)))
     body = _body(functions, writer, stub_text, tests)
     folder = os.path.join(cache_dir() or os.path.join(tempfile.gettempdir(), f"cooptest-{os.getuid()}"),
                           "harness")
@@ -107,7 +107,7 @@ def test_function(writer: ValueWriter, lib: Library, name: str, variables: list[
             node = c_ast.PtrDecl([], node.type)
         elif isinstance(node, c_ast.FuncDecl):
             node = c_ast.PtrDecl([], node)
-        lines.append(f"  {declare(unqualified(node), pname)};")
+        lines.append(f"  {writer.declare(unqualified(node, lib.aliases), pname)};")
     for i, (p, pname, t) in enumerate(zip(params, names, types)):
         where = f"parameter {pname} of {name}"
         if i - 1 in lengths:

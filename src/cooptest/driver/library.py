@@ -55,6 +55,7 @@ class Library:
     referred: set[str] = field(default_factory=set)  # identifiers the functions' bodies use
     uses: dict[str, set[str]] = field(default_factory=dict)  # function: identifiers its body uses
     variables: dict[str, c_ast.Decl] = field(default_factory=dict)  # of external linkage
+    aliases: dict[int, str] = field(default_factory=dict)  # an anonymous struct's typedef name
 
     def is_static(self, name: str) -> bool:
         return "static" in self.definitions[name][1].decl.storage
@@ -177,6 +178,9 @@ def _index(lib: Library, unit: LibraryUnit, ext: c_ast.Node) -> None:
         return
     if isinstance(ext, c_ast.Typedef):
         lib.typedefs.setdefault(ext.name, ext)
+        if isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, _TAGGED) \
+                and ext.type.type.name is None:
+            lib.aliases.setdefault(id(ext.type.type), ext.name)
         _tags(lib, ext.type)
     elif isinstance(ext, c_ast.Decl):
         if isinstance(ext.type, c_ast.FuncDecl) and ext.name is not None:
@@ -210,6 +214,42 @@ def _tags(lib: Library, node: c_ast.Node | None) -> None:
     _tags(lib, getattr(node, "type", None))
 
 
+_TAGGED = (c_ast.Struct, c_ast.Union, c_ast.Enum)
+
+
+def spelled(node: c_ast.Node, aliases: dict[int, str], printed: set[int] | None = None) -> c_ast.Node:
+    """A copy of the declarator ``node`` that names a struct, union or enum instead of
+    defining it again (a second definition is another type, or an error): by its tag,
+    or, if it has none, by its typedef (``aliases``). With ``printed``, only those
+    whose definition is among them (by identity; others' are added as they are kept):
+    pycparser shares one definition among the declarators of ``typedef struct n {...}
+    n_t, *n_p;``."""
+    if isinstance(node, c_ast.TypeDecl):
+        inner = node.type
+        body = (inner.values if isinstance(inner, c_ast.Enum) else inner.decls) \
+            if isinstance(inner, _TAGGED) else None
+        if body is not None and (printed is None or id(inner) in printed):
+            if inner.name is not None:
+                inner = type(inner)(inner.name, None)
+            elif id(inner) in aliases:
+                inner = c_ast.IdentifierType([aliases[id(inner)]])
+            else:
+                inner = copy.deepcopy(inner)
+        else:
+            if body is not None and printed is not None:
+                printed.add(id(inner))
+            inner = copy.deepcopy(inner)
+        return c_ast.TypeDecl(node.declname, list(node.quals), node.align, inner)
+    if isinstance(node, c_ast.PtrDecl):
+        return c_ast.PtrDecl(list(node.quals), spelled(node.type, aliases, printed))
+    if isinstance(node, c_ast.ArrayDecl):
+        return c_ast.ArrayDecl(spelled(node.type, aliases, printed), copy.deepcopy(node.dim),
+                               list(node.dim_quals))
+    if isinstance(node, c_ast.FuncDecl):
+        return c_ast.FuncDecl(copy.deepcopy(node.args), spelled(node.type, aliases, printed))
+    return copy.deepcopy(node)
+
+
 def check_function(lib: Library, name: str) -> None:
     """A UserError (one line) unless ``name`` is a function with a body another file
     can call."""
@@ -227,7 +267,7 @@ def check_function(lib: Library, name: str) -> None:
                         d.coord.line if d.coord else None)
 
 
-def context(unit: LibraryUnit) -> list[str]:
+def context(unit: LibraryUnit, aliases: dict[int, str]) -> list[str]:
     """The C lines that put in scope, for another file, what the functions of
     ``unit`` see: its ``#include`` lines as it spells them, and its own types,
     prototypes and ``extern`` declarations of its variables, in its order."""
@@ -242,29 +282,33 @@ def context(unit: LibraryUnit) -> list[str]:
             directive = source[int(m[1]) - 2].strip()
             if directive.startswith("#"):
                 lines.append((int(m[1]) - 1, directive))
+    printed: set[int] = set()
     for ext in unit.ast.ext:
         if ext.coord is not None and ext.coord.file == path:
-            decl = declaration(ext)
+            decl = declaration(ext, aliases, printed)
             if decl is not None:
                 lines.append((ext.coord.line, decl))
     lines.sort(key=lambda t: t[0])
     return [text for _, text in lines]
 
 
-def declaration(ext: c_ast.Node) -> str | None:
+def declaration(ext: c_ast.Node, aliases: dict[int, str], printed: set[int]) -> str | None:
     """The declaration another file makes of ``ext`` (a file-scope declaration or
-    function definition), or None for what no other file can see."""
+    function definition), or None for what no other file can see; ``printed``: the
+    struct definitions given so far (``spelled``)."""
     gen = c_generator.CGenerator()
     if isinstance(ext, c_ast.Typedef):
-        return gen.visit(ext) + ";"
+        return gen.visit(c_ast.Typedef(ext.name, list(ext.quals), list(ext.storage),
+                                       spelled(ext.type, aliases, printed))) + ";"
     decl = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
     if not isinstance(decl, c_ast.Decl) or decl.name == LIBRARY_MAIN:
         return None
+    if "static" in decl.storage and decl.name is not None:
+        return None
+    decl = copy.copy(decl)
+    decl.type = spelled(decl.type, aliases, printed)
     if decl.name is None:  # struct, union or enum
         return gen.visit(decl) + ";"
-    if "static" in decl.storage:
-        return None
-    decl = copy.deepcopy(decl)
     decl.init = None
     if isinstance(decl.type, c_ast.FuncDecl):
         decl.funcspec = [s for s in decl.funcspec if s != "inline"]

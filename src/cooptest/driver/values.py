@@ -32,7 +32,7 @@ from pycparser import c_ast, c_generator
 
 from cooptest.cfa.ctype import (ArrayType, CType, DataModel, FloatType, FunctionType, IntType,
                                 PointerType, StructType, VoidType)
-from cooptest.driver.library import Library
+from cooptest.driver.library import Library, spelled
 from cooptest.errors import UserError
 
 LENGTH_NAME = re.compile(r"^(n|len|length|size|count|num|nelem|nmemb|nbytes|cap|capacity|"
@@ -72,10 +72,10 @@ def renamed(node: c_ast.Node, name: str) -> c_ast.Node:
     return node
 
 
-def unqualified(node: c_ast.Node) -> c_ast.Node:
+def unqualified(node: c_ast.Node, aliases: dict[int, str] | None = None) -> c_ast.Node:
     """``node`` without ``const`` at its top (through arrays: their elements'): the
-    type of an object the harness writes."""
-    node = copy.deepcopy(node)
+    type of an object the harness writes (a copy, ``spelled``)."""
+    node = spelled(node, aliases or {})
     inner = node
     while isinstance(inner, c_ast.ArrayDecl):
         inner = inner.type
@@ -84,8 +84,11 @@ def unqualified(node: c_ast.Node) -> c_ast.Node:
     return node
 
 
-def declare(node: c_ast.Node, name: str, storage: tuple[str, ...] = ()) -> str:
-    """``T name`` for the declarator ``node`` (no semicolon)."""
+def declare(node: c_ast.Node, name: str, storage: tuple[str, ...] = (),
+            aliases: dict[int, str] | None = None) -> str:
+    """``T name`` for the declarator ``node`` (no semicolon), naming the structs it
+    refers to rather than defining them (``spelled``)."""
+    node = spelled(node, aliases or {})
     decl = c_ast.Decl(name, [], [], list(storage), [], renamed(node, name), None, None)
     return c_generator.CGenerator().visit(decl)
 
@@ -116,6 +119,9 @@ class ValueWriter:
             self._fresh += 1
         return f"{stem}{self._fresh}"
 
+    def declare(self, node: c_ast.Node, name: str, storage: tuple[str, ...] = ()) -> str:
+        return declare(node, name, storage, self.lib.aliases)
+
     def input(self, t: CType) -> str:
         name = nondet_name(t, self.model)
         self.nondets.add(name)
@@ -145,7 +151,9 @@ class ValueWriter:
                 out.append(f"{ind}{lv} = {self.input(t)};")
         elif isinstance(t, PointerType):
             pointee = shape.type if isinstance(shape, (c_ast.PtrDecl, c_ast.ArrayDecl)) else None
-            self.pointer(out, ind, lv, pointee, t, depth, where)
+            fixed = c_generator.CGenerator().visit(shape.dim) \
+                if isinstance(shape, c_ast.ArrayDecl) and shape.dim is not None else None
+            self.pointer(out, ind, lv, pointee, t, depth, where, fixed=fixed)
         elif isinstance(t, StructType):
             self._struct(out, ind, lv, shape, t, depth, where)
         elif isinstance(t, ArrayType) and t.length:
@@ -185,9 +193,11 @@ class ValueWriter:
             self.fill(out, ind, member, decl.type, f.type, depth, f"{where}.{f.name}")
 
     def pointer(self, out: list[str], ind: str, lv: str, pointee: c_ast.Node | None,
-                t: PointerType, depth: int, where: str, length: str | None = None) -> None:
+                t: PointerType, depth: int, where: str, length: str | None = None,
+                fixed: str | None = None) -> None:
         """NULL or a fresh object for the pointer ``lv``; ``length``: the variable
-        that gets the number of elements made (a length parameter), if any."""
+        that gets the number of elements made (a length parameter), if any; ``fixed``:
+        the number of elements of an array parameter (``int a[4]``)."""
         target = t.target
         if isinstance(target, FunctionType):
             self._function(out, ind, lv, pointee, target)
@@ -208,39 +218,43 @@ class ValueWriter:
         if length:
             out.append(f"{ind}  {length} = 0;")
         out.append(f"{ind}}} else {{")
-        inner = ind + "  "
+        self._object(out, ind + "  ", lv, pointee, target, depth, where, length, fixed)
+        out.append(f"{ind}}}")
+
+    def _object(self, out: list[str], ind: str, lv: str, pointee: c_ast.Node, target: CType,
+                depth: int, where: str, length: str | None, fixed: str | None) -> None:
+        """The fresh object(s) ``lv`` points to: bytes, an array of a length that is an
+        input (``length``) or fixed (``fixed``, an array parameter's), or one object."""
         obj = self.fresh("object")
         bytes_ = isinstance(target, VoidType) or (isinstance(target, IntType) and target.bits == 8) \
             or (isinstance(target, StructType) and target.size is None)
+        spelled = f"unsigned char *{obj}" if bytes_ and not isinstance(target, IntType) \
+            else self.declare(c_ast.PtrDecl([], unqualified(pointee, self.lib.aliases), None), obj)
+        # an anonymous struct no typedef names is spelled as another one of the same layout
+        cast = "(void *)" if "{" in spelled or not isinstance(target, IntType) and bytes_ else ""
+        count, most = fixed or str(self.max_array + bytes_), self.max_array
         if bytes_ or length:
             n = self.fresh("length")
-            out.append(f"{inner}unsigned {n} = {self.length()};")
-            if bytes_:
-                elem = target if isinstance(target, IntType) else self.lib.program.types.uchar
-                spelled = declare(c_ast.PtrDecl([], unqualified(pointee), None), obj) \
-                    if isinstance(target, IntType) else f"unsigned char *{obj}"
-                out.append(f"{inner}{spelled} = calloc({self.max_array + 1}, 1);")
-                i = self.fresh("i")
-                out.append(f"{inner}{{ unsigned {i}; for ({i} = 0; {i} < {n}; {i}++) "
-                           f"{obj}[{i}] = {self.input(elem)}; }}")
-            else:
-                out.append(f"{inner}{declare(c_ast.PtrDecl([], unqualified(pointee), None), obj)} = "
-                           f"calloc({self.max_array}, sizeof *{obj});")
-                i = self.fresh("i")
-                body: list[str] = []
-                self.fill(body, inner + "    ", f"{obj}[{i}]", pointee, target, depth + 1, where + "[]")
-                if body:
-                    out.append(f"{inner}{{ unsigned {i}; for ({i} = 0; {i} < {n}; {i}++) {{")
-                    out += body
-                    out.append(f"{inner}}} }}")
-            if length:
-                out.append(f"{inner}{length} = {n};")
+            out.append(f"{ind}unsigned {n} = {self.length()};")
+        elif fixed:
+            n = str(min(int(fixed), most)) if fixed.isdigit() else f"({fixed} < {most} ? {fixed} : {most})"
         else:
-            out.append(f"{inner}{declare(c_ast.PtrDecl([], unqualified(pointee), None), obj)} = "
-                       f"calloc(1, sizeof *{obj});")
-            self.fill(out, inner, f"*{obj}", pointee, target, depth + 1, f"*{where}")
-        out.append(f"{inner}{lv} = {'(void *)' if bytes_ and not isinstance(target, IntType) else ''}{obj};")
-        out.append(f"{ind}}}")
+            n, count = "", "1"
+        out.append(f"{ind}{spelled} = calloc({count}, sizeof *{obj});")
+        if n:
+            i = self.fresh("i")
+            body: list[str] = []
+            elem = target if not bytes_ or isinstance(target, IntType) else self.lib.program.types.uchar
+            self.fill(body, ind + "    ", f"{obj}[{i}]", pointee, elem, depth + 1, where + "[]")
+            if body:
+                out.append(f"{ind}{{ unsigned {i}; for ({i} = 0; {i} < {n}; {i}++) {{")
+                out += body
+                out.append(f"{ind}}} }}")
+            if length:
+                out.append(f"{ind}{length} = {n};")
+        else:
+            self.fill(out, ind, f"*{obj}", pointee, target, depth + 1, f"*{where}")
+        out.append(f"{ind}{lv} = {cast}{obj};")
 
     def _function(self, out: list[str], ind: str, lv: str, pointee: c_ast.Node | None,
                   t: FunctionType) -> None:
@@ -285,7 +299,7 @@ class ValueWriter:
                     kept.append(c_ast.Decl(pname, [], [], [], [], renamed(p.type, pname), None, None))
                     params.append((pname, p.type))
                 fdecl.args = c_ast.ParamList(kept)
-        head = declare(fdecl, name, ("static",) if static else ())
+        head = self.declare(fdecl, name, ("static",) if static else ())
         body: list[str] = []
         for (pname, pnode), pt in zip(params, t.params):
             shape_p = self.lib.resolve(pnode)
@@ -294,8 +308,8 @@ class ValueWriter:
                     and not _constant(shape_p.type):
                 body.append(f"  if ({pname}) *{pname} = {self.input(pt.target)};")
         if not isinstance(t.ret, VoidType):
-            ret = unqualified(fdecl.type)
-            body.insert(0, f"  {declare(ret, 'result')};")
+            ret = unqualified(fdecl.type, self.lib.aliases)
+            body.insert(0, f"  {self.declare(ret, 'result')};")
             if isinstance(t.ret, StructType):
                 body.append("  memset(&result, 0, sizeof result);")
             self.fill(body, "  ", "result", ret, t.ret, 0, f"the result of {name}")

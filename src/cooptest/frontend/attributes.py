@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator
 
 from cooptest.errors import Unsupported
-from cooptest.frontend.parser import GenericSelection, StatementExpression
+from cooptest.frontend.parser import CaseRange, GenericSelection, StatementExpression, TypeOf
 
 IGNORED = frozenset({
     "unused", "used", "noinline", "always_inline", "noreturn", "nonnull", "format",
@@ -253,6 +253,7 @@ class AttributeGenerator(c_generator.CGenerator):
         super().__init__()
         self.attributes = attributes
         self._placed: set[str] = set()
+        self._defined: set[int] = set()  # the tags' definitions written (by identity)
 
     def visit_StatementExpression(self, n: StatementExpression) -> str:
         """``({ ... })`` in parentheses wherever it stands: pycparser writes them only
@@ -270,6 +271,14 @@ class AttributeGenerator(c_generator.CGenerator):
             f"{'default' if a.type is None else self._generate_type(a.type, emit_declname=False)}: "
             f"{self._visit_expr(a.expr)}" for a in n.associations)
         return f"_Generic({self._visit_expr(n.expr)}, {associations})"
+
+    def visit_TypeOf(self, n: TypeOf) -> str:
+        inner = self._generate_type(n.expr, emit_declname=False) if isinstance(n.expr, c_ast.Typename) \
+            else self.visit(n.expr)
+        return f"__typeof__({inner})"
+
+    def visit_CaseRange(self, n: CaseRange) -> str:
+        return f"{self.visit(n.low)} ... {self.visit(n.high)}"
 
     def visit_UnaryOp(self, n: c_ast.UnaryOp) -> str:
         if n.op in ("__alignof__", "_Alignof"):  # pycparser would write __alignof__x
@@ -293,6 +302,14 @@ class AttributeGenerator(c_generator.CGenerator):
 
     def _generate_struct_union_enum(self, n: c_ast.Struct | c_ast.Union | c_ast.Enum,
                                     name: str) -> str:
+        """A tag's definition where the source has it, and its name after: pycparser
+        splits ``typedef struct node {...} node_t, *node_p;`` into two typedefs sharing
+        one definition, which written twice is gcc's "redefinition of struct node"."""
+        body = n.values if isinstance(n, c_ast.Enum) else n.decls
+        if body is not None and n.name is not None:
+            if id(n) in self._defined:
+                return f"{name} {n.name}"
+            self._defined.add(id(n))
         s = super()._generate_struct_union_enum(n, name)
         if name != "enum" and n.decls is not None and n.name in self.attributes.packed:
             s = f"{name} __attribute__((packed)){s[len(name):]}"
