@@ -62,6 +62,16 @@ def test_bad_options(args: list[str]) -> None:
     assert_one_line(cooptest(*args), "see cooptest")
 
 
+@pytest.mark.parametrize("strategy", ["random", "value", "crabs"])
+def test_max_iterations_of_a_strategy_without_its_own_concolic_search(tmp_path: Path, triangle: Path,
+                                                                   strategy: str) -> None:
+    """An option that would change nothing is refused, not ignored (crabs starts a fresh
+    execution tree each round: N iterations per round is not CREST's N)."""
+    assert_one_line(cooptest("generate", triangle, "--budget", "2", "--out", tmp_path, "--strategy",
+                             strategy, "--max-iterations", "10"),
+                    "--max-iterations applies to strategies with concolic search")
+
+
 def test_bad_suite(tmp_path: Path, triangle: Path) -> None:
     junk = tmp_path / "suite.zip"
     junk.write_text("not a zip")

@@ -131,6 +131,19 @@ def test_a_program_reading_endlessly_is_padded_once_and_its_tests_stay_short(mak
     assert max(len(t.inputs) for t in put.tests) <= 64  # not MAX_INPUTS zeros
 
 
+def test_max_iterations_ends_the_search_after_that_many_native_runs(make_program) -> None:
+    """CREST's ``run_crest PROGRAM N``: the first run's padding (0, 8, 16, 32 inputs)
+    alone would take four runs; it stops at the third, and a later job of the same state
+    runs nothing: the allowance is the state's, over all its jobs."""
+    put = make_program(MANY_INPUTS)
+    analysis = ConcolicAnalysis(max_iterations=3)
+    goals = frozenset(put.goals)
+    first = analysis.run(put, Job(goals, Budget.seconds(10.0)))
+    assert first.stopped == "iterations" and put.stats["iterations"] == 3 == first.state.iterations
+    again = analysis.run(put, Job(goals, Budget.seconds(10.0), state=first.state))
+    assert again.stopped == "iterations" and put.stats["iterations"] == 3
+
+
 def test_memory_and_symbolic_pointers(make_program) -> None:
     put = make_program(MEMORY)
     run(put, budget=10.0)

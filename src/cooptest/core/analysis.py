@@ -28,11 +28,12 @@ from typing import Any, Literal, Protocol
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 
-Stopped = Literal["budget", "done", "exhausted", "cancelled"]
+Stopped = Literal["budget", "done", "exhausted", "cancelled", "iterations"]
 """Why an analysis returned: ``budget``: its time ran out (nothing given up; run the
 state again to go on); ``done``: every goal of the job is decided; ``exhausted``: the
 analysis explored everything it can (its proofs are on the board; running it again
-changes nothing); ``cancelled``: its budget was cancelled."""
+changes nothing); ``cancelled``: its budget was cancelled; ``iterations``: concolic
+search made the native runs the user allowed (``generate --max-iterations``)."""
 
 
 @dataclass(frozen=True)

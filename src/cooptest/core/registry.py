@@ -39,6 +39,7 @@ class StrategySpec:
     make: Callable[[Settings], Analysis]
     proves: bool  # whether it can claim goals infeasible
     uses_search: bool = False
+    iterated: bool = False  # ``--max-iterations`` bounds its concolic search
 
 
 def _lazy(strategy: str, module: str, factory: str) -> Callable[[Settings], Analysis]:
@@ -58,7 +59,7 @@ def _lazy(strategy: str, module: str, factory: str) -> Callable[[Settings], Anal
 STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
     StrategySpec("concolic", "concolic testing; --search picks the decision to negate",
                  _lazy("concolic", "cooptest.analyses.concolic", "from_settings"), proves=True,
-                 uses_search=True),
+                 uses_search=True, iterated=True),
     StrategySpec("random", "coverage-guided random testing at native speed",
                  _lazy("random", "cooptest.analyses.random_testing", "from_settings"), proves=False),
     StrategySpec("value", "CEGAR reachability with explicit values",
@@ -75,7 +76,8 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  "loops and recursion over registers (no tests)",
                  _lazy("chc", "cooptest.analyses.chc", "from_settings"), proves=True),
     StrategySpec("auto", "a portfolio of cooperating analyses on every core (--jobs)",
-                 _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True),
+                 _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True,
+                 iterated=True),  # each concolic lane's own search
     StrategySpec("crabs", "Crabs: concolic testing steered by monitors made of predicate ARGs",
                  _lazy("crabs", "cooptest.cooperation.crabs", "from_settings"), proves=True,
                  uses_search=True),

@@ -30,6 +30,7 @@ subtree is one path, which reaches no other goal.
 """
 from __future__ import annotations
 
+import math
 import random
 import time
 from typing import Any
@@ -61,15 +62,21 @@ SNAPSHOTS = 2048  # replay states kept for resuming (the oldest go first); with 
 
 
 class ConcolicAnalysis:
-    """``run`` explores until the budget ends or every requested goal is covered."""
+    """``run`` explores until the budget ends, every requested goal is covered or the
+    state has made ``max_iterations`` native runs (CREST's ``run_crest PROGRAM N``, so
+    that coverage per iteration count compares with the papers' tables; the allowance
+    is the state's, over all its jobs, and a run that spent it stops with
+    ``iterations``)."""
 
     name = "concolic"
 
     def __init__(self, search: str = DEFAULT, rng_seed: int = 0, solver_timeout: float = 1.0, slicing: bool = True,
-                 cache: bool = True, incremental: bool = False, **search_options: Any) -> None:
+                 cache: bool = True, incremental: bool = False, max_iterations: int | None = None,
+                 **search_options: Any) -> None:
         if search not in SEARCHERS:
             raise UserError(f"unknown search strategy {search!r} (known: {', '.join(SEARCHERS)})")
         self.search = search
+        self.max_iterations = math.inf if max_iterations is None else max_iterations
         self.search_options = search_options
         self.rng_seed = rng_seed
         self.solver_options = dict(timeout=solver_timeout, slicing=slicing, cache=cache,
@@ -93,7 +100,7 @@ class ConcolicAnalysis:
         arg.searcher.ctx.covered = program.covered
         arg.searcher.ctx.count = program.count
         searcher = _guided(arg, job)
-        while not budget.expired() and program.has_open(goals):
+        while not budget.expired() and program.has_open(goals) and arg.iterations < self.max_iterations:
             negated: Node | None = None
             if arg.pending:
                 work = arg.pending.pop(0)
@@ -152,6 +159,8 @@ class ConcolicAnalysis:
             for g in sorted(program.open()):
                 program.prove_infeasible(g, "concolic: execution tree exhausted with an exact "
                                             f"symbolic model{cut}")
+        elif arg.iterations >= self.max_iterations and program.has_open(goals):
+            return Outcome(arg, "iterations")
         return finish(program, job, arg)
 
     def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node, budget: Budget,
@@ -200,7 +209,10 @@ class ConcolicAnalysis:
         ctx = arg.searcher.ctx
         kept = _nearest_snapshot(arg, negated.parent) if negated is not None else None
         while True:
-            execution = run_fed(program, inputs, ORIGIN, budget, arg.padding)
+            before = program.stats.get("iterations", 0)
+            execution = run_fed(program, inputs, ORIGIN, budget, arg.padding,
+                                self.max_iterations - arg.iterations)
+            arg.iterations += program.stats.get("iterations", 0) - before
             inputs = execution.inputs
             if budget.expired():
                 break
@@ -213,7 +225,8 @@ class ConcolicAnalysis:
             if (path.cut or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
-            if path.starved and not path.cut and may_pad(inputs) and not arg.padding.endless:
+            if path.starved and not path.cut and may_pad(inputs) and not arg.padding.endless \
+                    and arg.iterations < self.max_iterations:
                 # the model reads more than the run got (padding.py)
                 inputs = padded(inputs)
                 continue
@@ -316,4 +329,5 @@ def _random_value(rng: random.Random, t: CType) -> int | float:
 
 
 def from_settings(settings: Settings) -> ConcolicAnalysis:
-    return ConcolicAnalysis(search=settings.search, rng_seed=settings.seed)
+    return ConcolicAnalysis(search=settings.search, rng_seed=settings.seed,
+                            max_iterations=settings.extra.get("max_iterations"))

@@ -193,6 +193,7 @@ class ConcolicARG(AnalysisState):
     undecided: list[tuple[Node, int]] = field(default_factory=list)
     retry_seconds: float = 0.0  # spent asking them again
     seconds: float = 0.0  # spent in the analysis, over all its jobs
+    iterations: int = 0  # native runs made, over all its jobs (``--max-iterations`` bounds them)
     symbols: Any = None  # solver.Symbols
     memo: Any = None  # replay.TermMemo
     solver: Any = None  # solver.PathSolver

@@ -23,6 +23,7 @@ as much as the longest: a suffix of zeros that adds nothing is not worth its rep
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from cooptest.core.board import GoalBoard
@@ -60,22 +61,26 @@ def may_pad(inputs: list[str]) -> bool:
 
 
 def run_fed(board: GoalBoard, inputs: list[str], origin: str, budget: Budget,
-            padding: Padding) -> Execution:
+            padding: Padding, runs: float = math.inf) -> Execution:
     """Submit ``inputs``, padded while the run starves and more input makes it go
     further (a program may exit with the harness's code by itself: the longer run then
-    does the same), until the budget ends or, on a program known to read endlessly, a
+    does the same), until the budget ends, ``runs`` native runs are made (what is left
+    of ``generate --max-iterations``) or, on a program known to read endlessly, a
     doubling covers nothing new. Each native run counts as an iteration."""
     execution = board.submit(inputs, origin)
     board.count("iterations")
+    made = 1
     kept = execution  # the shortest run so far that covers what the longest does
-    while starved(execution) and may_pad(inputs) and not budget.expired():
+    while starved(execution) and may_pad(inputs) and not budget.expired() and made < runs:
         longer = board.submit(padded(inputs), origin)
         board.count("iterations")
+        made += 1
         for other in repeated(inputs) if aborted(longer) else ():
-            if budget.expired():
+            if budget.expired() or made >= runs:
                 break
             candidate = board.submit(other, origin)
             board.count("iterations")
+            made += 1
             if not aborted(candidate):
                 board.count("repeated_paddings")
                 longer = candidate
