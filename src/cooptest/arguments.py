@@ -75,8 +75,8 @@ def jobs(text: str) -> int:
 
 
 def memory_mb(text: str) -> int:
-    """Megabytes for cooptest's own processes: below 256 not even the front end runs."""
-    return _number(text, int, lambda v: v >= 256, "at least 256 (MB)")
+    """Megabytes for cooptest's own processes: below 16 not even the interpreter fits."""
+    return _number(text, int, lambda v: v >= 16, "at least 16 (MB)")
 
 
 def byte_count(text: str) -> int:

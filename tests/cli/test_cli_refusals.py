@@ -20,7 +20,7 @@ def test_version():
     ("--out", "/", "system or home folder"),
     ("--out", os.path.expanduser("~"), "system or home folder"),
     ("--jobs", "100000", "cores"),
-    ("--memory", "1", "at least 256"),
+    ("--memory", "1", "at least 16"),
 ])
 def test_options_beyond_reason_are_refused(tmp_path, option, value, says):
     r = cooptest("generate", PROGRAM, "--budget", "5", option, value, cwd=tmp_path)
