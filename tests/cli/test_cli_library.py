@@ -88,6 +88,21 @@ def test_the_harness_is_in_out_and_compiles(ring_run: tuple[Path, dict], tmp_pat
     assert subprocess.run([str(exe)]).returncode == 0
 
 
+@pytest.mark.slow
+def test_the_export_counts_the_library_only(ring_run: tuple[Path, dict], tmp_path: Path) -> None:
+    """``export`` with the same options rebuilds the harness: every test passes, and
+    gcovr counts the library's lines and branches, never the harness's."""
+    out, doc = ring_run
+    export = tmp_path / "unit-tests"
+    args = [a for name in TESTED for a in ("--function", name)]
+    proc = cooptest("export", RING, out / "test-suite.zip", *args, "--out", export, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"make check: {doc['summary']['tests']} passed, 0 failed" in proc.stdout
+    assert "branches: 100.0%" in proc.stdout  # ring.c's, by gcov
+    assert {p.name for p in export.iterdir()} >= {"ring.c", "ring.h", "device.h", "cooptest"}
+    assert any((export / "cooptest" / "include").iterdir())  # the harness's code, apart
+
+
 def test_harness_rules(tmp_path: Path) -> None:
     """NULL or an object, enums over their constants, arrays with their length,
     strings, callbacks, a bounded chain."""

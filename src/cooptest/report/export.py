@@ -87,15 +87,22 @@ class Layout:
     root: str
     base: str
     system: tuple[str, ...]
-    own: tuple[str, ...]  # cooptest's files: the harness package and the environment unit
+    own: tuple[str, ...]  # cooptest's files: the harness package, the environment or harness unit
+
+    def generated(self, path: str) -> str | None:
+        """The folder of a unit cooptest wrote (the environment model, a library's
+        harness) that ``path`` is in: the unit and what it includes from beside it
+        (a harness's code, under ``include/``)."""
+        return next((d for d in map(os.path.dirname, self.own[1:]) if _under(path, (d,))), None)
 
     def place(self, path: str) -> str | None:
         if _under(path, self.system):
             return None
         if _under(path, self.own[:1]):
             return os.path.join(OWN, os.path.relpath(path, self.own[0]))
-        if path in self.own:
-            return os.path.join(OWN, os.path.basename(path))
+        folder = self.generated(path)
+        if folder is not None:
+            return os.path.join(OWN, os.path.relpath(path, folder))
         return os.path.join(self.base, os.path.relpath(path, self.root))
 
     def folder(self, path: str, placed: list[str]) -> str | None:
@@ -103,8 +110,8 @@ class Layout:
         copied file (nothing is read from it), itself where it is outside the project."""
         if _under(path, self.own[:1]):
             inside = os.path.join(OWN, os.path.relpath(path, self.own[0]))
-        elif any(path == os.path.dirname(u) for u in self.own[1:]):
-            inside = OWN  # the environment unit's
+        elif (folder := self.generated(path)) is not None:  # the environment's, a harness's
+            inside = os.path.normpath(os.path.join(OWN, os.path.relpath(path, folder)))
         elif _under(path, (self.root,)):
             inside = os.path.normpath(os.path.join(self.base, os.path.relpath(path, self.root)))
         else:
@@ -120,8 +127,9 @@ def plan(task: Task) -> tuple[dict[str, str], list[Unit]]:
     system = system_folders(model)
     own = (str(resources.files("cooptest.harness")),
            *(os.path.normpath(u.path) for u in task.units if u.path not in task.files))
+    layout = Layout("", "", system, own)
     project = [p for files in read.values() for p in files
-               if not _under(p, system) and not _under(p, own[:1]) and p not in own]
+               if not _under(p, system) and not _under(p, own[:1]) and layout.generated(p) is None]
     root = common_folder(project)
     base = "src" if any(os.path.relpath(p, root).split(os.sep)[0] in RESERVED for p in project) else ""
     layout = Layout(root, base, system, own)
