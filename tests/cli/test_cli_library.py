@@ -164,6 +164,20 @@ def test_typedefs_and_array_parameters(tmp_path: Path) -> None:
     assert counts["covered"] == counts["goals"] == 10
 
 
+def test_array_lengths() -> None:
+    """A length is the integer parameter named as one beside a pointer: after it, else
+    before; one length for one array."""
+    from cooptest.cfa.ctype import DataModel, FunctionType, Types
+    from cooptest.driver import array_lengths
+    t = Types(DataModel.LP64)
+    p, n = t.pointer(t.int), t.ulong
+    assert array_lengths(["values", "n"], [p, n]) == {0: "n"}
+    assert array_lengths(["count", "values"], [n, p]) == {1: "count"}
+    assert array_lengths(["dst", "src", "len"], [p, p, n]) == {1: "len"}
+    assert array_lengths(["r", "value"], [p, t.int]) == {}
+    assert array_lengths(["f", "n"], [t.pointer(FunctionType(t.int, ())), n]) == {}
+
+
 def test_the_library_main_is_renamed(tmp_path: Path) -> None:
     lib = tmp_path / "tool.c"
     lib.write_text("int twice(int x) {\n  if (x > 100)\n    return 0;\n  return 2 * x;\n}\n"

@@ -22,7 +22,7 @@ import tempfile
 
 from pycparser import c_ast
 
-from cooptest.cfa.ctype import ArrayType, IntType, PointerType, StructType
+from cooptest.cfa.ctype import ArrayType, CType, FunctionType, IntType, PointerType, StructType
 from cooptest.driver.library import Library, context, read_library
 from cooptest.driver.values import LENGTH_NAME, NONDET_TYPES, ValueWriter, unqualified
 from cooptest.errors import UserError
@@ -94,11 +94,7 @@ def test_function(writer: ValueWriter, lib: Library, name: str, variables: list[
     names = [p.name or f"arg{i}" for i, p in enumerate(params)]
     writer.reserved = set(names)
     types = [v.type for v in cfa.params]
-    lengths: dict[int, str] = {}  # a pointer parameter: the length parameter after it
-    for i in range(len(params) - 1):
-        if isinstance(types[i], PointerType) and isinstance(types[i + 1], IntType) \
-                and not types[i + 1].is_bool and LENGTH_NAME.match(names[i + 1]):
-            lengths[i] = names[i + 1]
+    lengths = array_lengths(names, types)
     lines = [*(set_globals(writer, lib, name, variables) if variables else []),
              f"static void test_{name}(void) {{"]
     for p, pname in zip(params, names):
@@ -110,8 +106,8 @@ def test_function(writer: ValueWriter, lib: Library, name: str, variables: list[
         lines.append(f"  {writer.declare(unqualified(node, lib.aliases), pname)};")
     for i, (p, pname, t) in enumerate(zip(params, names, types)):
         where = f"parameter {pname} of {name}"
-        if i - 1 in lengths:
-            continue  # the length of the array before it
+        if names[i] in lengths.values():
+            continue  # the length of an array: set with it
         if isinstance(t, (StructType, ArrayType)):
             lines.append(f"  memset(&{pname}, 0, sizeof {pname});")
         if i in lengths and isinstance(t, PointerType):
@@ -123,6 +119,22 @@ def test_function(writer: ValueWriter, lib: Library, name: str, variables: list[
     lines.append(f"  {name}({', '.join(names)});")
     lines.append("}")
     return "\n".join(lines)
+
+
+def array_lengths(names: list[str], types: list[CType]) -> dict[int, str]:
+    """The pointer parameters that are arrays, with the integer parameter that is their
+    length: named as one (``LENGTH_NAME``), just after the pointer (``buf, len``) or
+    else just before it (``n, a``)."""
+    def length(j: int) -> bool:
+        return 0 <= j < len(types) and isinstance(types[j], IntType) and not types[j].is_bool \
+            and LENGTH_NAME.match(names[j]) is not None and names[j] not in out.values()
+    out: dict[int, str] = {}
+    for i, t in enumerate(types):
+        if isinstance(t, PointerType) and not isinstance(t.target, FunctionType):
+            j = i + 1 if length(i + 1) else i - 1 if length(i - 1) else None
+            if j is not None:
+                out[i] = names[j]
+    return out
 
 
 def _parameters(fdef: c_ast.FuncDef) -> list[c_ast.Node]:

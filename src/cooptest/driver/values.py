@@ -9,9 +9,10 @@ apply them.
   ``max_depth`` times from a parameter; beyond, NULL.
 * A pointer to ``char`` (or to ``void``, or to a struct no file defines) is a byte
   buffer of up to ``max_array`` bytes, its length an input, NUL-terminated (a ``char *``
-  is a string). A pointer parameter followed by an integer parameter named as a length
-  (``n``, ``len``, ``size``, ``count``...) is an array of that many elements, the length
-  an input of at most ``max_array``; otherwise it points to one object. Arrays are
+  is a string). A pointer parameter beside an integer parameter named as a length
+  (``n``, ``len``, ``size``, ``count``...; after it, else before) is an array of that
+  many elements, the length an input of at most ``max_array``; an array parameter
+  ``int a[4]`` points to its 4; otherwise a pointer points to one object. Arrays are
   allocated at their largest, zeroed: an allocation of a size that is an input made
   concolic search miss ``strcmp(s, "ring") == 0`` behind it.
 * A struct is filled member by member (nested structs, a union's first member; the
