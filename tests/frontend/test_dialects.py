@@ -277,3 +277,86 @@ def test_sizeof_a_variable_length_array_is_its_length_at_declaration(tmp_path: P
     assert covered == {"B1T", "B1F", "B2T", "B2F"}
     message = refusal(tmp_path, "int main(void) { int n = 2; int a[n][n];\n  return sizeof a; }\n")
     assert "p.c:2: unsupported construct: sizeof of a variable-length array" in message
+
+
+# ---------------------------------------------------------------- GNU C
+
+def test_typeof_declares_by_the_type_of_an_expression_or_a_type_name(tmp_path: Path) -> None:
+    source = HEAD + """#define max(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
+struct S { typeof(long) m; };
+__typeof__(1L) big = 1, *at = &big;
+int main(void) { unsigned char c = __VERIFIER_nondet_int(); typeof(c) d = c + 1;
+  const __typeof__(c) *p = &d; typeof(int *) q = 0; struct S s; s.m = (typeof(s.m)) -1;
+  if (d == 0) { return 1; }
+  if (max(*p, 200) == 250 && sizeof(typeof(s.m)) == sizeof(long) && !q && s.m < 0 && *at == 1)
+    { return 2; }
+  return 0; }
+"""
+    covered = agreed_goals(tmp_path, source, [["255"], ["249"], ["7"]])
+    assert {"B1T", "B1F", "B2T"} <= covered  # d wraps as an unsigned char
+
+
+def test_the_omitted_middle_operand_is_evaluated_once(tmp_path: Path) -> None:
+    """GNU ``a ?: b`` is ``a`` if nonzero, else ``b``; ``a`` is evaluated once."""
+    source = HEAD + """int calls;
+int f(int x) { calls++; return x; }
+int main(void) { int x = __VERIFIER_nondet_int(); char *s = x > 5 ? "big" : 0;
+  int y = f(x) ?: 7;
+  if (calls == 1 && y == 7) { return 1; }
+  if ((s ?: "none")[0] == 'b') { return 2; }
+  return 0; }
+"""
+    covered = agreed_goals(tmp_path, source, [["0"], ["9"], ["3"]])
+    assert {"B3T", "B4T", "B5T", "B6T"} <= covered
+
+
+def test_case_ranges_are_one_comparison_each(tmp_path: Path) -> None:
+    """``case low ... high:`` over signed, unsigned and char values, negative bounds and
+    an empty range (gcc: never taken); each range is one branch, as TestCov counts it."""
+    source = HEAD + """int main(void) { int x = __VERIFIER_nondet_int(); char c = x; unsigned u = x;
+  switch (x) { case -5 ... -1: return 1; case 0: return 2; case 100 ... 2147483647: break;
+               case 7 ... 3: return 9; }
+  switch (c) { case 'a' ... 'z': return 3; case -128 ... -100: return 4; }
+  switch (u) { case 4294967290u ... 4294967295u: return 5; case 0 ... 10: return 6; }
+  return 0; }
+"""
+    covered = agreed_goals(tmp_path, source, [["-3"], ["0"], ["42"], ["-6"], ["-200"], ["97"],
+                                              ["-2147483648"], ["-128"], ["150"], ["5"]])
+    p = load_program(load_task(str(tmp_path / "p.c")), str(tmp_path / "w2")).program
+    assert [bp.kind for bp in p.branch_points.values()] == ["case"] * 7  # 7 ... 3 is none
+    assert {f"B{i}T" for i in range(1, 8)} <= covered
+
+
+def test_static_asserts_and_type_builtins_are_compile_time(tmp_path: Path) -> None:
+    source = """#include <stdio.h>
+_Static_assert(sizeof(int) == 4, "int");
+typedef const char *cstr;
+int main(void) { int x = 3; _Static_assert(1, "in a block");
+  printf("%d %d %d %d %d\\n", __builtin_types_compatible_p(int, const int),
+         __builtin_types_compatible_p(int, long), __builtin_types_compatible_p(char *, cstr),
+         __builtin_types_compatible_p(const char *, cstr), __builtin_types_compatible_p(int[3], int[]));
+  printf("%d %g\\n", __builtin_choose_expr(sizeof(int) == 4, x + 1, 0.5),
+         __builtin_choose_expr(0, x, 2.5));
+  return 0; }
+"""
+    assert same_output_as_gcc(tmp_path, source) == "1 0 0 1 1\n4 2.5\n"
+
+
+@pytest.mark.parametrize("source, construct", [
+    ("int main(void) { int x = 1;\n  asm volatile (\"\" ::: \"memory\"); return x; }\n", "an asm statement"),
+    ("#include <stdarg.h>\nint f(int n, ...) { va_list ap;\n  va_start(ap, n); return n; }\n"
+     "int main(void) { return f(1, 2); }\n", "va_start"),
+    ("int main(void) { void *p;\n  p = &&out; goto *p; out: return 0; }\n", "&&"),
+    ("int main(void) { int x = 1;\n  int g(int y) { return y; } return g(x); }\n", "{"),
+    ("int main(void) { int x = 1;\n  __auto_type y = x; return y; }\n", "y"),
+    ("int main(void) {\n  _Complex double z = 1; return 0; }\n", "complex type"),
+    ("union u { int i; };\nint main(void) { int x = 1;\n  union u v = (union u) x; return v.i; }\n",
+     "unsupported construct: cannot convert int to union u"),
+])
+def test_what_is_not_modelled_names_its_line_and_the_construct(tmp_path: Path, source: str,
+                                                                construct: str) -> None:
+    """Labels as values, nested functions, ``__auto_type``, complex numbers, casts to a
+    union, asm statements and variadic functions: one line naming file, line and what."""
+    message = refusal(tmp_path, source)
+    assert message.startswith(f"{tmp_path / 'p.c'}:2: ") or message.startswith(f"{tmp_path / 'p.c'}:3: ")
+    assert construct in message

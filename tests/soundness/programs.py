@@ -362,6 +362,20 @@ int main() { int n = __VERIFIER_nondet_int(); double r = sqrt(n);
     "alignof-gnu": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); char c;
   if (__alignof__(char) == 1 && __alignof__ c == 1) { if (x == 1) { return 1; } } return 0; }
 """, [["1"], ["0"]]),
+    # GNU C: a case range is every value from low to high in the promoted type (c = -100
+    # for x = 156); a ?: b evaluates a once; typeof(c) is c's type, with its width
+    "case-range": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); signed char c = x;
+  switch (c) { case -128 ... -100: if (x == 156) { return 1; } return 2; case 'a' ... 'z': return 3; }
+  return 0; }
+""", [["156"], ["-128"], ["97"], ["0"]]),
+    "elvis-once": (HEAD + """int n;
+int next(void) { n++; return n - 1; }
+int main() { int x = __VERIFIER_nondet_int(); n = x; int y = next() ?: 5;
+  if (n == x + 1) { if (y == 5) { return 1; } return 2; } return 0; }
+""", [["0"], ["3"]]),
+    "typeof-width": (HEAD + """int main() { unsigned char c = __VERIFIER_nondet_int(); typeof(c) d = c + 1;
+  if (d == 0) { return 1; } return 0; }
+""", [["255"], ["3"]]),
     # Input sources no option makes inputs: what the native run reads is whatever the
     # source gives, and no prover may take it for fixed or for absent
     "rand-source": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int r = rand();

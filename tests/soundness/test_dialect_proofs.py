@@ -15,7 +15,8 @@ from cooptest.task import load_task
 from clitools import cooptest
 from programs import PROGRAMS
 
-DIALECT_PROGRAMS = ("knr-promotions", "implicit-int", "implicit-builtin", "vla-sizeof", "alignof-gnu")
+DIALECT_PROGRAMS = ("knr-promotions", "implicit-int", "implicit-builtin", "vla-sizeof", "alignof-gnu",
+                    "case-range", "elvis-once", "typeof-width")
 
 
 @pytest.mark.parametrize("name", DIALECT_PROGRAMS)

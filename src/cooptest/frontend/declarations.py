@@ -10,6 +10,7 @@ from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, PointerType, Str
                                 Types, VoidType)
 from cooptest.errors import Unsupported
 from cooptest.frontend.conversions import decayed_type
+from cooptest.frontend.parser import TypeOf
 from cooptest.frontend.scope import EnumConst, Scope, Typedef
 
 ConstEval = Callable[[c_ast.Node], int | None]
@@ -74,6 +75,7 @@ class TypeResolver:
         self.types = types
         self.scope = scope
         self.const_eval = const_eval
+        self.type_of: Callable[[c_ast.Node], CType] | None = None  # of typeof(expr)
         self.packed = packed  # tags of structs and unions declared packed
         self.linked = LinkedTags()
         self.file: str | None = None  # the translation unit being resolved
@@ -86,6 +88,8 @@ class TypeResolver:
         unsigned = "unsigned" in words
         signed = "signed" in words
         longs = words.count("long")
+        if "_Complex" in words:
+            raise unsupported("complex type", node)
         if "void" in words:
             return t.void
         if "_Bool" in words:
@@ -116,6 +120,12 @@ class TypeResolver:
         """The C type a declarator (``Decl.type``, ``Typename.type``) denotes."""
         if isinstance(node, c_ast.TypeDecl):
             return self.resolve(node.type)
+        if isinstance(node, TypeOf):
+            if isinstance(node.expr, c_ast.Typename):
+                return self.resolve(node.expr)
+            if self.type_of is None:
+                raise unsupported("typeof of an expression", node)
+            return self.type_of(node.expr)
         if isinstance(node, c_ast.IdentifierType):
             return self.base_type(node.names, node)
         if isinstance(node, c_ast.PtrDecl):

@@ -18,6 +18,7 @@ from typing import Callable
 from pycparser import c_ast
 
 from cooptest.cfa.ctype import ArrayType, CType, FunctionType, PointerType
+from cooptest.frontend.parser import TypeOf
 
 Levels = tuple[frozenset[str], ...]  # qualifiers of the object, its pointee, its pointee's, ...
 NONE: frozenset[str] = frozenset()
@@ -52,6 +53,8 @@ def declarator_levels(node: c_ast.Node | None, typedef: Callable[[str], Levels |
             return None if inner is None else (_quals(node.dim_quals),) + inner
         case c_ast.FuncDecl():
             return (NONE,)
+        case c_ast.TypeDecl() if isinstance(node.type, TypeOf):
+            return None  # the qualifiers of an expression's type are not tracked
         case c_ast.TypeDecl():
             own = _quals(node.quals)
             if isinstance(node.type, c_ast.IdentifierType) and len(node.type.names) == 1:

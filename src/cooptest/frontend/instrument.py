@@ -26,11 +26,16 @@ def _int(v: int) -> c_ast.Constant:
     return c_ast.Constant("int", str(v))
 
 
-def _switch_helper(index: int, cases: list[tuple[int, int]]) -> str:
-    """A function that logs each case comparison of one switch and returns its value."""
+def _switch_helper(index: int, cases: list[tuple[int, int, int]]) -> str:
+    """A function that logs each case comparison of one switch and returns its value.
+
+    A case ``low ... high`` holds where ``v - low <= high - low`` in unsigned arithmetic:
+    ``v`` is the promoted value, sign- or zero-extended, so the difference is exact."""
     lines = [f"static unsigned long long __cooptest_sw{index}(unsigned long long v) {{"]
-    for branch, value in cases:
-        lines.append(f"  if (v == {value & 0xFFFFFFFFFFFFFFFF}ULL) {{ __cooptest_log({2 * branch + 1}); return v; }}")
+    for branch, low, high in cases:
+        span, low = high - low, low & 0xFFFFFFFFFFFFFFFF
+        test = f"v == {low}ULL" if span == 0 else f"v - {low}ULL <= {span}ULL"
+        lines.append(f"  if ({test}) {{ __cooptest_log({2 * branch + 1}); return v; }}")
         lines.append(f"  __cooptest_log({2 * branch});")
     lines.append("  return v;\n}")
     return "\n".join(lines)

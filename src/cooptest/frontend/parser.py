@@ -13,7 +13,7 @@ literal is closed by writing the right literal's first character as an octal esc
 from __future__ import annotations
 
 import re
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 from pycparser import c_ast, c_parser
 
@@ -98,10 +98,61 @@ class GenericSelection(c_ast.Node):
             yield child
 
 
+class TypeOf(c_ast.Node):
+    """GNU ``typeof(expr)`` or ``typeof(type)`` as a type specifier: the type of ``expr``
+    (not evaluated, not converted: an array stays one) or ``type``."""
+
+    __slots__ = ("expr", "coord", "__weakref__")
+    attr_names = ()
+
+    def __init__(self, expr: c_ast.Node, coord: c_parser.Coord | None = None) -> None:
+        self.expr = expr
+        self.coord = coord
+
+    def children(self) -> tuple[tuple[str, c_ast.Node], ...]:
+        return (("expr", self.expr),)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        yield self.expr
+
+
+class CaseRange(c_ast.Node):
+    """GNU ``case low ... high:``, the expression of a ``c_ast.Case``."""
+
+    __slots__ = ("low", "high", "coord", "__weakref__")
+    attr_names = ()
+
+    def __init__(self, low: c_ast.Node, high: c_ast.Node, coord: c_parser.Coord | None = None) -> None:
+        self.low = low
+        self.high = high
+        self.coord = coord
+
+    def children(self) -> tuple[tuple[str, c_ast.Node], ...]:
+        return (("low", self.low), ("high", self.high))
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        yield self.low
+        yield self.high
+
+
+TYPEOF = frozenset({"typeof", "__typeof", "__typeof__"})
+NOT_MODELLED = {  # the GNU built-ins of variadic functions, which cooptest does not model
+    "__builtin_va_arg": "va_arg (a variadic function's arguments)",
+    "__builtin_va_start": "va_start (a variadic function's arguments)",
+    "__builtin_va_copy": "va_copy (a variadic function's arguments)",
+}
+ASM = frozenset({"asm", "__asm", "__asm__"})
+
+
 class CParser(c_parser.CParser):
     """``c_parser.CParser`` whose string literals are joined by ``join_literals``, that
-    reads GNU statement expressions wherever a primary expression may stand, and whose
-    every error names a line."""
+    reads the GNU C gcc accepts by default that pycparser does not (statement expressions
+    wherever a primary expression may stand, ``typeof``, ``a ?: b``, case ranges,
+    ``__alignof__``) and C11's ``_Generic``, and whose every error names a line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._elvis = 0  # temporaries of ``a ?: b``
 
     def _parse_error(self, msg: str, coord: c_parser.Coord | str | None) -> NoReturn:
         """pycparser reports some errors ("Invalid expression", "Invalid declaration")
@@ -122,7 +173,7 @@ class CParser(c_parser.CParser):
         ``int`` (``f();``, ``count = 0;``), and so is a K&R definition without them
         (``main(argc, argv) int argc; char **argv; {...}``; pycparser took only
         ``f() {...}``)."""
-        if self._peek_type() != "ID":
+        if self._peek_type() != "ID" or self._starts_declaration():  # typeof
             return super()._parse_external_declaration()
         decl = self._parse_id_declarator()
         spec: c_parser._DeclSpec = dict(qual=[], alignment=[], storage=[], function=[],
@@ -148,6 +199,116 @@ class CParser(c_parser.CParser):
         if not typename:
             typename = [c_ast.IdentifierType(["int"], coord=decl.coord)]
         return super()._fix_decl_name_type(decl, typename)
+
+    def _starts_declaration(self, tok: c_parser._Token | None = None) -> bool:
+        tok = tok or self._peek()
+        return super()._starts_declaration(tok) or \
+            tok is not None and tok.type == "ID" and tok.value in TYPEOF
+
+    def _at_typeof(self) -> bool:
+        tok = self._peek()
+        return tok is not None and tok.type == "ID" and tok.value in TYPEOF
+
+    def _parse_typeof(self) -> TypeOf:
+        coord = self._tok_coord(self._advance())
+        self._expect("LPAREN")
+        operand = self._parse_type_name() if self._starts_declaration() else self._parse_expression()
+        self._expect("RPAREN")
+        return TypeOf(operand, coord)
+
+    def _with_typeof(self, parse: Callable[[], tuple[c_parser._DeclSpec, bool, c_parser.Coord | None]],
+                     spec: c_parser._DeclSpec | None = None, saw_type: bool = False,
+                     first: c_parser.Coord | None = None,
+                     ) -> tuple[c_parser._DeclSpec | None, bool, c_parser.Coord | None]:
+        """The specifiers ``spec`` read so far and those that follow: read by ``parse``
+        (pycparser's loop, which stops at ``typeof``) or ``typeof`` specifiers."""
+        while True:
+            if self._at_typeof():
+                node = self._parse_typeof()
+                part: c_parser._DeclSpec = dict(qual=[], storage=[], type=[node], function=[], alignment=[])
+                saw, coord = True, node.coord
+            elif spec is None or super()._starts_declaration() and not (
+                    saw_type and self._peek_type() == "TYPEID"):  # a typedef name redeclared
+                part, saw, coord = parse()
+            else:
+                return spec, saw_type, first
+            if spec is None:
+                spec, first = part, coord
+            else:
+                for kind in ("qual", "storage", "type", "function", "alignment"):
+                    spec[kind] = spec.get(kind, []) + part.get(kind, [])  # type: ignore[literal-required]
+            saw_type = saw_type or saw
+
+    def _parse_declaration_specifiers(self, allow_no_type: bool = False,
+                                      ) -> tuple[c_parser._DeclSpec, bool, c_parser.Coord | None]:
+        spec, saw_type, first = None, False, None
+        if not self._at_typeof():
+            spec, saw_type, first = super()._parse_declaration_specifiers(allow_no_type=True)
+            if not self._at_typeof():
+                if not saw_type and not allow_no_type:
+                    self._parse_error("Missing type in declaration", first)
+                return spec, saw_type, first
+        spec, saw_type, first = self._with_typeof(
+            lambda: super(CParser, self)._parse_declaration_specifiers(allow_no_type=True),
+            spec, saw_type, first)
+        assert spec is not None
+        return spec, saw_type, first
+
+    def _parse_specifier_qualifier_list(self) -> c_parser._DeclSpec:
+        spec = None
+        if not self._at_typeof():
+            spec = super()._parse_specifier_qualifier_list()
+            if not self._at_typeof():
+                return spec
+        spec, _, _ = self._with_typeof(
+            lambda: (super(CParser, self)._parse_specifier_qualifier_list(), True, None), spec)
+        assert spec is not None
+        spec.setdefault("storage", [])
+        spec.setdefault("function", [])
+        return spec
+
+    def _parse_conditional_expression(self) -> c_ast.Node:
+        """GNU ``a ?: b``: ``a`` if it is nonzero, else ``b``, with ``a`` evaluated once;
+        read as ``({ typeof(a + 0) t = a; t ? t : b; })``, which every later stage knows."""
+        expr = self._parse_binary_expression()
+        if not self._accept("CONDOP"):
+            return expr
+        if not self._accept("COLON"):
+            iftrue = self._parse_expression()
+            self._expect("COLON")
+            return c_ast.TernaryOp(expr, iftrue, self._parse_conditional_expression(), expr.coord)
+        otherwise = self._parse_conditional_expression()
+        self._elvis += 1
+        name, coord = f"__cooptest_elvis{self._elvis}", expr.coord
+        value = c_ast.BinaryOp("+", expr, c_ast.Constant("int", "0", coord), coord)
+        decl = c_ast.Decl(name, [], [], [], [], c_ast.TypeDecl(name, [], None, TypeOf(value, coord), coord),
+                          expr, None, coord)
+        pick = c_ast.TernaryOp(c_ast.ID(name, coord), c_ast.ID(name, coord), otherwise, coord)
+        return StatementExpression([decl, pick], coord)
+
+    def _parse_labeled_statement(self) -> c_ast.Node:
+        """GNU ``case low ... high:``."""
+        if self._peek_type() != "CASE":
+            return super()._parse_labeled_statement()
+        case_tok = self._advance()
+        expr = self._parse_constant_expression()
+        if self._accept("ELLIPSIS"):
+            expr = CaseRange(expr, self._parse_constant_expression(), expr.coord)
+        self._expect("COLON")
+        stmt = self._parse_pragmacomp_or_statement() if self._starts_statement() \
+            else c_ast.EmptyStatement(self._tok_coord(case_tok))
+        return c_ast.Case(expr, [stmt], self._tok_coord(case_tok))
+
+    def _parse_static_assert(self) -> list[c_ast.Node]:
+        """``_Static_assert``: gcc checks it; nothing is left of it to run or model."""
+        super()._parse_static_assert()
+        return []
+
+    def _parse_statement(self) -> c_ast.Node | list[c_ast.Node]:
+        tok = self._peek()
+        if tok is not None and tok.type == "ID" and tok.value in ASM:
+            self._parse_error("an asm statement, which cooptest does not model", self._tok_coord(tok))
+        return super()._parse_statement()
 
     def _parse_assignment_expression(self) -> c_ast.Node:
         """As pycparser's, without its own reading of ``({...})``, which took a statement
@@ -183,6 +344,17 @@ class CParser(c_parser.CParser):
         if tok is not None and tok.type == "ID" and tok.value == "_Generic" \
                 and self._peek_type(2) == "LPAREN":
             return self._parse_generic_selection()
+        if tok is not None and tok.type == "ID" and tok.value in NOT_MODELLED:
+            self._parse_error(f"{NOT_MODELLED[tok.value]}, which cooptest does not model",
+                              self._tok_coord(tok))
+        if tok is not None and tok.type == "ID" and tok.value == "__builtin_types_compatible_p":
+            coord = self._tok_coord(self._advance())
+            self._expect("LPAREN")
+            first = self._parse_type_name()
+            self._expect("COMMA")
+            second = self._parse_type_name()
+            self._expect("RPAREN")
+            return c_ast.FuncCall(c_ast.ID(tok.value, coord), c_ast.ExprList([first, second], coord), coord)
         return super()._parse_primary_expression()
 
     def _parse_generic_selection(self) -> GenericSelection:
