@@ -98,6 +98,9 @@ def add_program_arguments(p: argparse.ArgumentParser) -> None:
     h = p.add_argument_group("a library's functions (cooptest writes the harness: OUT/harness.c)")
     h.add_argument("--function", dest="functions", action="append", default=[], metavar="NAME",
                    help="test the function NAME, its arguments made of inputs (repeatable)")
+    h.add_argument("--all-functions", action="store_true",
+                   help="test every function another file can call (one harness, an input "
+                        "chooses the function)")
     h.add_argument("--max-depth", type=depth, default=2, metavar="N",
                    help="pointers followed at most N times from an argument, then NULL (default 2)")
     h.add_argument("--max-array", type=positive_count, default=8, metavar="N",
@@ -115,11 +118,13 @@ def load_target(args: argparse.Namespace) -> Task:
     task = load_program_task(args.target, args.data_model, flags, args.compile_commands)
     environment = not (args.args is None and args.sym_args is None and args.sym_stdin is None
                        and not args.sym_file)
-    if args.functions:
+    if args.functions or args.all_functions:
         from cooptest.driver import attach_harness
         if environment:
             raise UserError("--function makes the program's main: it takes no --args, --sym-args, "
                             "--sym-stdin or --sym-file")
+        if args.functions and args.all_functions:
+            raise UserError("give either --function NAME or --all-functions, not both")
         return attach_harness(task, tuple(args.functions), args.max_depth, args.max_array,
                               args.keep_globals)
     if not environment:

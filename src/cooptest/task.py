@@ -66,12 +66,13 @@ class Harness:
     max_depth: int = 2
     max_array: int = 8
     globals: tuple[str, ...] = ()  # the library's variables made inputs before a call
+    skipped: tuple[tuple[str, str], ...] = ()  # --all-functions: (function, why not)
 
     def describe(self) -> dict[str, object]:
         """For report.json: what was tested, and what stands in for what is missing."""
         return {"functions": list(self.functions), "stubs": list(self.stubs),
-                "globals": list(self.globals), "max_depth": self.max_depth,
-                "max_array": self.max_array, "file": "harness.c"}
+                "globals": list(self.globals), "skipped": dict(self.skipped),
+                "max_depth": self.max_depth, "max_array": self.max_array, "file": "harness.c"}
 
 
 @dataclass(frozen=True)

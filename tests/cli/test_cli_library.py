@@ -178,6 +178,26 @@ def test_array_lengths() -> None:
     assert array_lengths(["f", "n"], [t.pointer(FunctionType(t.int, ())), n]) == {}
 
 
+def test_all_functions_leave_out_what_no_harness_calls(tmp_path: Path) -> None:
+    """--all-functions: every function another file can call, but main, static ones
+    and those no harness can call, which the report lists with the reason."""
+    lib = tmp_path / "tool.c"
+    lib.write_text("#include <stdio.h>\nint f(FILE *in) { return fgetc(in); }\n"
+                   "int g(int n, ...) { return n; }\nstatic int h(int x) { return x; }\n"
+                   "int k(int x) { if (x > 3) return h(x); return 0; }\n"
+                   "int main(void) { return k(1); }\n")
+    harness = attach_harness(load_task(str(lib)), ()).harness
+    assert harness.functions == ("k",)
+    skipped = harness.describe()["skipped"]
+    assert set(skipped) == {"f", "g"} and "FILE *" in skipped["f"] and "variadic" in skipped["g"]
+    only_variadic = tmp_path / "v.c"
+    only_variadic.write_text("int g(int n, ...) { return n; }\n")
+    assert_one_line(cooptest("cfa", only_variadic, "--all-functions"),
+                    "--all-functions: no function a harness can call")
+    assert_one_line(cooptest("cfa", lib, "--all-functions", "--function", "k"),
+                    "either --function NAME or --all-functions")
+
+
 def test_the_library_main_is_renamed(tmp_path: Path) -> None:
     lib = tmp_path / "tool.c"
     lib.write_text("int twice(int x) {\n  if (x > 100)\n    return 0;\n  return 2 * x;\n}\n"

@@ -34,15 +34,30 @@ BODY_INCLUDE = "/* the code of the harness, included as a system header: no goal
 
 def attach_harness(task: Task, functions: tuple[str, ...], max_depth: int = 2,
                    max_array: int = 8, keep_globals: bool = False) -> Task:
-    """``task`` with a harness calling ``functions`` (library functions with a body);
-    the variables they read are inputs too, unless ``keep_globals``."""
+    """``task`` with a harness calling ``functions`` (library functions with a body;
+    none: every function another file can call, but those no harness can call, which
+    are left out with the reason); the variables they read are inputs too, unless
+    ``keep_globals``."""
     import dataclasses
-    functions = tuple(dict.fromkeys(functions))
+    every, functions = not functions, tuple(dict.fromkeys(functions))
+    skipped: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="cooptest-harness-") as work:
         lib = read_library(task, functions, work)
         writer = ValueWriter(lib, max_depth, max_array)
-        variables = {name: [] if keep_globals else lib.globals_read(name) for name in functions}
-        tests = [test_function(writer, lib, name, variables[name]) for name in functions]
+        tests, variables = [], {}
+        for name in functions or lib.testable():
+            variables[name] = [] if keep_globals else lib.globals_read(name)
+            try:
+                tests.append(test_function(writer, lib, name, variables[name]))
+            except UserError as e:
+                if not every:
+                    raise
+                skipped[name] = e.message
+                del variables[name]
+        functions = tuple(variables)
+        if not functions:
+            raise UserError("--all-functions: no function a harness can call ("
+                            + "; ".join(skipped.values()) + ")", task.program)
         stubs = lib.stubbed()
         stub_text = [writer.stub(n, lib.resolve(lib.declarations[n]), lib.program.declared_functions[n])
                      for n in stubs]
@@ -65,7 +80,8 @@ def attach_harness(task: Task, functions: tuple[str, ...], max_depth: int = 2,
     user_text = "\n".join([*head, body])
     inputs = tuple(dict.fromkeys(v for name in functions for v in variables[name]))
     return dataclasses.replace(task, harness=Harness(functions, unit, user_text, tuple(stubs),
-                                                     max_depth, max_array, inputs))
+                                                     max_depth, max_array, inputs,
+                                                     tuple(skipped.items())))
 
 
 def set_globals(writer: ValueWriter, lib: Library, name: str, variables: list[str]) -> list[str]:

@@ -93,6 +93,12 @@ class Library:
                         return found
         return None
 
+    def testable(self) -> tuple[str, ...]:
+        """The functions ``--all-functions`` tests: those another file can call, in the
+        order of their files and definitions."""
+        external = self.external_functions()
+        return tuple(n for n in self.definitions if n in external)
+
     def external_functions(self) -> set[str]:
         """The functions with a body that another file can call."""
         return {n for n in self.definitions if not self.is_static(n) and n != LIBRARY_MAIN}
@@ -144,8 +150,9 @@ class _Referred(c_ast.NodeVisitor):
 
 def read_library(task: Task, functions: tuple[str, ...], work: str) -> Library:
     """Preprocess and parse every file of ``task`` (each without its ``main``) into
-    ``work``, and build the CFA entered at the first of ``functions``; a function
-    that does not exist, or cannot be called from another file, is a UserError."""
+    ``work``, and build the CFA entered at the first of ``functions`` (none: of every
+    function another file can call, ``Library.testable``); a function that does not
+    exist, or cannot be called from another file, is a UserError."""
     units = []
     for source in task.sources or (Source(task.program),):
         path = preprocess_unit(Source(source.path, source.flags + LIBRARY_FLAGS), task.data_model,
@@ -161,6 +168,11 @@ def read_library(task: Task, functions: tuple[str, ...], work: str) -> Library:
             _index(lib, u, ext)
     for name in functions:
         check_function(lib, name)
+    if not functions:
+        functions = lib.testable()
+        if not functions:
+            raise UserError("--all-functions: no function with a body that another file can call",
+                            task.program)
     builder = CFABuilder(Types(task.data_model), task.program,
                          Attributes.union([attributes_of(u.preprocessed) for u in units]))
     lib.program = builder.build([(u.source.path, u.ast) for u in units], entry=functions[0])
