@@ -146,3 +146,4 @@ def test_what_cannot_be_linked_is_one_line(tmp_path, case):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and expect in lines[0], lines
     assert "Traceback" not in r.stderr
+    assert not out.exists() or not [p.name for p in out.iterdir()]  # nothing half-written
