@@ -5,6 +5,7 @@ the file and line."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -346,9 +347,11 @@ int main(void) { int x = 3; _Static_assert(1, "in a block");
     ("int main(void) { int x = 1;\n  asm volatile (\"\" ::: \"memory\"); return x; }\n", "an asm statement"),
     ("#include <stdarg.h>\nint f(int n, ...) { va_list ap;\n  va_start(ap, n); return n; }\n"
      "int main(void) { return f(1, 2); }\n", "va_start"),
-    ("int main(void) { void *p;\n  p = &&out; goto *p; out: return 0; }\n", "&&"),
-    ("int main(void) { int x = 1;\n  int g(int y) { return y; } return g(x); }\n", "{"),
-    ("int main(void) { int x = 1;\n  __auto_type y = x; return y; }\n", "y"),
+    ("int main(void) { void *p;\n  p = &&out; goto *p; out: return 0; }\n", "a label's address"),
+    ("int main(void) { void *p = 0;\n  goto *p; }\n", "a computed goto"),
+    ("int main(void) { int x = 1;\n  int g(int y) { return y; } return g(x); }\n",
+     "a nested function definition"),
+    ("int main(void) { int x = 1;\n  __auto_type y = x; return y; }\n", "__auto_type"),
     ("int main(void) {\n  _Complex double z = 1; return 0; }\n", "complex type"),
     ("union u { int i; };\nint main(void) { int x = 1;\n  union u v = (union u) x; return v.i; }\n",
      "unsupported construct: cannot convert int to union u"),
@@ -360,3 +363,6 @@ def test_what_is_not_modelled_names_its_line_and_the_construct(tmp_path: Path, s
     message = refusal(tmp_path, source)
     assert message.startswith(f"{tmp_path / 'p.c'}:2: ") or message.startswith(f"{tmp_path / 'p.c'}:3: ")
     assert construct in message
+    r = subprocess.run([sys.executable, "-m", "cooptest.cli", "cfa", str(tmp_path / "p.c")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and construct in r.stderr

@@ -307,8 +307,27 @@ class CParser(c_parser.CParser):
     def _parse_statement(self) -> c_ast.Node | list[c_ast.Node]:
         tok = self._peek()
         if tok is not None and tok.type == "ID" and tok.value in ASM:
-            self._parse_error("an asm statement, which cooptest does not model", self._tok_coord(tok))
+            self._not_modelled("an asm statement", tok)
+        if tok is not None and tok.type == "GOTO" and self._peek_type(2) == "TIMES":
+            self._not_modelled("a computed goto (goto *p)", tok)
         return super()._parse_statement()
+
+    def _parse_block_item(self) -> c_ast.Node | list[c_ast.Node]:
+        tok = self._peek()
+        if tok is not None and tok.type == "ID" and tok.value == "__auto_type":
+            self._not_modelled("__auto_type", tok)
+        return super()._parse_block_item()
+
+    def _parse_declaration(self) -> list[c_ast.Node]:
+        decls = self._parse_decl_body()
+        if self._peek_type() == "LBRACE" and decls and isinstance(decls[-1].type, c_ast.FuncDecl):
+            self._not_modelled("a nested function definition", self._peek())
+        self._expect("SEMI")
+        return decls
+
+    def _not_modelled(self, what: str, tok: c_parser._Token | None) -> NoReturn:
+        self._parse_error(f"{what}, which cooptest does not model",
+                          self._tok_coord(tok) if tok is not None else None)
 
     def _parse_assignment_expression(self) -> c_ast.Node:
         """As pycparser's, without its own reading of ``({...})``, which took a statement
@@ -325,6 +344,8 @@ class CParser(c_parser.CParser):
         """GNU ``__alignof__``, of a type or an expression: the alignment gcc prefers for
         an object, 8 for a ``double`` on i386 where ``_Alignof`` says 4."""
         tok = self._peek()
+        if tok is not None and tok.type == "LAND":
+            self._not_modelled("a label's address (&&label)", tok)
         if tok is not None and tok.type == "ID" and tok.value in ("__alignof__", "__alignof"):
             self._advance()
             paren = self._try_parse_paren_type_name()
@@ -345,8 +366,7 @@ class CParser(c_parser.CParser):
                 and self._peek_type(2) == "LPAREN":
             return self._parse_generic_selection()
         if tok is not None and tok.type == "ID" and tok.value in NOT_MODELLED:
-            self._parse_error(f"{NOT_MODELLED[tok.value]}, which cooptest does not model",
-                              self._tok_coord(tok))
+            self._not_modelled(NOT_MODELLED[tok.value], tok)
         if tok is not None and tok.type == "ID" and tok.value == "__builtin_types_compatible_p":
             coord = self._tok_coord(self._advance())
             self._expect("LPAREN")
