@@ -366,3 +366,17 @@ def test_what_is_not_modelled_names_its_line_and_the_construct(tmp_path: Path, s
     r = subprocess.run([sys.executable, "-m", "cooptest.cli", "cfa", str(tmp_path / "p.c")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and construct in r.stderr
+
+
+def test_a_designated_range_initialises_each_element_from_one_evaluation(tmp_path: Path) -> None:
+    source = HEAD + """int calls;
+int f(int x) { calls++; return x; }
+int g[6] = { [1 ... 4] = 7 };
+int main(void) { int x = __VERIFIER_nondet_int(); int a[5] = { [0 ... 2] = f(x), [4] = 9 };
+  int b[] = { [0 ... 5] = 2 };
+  if (calls == 1 && a[2] == x && a[3] == 0 && sizeof b == 6 * sizeof(int) && g[4] == 7 && g[5] == 0)
+    { if (a[x & 3] == 9) { return 1; } return 2; }
+  return 0; }
+"""
+    covered = agreed_goals(tmp_path, source, [["9"], ["1"]])
+    assert covered == set(goals_of(tmp_path, source)) - {f"B{i}F" for i in range(1, 6)}

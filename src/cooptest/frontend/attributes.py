@@ -277,6 +277,9 @@ class AttributeGenerator(c_generator.CGenerator):
             else self.visit(n.expr)
         return f"__typeof__({inner})"
 
+    def visit_IndexRange(self, n: CaseRange) -> str:
+        return self.visit_CaseRange(n)
+
     def visit_CaseRange(self, n: CaseRange) -> str:
         return f"{self.visit(n.low)} ... {self.visit(n.high)}"
 

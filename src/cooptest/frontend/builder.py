@@ -31,7 +31,7 @@ from cooptest.frontend.attributes import Attributes
 from cooptest.frontend.declarations import TypeResolver, unsupported, where
 from cooptest.frontend.generic import (Levels, NoSelection, Selection, compatible,
                                        declarator_levels)
-from cooptest.frontend.parser import CaseRange, GenericSelection, StatementExpression
+from cooptest.frontend.parser import CaseRange, GenericSelection, IndexRange, StatementExpression
 from cooptest.frontend.literals import (char_literal, float_literal, int_literal,
                                         string_literal)
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
@@ -578,7 +578,8 @@ class CFABuilder:
             for e in init.exprs:
                 if isinstance(e, c_ast.NamedInitializer) and isinstance(e.name[0], c_ast.Node) \
                         and not isinstance(e.name[0], c_ast.ID):
-                    idx = self._const_eval(e.name[0]) or 0
+                    idx = self._const_eval(e.name[0].high if isinstance(e.name[0], IndexRange)
+                                           else e.name[0]) or 0
                 idx += 1
                 n = max(n, idx)
             return n
@@ -617,6 +618,9 @@ class CFABuilder:
         if isinstance(t, ArrayType):
             idx = 0
             for e in init.exprs:
+                if isinstance(e, c_ast.NamedInitializer) and isinstance(e.name[0], IndexRange):
+                    idx = self._init_range(target, t, e, line)
+                    continue
                 if isinstance(e, c_ast.NamedInitializer):
                     idx = self._const_eval(e.name[0]) or 0
                     e = e.expr
@@ -639,6 +643,24 @@ class CFABuilder:
                     break
         elif init.exprs:
             self._init_object(target, init.exprs[0], line)
+
+    def _init_range(self, target: Expr, t: ArrayType, e: c_ast.NamedInitializer, line: int) -> int:
+        """GNU ``[low ... high] = value``: each element of the range is ``value``, which is
+        evaluated once; returns the index after the range."""
+        designator = e.name[0]
+        low, high = (self._const_eval(n) for n in (designator.low, designator.high))
+        if low is None or high is None or len(e.name) > 1 or isinstance(e.expr, c_ast.InitList) \
+                or not t.elem.is_scalar():
+            raise unsupported("a designated range but of scalar elements", e)
+        value = self._convert(self._rvalue(e.expr), t.elem, e)
+        if not isinstance(value, Const) and high > low:
+            tmp = self._temp(t.elem)
+            self._edge(AssignEdge, None, line, lhs=tmp, rhs=value)
+            value = tmp
+        for i in range(low, high + 1):
+            self._edge(AssignEdge, None, line, lhs=Index(t.elem, target, Const(self.types.int, i)),
+                       rhs=value)
+        return high + 1
 
     def _is_aggregate_value(self, node: c_ast.Node) -> bool:
         return isinstance(self._type_of(node), (ArrayType, StructType))

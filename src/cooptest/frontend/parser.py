@@ -135,6 +135,12 @@ class CaseRange(c_ast.Node):
         yield self.high
 
 
+class IndexRange(CaseRange):
+    """GNU ``[low ... high] = value``, a designator of array elements."""
+
+    __slots__ = ()
+
+
 TYPEOF = frozenset({"typeof", "__typeof", "__typeof__"})
 NOT_MODELLED = {  # the GNU built-ins of variadic functions, which cooptest does not model
     "__builtin_va_arg": "va_arg (a variadic function's arguments)",
@@ -298,6 +304,17 @@ class CParser(c_parser.CParser):
         stmt = self._parse_pragmacomp_or_statement() if self._starts_statement() \
             else c_ast.EmptyStatement(self._tok_coord(case_tok))
         return c_ast.Case(expr, [stmt], self._tok_coord(case_tok))
+
+    def _parse_designator(self) -> c_ast.Node:
+        """GNU ``[low ... high]``, besides ``[index]`` and ``.member``."""
+        if self._peek_type() != "LBRACKET":
+            return super()._parse_designator()
+        self._advance()
+        index = self._parse_constant_expression()
+        if self._accept("ELLIPSIS"):
+            index = IndexRange(index, self._parse_constant_expression(), index.coord)
+        self._expect("RBRACKET")
+        return index
 
     def _parse_static_assert(self) -> list[c_ast.Node]:
         """``_Static_assert``: gcc checks it; nothing is left of it to run or model."""
