@@ -4,6 +4,7 @@
 that the native build can be instrumented at exactly the CFA's branch points."""
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass
 
@@ -68,7 +69,21 @@ def parse(path: str, source: str) -> c_ast.FileAST:
 
 def load_program(task: Task, work_dir: str) -> Frontend:
     """Parse every translation unit of ``task`` and build the CFA of the linked
-    program; raises UserError on bad or unsupported input."""
+    program; raises UserError on bad or unsupported input.
+
+    The cyclic garbage collector is off meanwhile: loading makes millions of objects
+    that all stay alive (the ASTs, the CFA), and each full collection walked them all,
+    two thirds of a cached load of grep 2.2 (2.6 s, 0.9 s without)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_program(task, work_dir)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_program(task: Task, work_dir: str) -> Frontend:
     units = [Unit(unit, path, parse(path, unit.path), attributes_of(path))
              for unit, path in zip(task.units, preprocess(task, os.path.join(work_dir, "pp")))]
     system: set[str] = set()
