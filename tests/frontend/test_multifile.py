@@ -147,3 +147,15 @@ def test_what_cannot_be_linked_is_one_line(tmp_path, case):
     assert len(lines) == 1 and expect in lines[0], lines
     assert "Traceback" not in r.stderr
     assert not out.exists() or not [p.name for p in out.iterdir()]  # nothing half-written
+
+
+def test_a_task_of_several_input_files(tmp_path):
+    write(tmp_path, {"lib.c": "int twice(int x) { if (x > 10) return 2 * x; return x; }\n",
+                     "main.c": "extern int __VERIFIER_nondet_int(void); int twice(int);\n"
+                               "int main(void) { return twice(__VERIFIER_nondet_int()) == 30; }\n"})
+    task = tmp_path / "task.yml"
+    task.write_text("format_version: '2.0'\ninput_files: ['main.c', 'lib.c']\nproperties: []\n"
+                    "options:\n  language: C\n  data_model: LP64\n")
+    program = load_program(load_program_task([str(task)]), str(tmp_path / "w")).program
+    assert [os.path.basename(f) for f in program.files] == ["main.c", "lib.c"]
+    assert {os.path.basename(g.file) for g in program.goals()} == {"lib.c"}
