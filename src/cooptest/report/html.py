@@ -159,8 +159,17 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
                         else {**c, "line": None} for c in doc.get("contradictions", [])],
         noted={g["id"]: g for g in goals if g["status"] == "infeasible" or _notes(g)},
         extra_keys=sorted({k for g in goals for k in _notes(g)}),
-        plot=timeline_plot(doc["timeline"], summary), style=HtmlFormatter().get_style_defs(".src"),
+        plot=timeline_plot(doc["timeline"], summary), style=highlight_style(),
         max_inputs=MAX_INPUTS_SHOWN, chunk_lines=CHUNK_LINES)
+
+
+def highlight_style() -> str:
+    """Pygments' CSS, scoped to the highlighted code: its token classes are one or two
+    letters (``.c`` a comment, ``.g`` generic text), which scoped to the whole source
+    view also styled the goal marks beside the code (covered marks, ``g c``, came out
+    teal italic on green). Its background is the view's own (``report.css``): on the
+    code it would hide the colour of a line's goals."""
+    return HtmlFormatter(nobackground=True).get_style_defs(".src code")
 
 
 def _read_source(path: str, program: str) -> str:
