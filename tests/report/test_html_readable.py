@@ -31,3 +31,44 @@ def test_every_goal_mark_is_readable(random_out: Path, predicate_out: Path, tmp_
     low = {c: round(r, 2) for c, r in seen.items() if r < 4.5}
     assert low == {}, f"marks below 4.5:1: {low}"
     assert styles == {"normal"}  # no style of the highlighted code leaks into a mark
+
+
+def long_program(needles: int = 8, between: int = 200) -> str:
+    """A program of about ``needles * between`` lines whose only open goals are
+    ``needles`` conditions random testing misses, spread over it."""
+    lines = ["extern int __VERIFIER_nondet_int(void);", "int main(void) {",
+             "  int x = __VERIFIER_nondet_int(), s = 0;"]
+    for k in range(needles):
+        lines += ["  s += x;"] * between + [f"  if (x == {123456789 + k}) s++;"]
+    return "\n".join(lines + ["  return s > 0;", "}", ""])
+
+
+@pytest.fixture(scope="module")
+def long_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from clitools import cooptest
+    folder = tmp_path_factory.mktemp("long")
+    (folder / "long.c").write_text(long_program())
+    proc = cooptest("generate", folder / "long.c", "--budget", "4", "--out", folder / "out",
+                    "--strategy", "random", "--seed", "1", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return folder / "out"
+
+
+# The source view after choosing "lines with open goals": its height and its rows'.
+FILTERED = """(function () {
+  click('input[name=show][value=unknown]');
+  var rows = Array.from(document.querySelectorAll('.src .l')).filter(function (r) {
+    return getComputedStyle(r).display !== 'none'; });
+  return {view: document.querySelector('.src').getBoundingClientRect().height,
+          rows: rows.map(function (r) { return r.getBoundingClientRect().height; })};
+})()"""
+
+
+def test_the_view_of_open_goals_is_as_high_as_its_rows(long_out: Path, tmp_path: Path) -> None:
+    """Filtered, the view is its rows, not the space its chunks of 100 lines reserve
+    while off screen (1,700 px each: kbfiltr showed 36 rows in a 62,900-px block)."""
+    shown = probe(long_out / "report.html", tmp_path, FILTERED)
+    assert len(shown["rows"]) == 8  # the needles' lines
+    row = max(shown["rows"])  # a row laid out (one off screen may not be, and measures 0)
+    assert 10 < row < 40
+    assert abs(shown["view"] - len(shown["rows"]) * row) <= 2 * row, shown

@@ -13,6 +13,9 @@
   Object.keys(counts).forEach(function (k) { shown.dataset[k] = counts[k]; });
 
   function show(which) {
+    document.querySelectorAll(".src").forEach(function (view) {
+      view.classList.toggle("filtered", which !== "all");
+    });
     rows.forEach(function (row) {
       var keep = which === "all" ||
         (which === "goals" && row.classList.contains("has-goals")) ||
