@@ -57,6 +57,10 @@ QUICK = 0.05
 TRIM_SHARE = 0.05
 
 Listener = Callable[["GoalBoard", str, dict[str, Any]], None]
+# The event of time passing with nothing decided (after each native run, and while the
+# parent of the lanes waits): what a listener put off, such as writing the report with
+# the suite, it may do now.
+TICK = "tick"
 
 
 @dataclass
@@ -182,6 +186,7 @@ class GoalBoard:
                 ex.unconfirmed |= ex.covered - again.covered
         self._trim(inputs, ex, always)
         ex.new = set(self.accept(inputs, origin, ex, always))
+        self.notify(TICK)
         return ex
 
     def _trim(self, inputs: list[str], ex: Execution, always: bool) -> None:

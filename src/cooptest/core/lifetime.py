@@ -5,11 +5,19 @@ meter, a benchmark's ``generate`` child). When their parent is killed (SIGKILL l
 no chance to clean up), Linux's parent-death signal ends them too; without it a helper
 waits forever on a queue its dead parent was to fill. Nor do their temporary files
 outlive them: a helper keeps them in a folder its starter removes.
+
+The run's own folder of temporary files (the builds, the tests' working folders, about
+600 KB) is a SIGKILL's leftover the run cannot remove: ``work_folder`` makes it in the
+output folder, not the system's temporary folder, where the next run removes what dead
+runs left (a run holds a lock on its folder while it lives, so that concurrent runs
+into one output folder never remove each other's).
 """
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
+import shutil
 import signal
 import tempfile
 from typing import Any
@@ -52,3 +60,104 @@ def temporary_files_in(folder: str) -> None:
     """Send this process's temporary files, and its children's, to ``folder``: a helper
     ended by a signal removes none of its own, so its starter removes the folder."""
     tempfile.tempdir = os.environ["TMPDIR"] = folder
+
+
+WORK_PREFIX = ".cooptest-work-"  # a run's folder of temporary files, in its output folder
+LOCK = ".lock"  # in it: locked (flock) while the run, or a process it forked, lives
+_locks: dict[str, int] = {}  # work folder -> the descriptor holding its lock
+
+
+def work_folder(out: str) -> str:
+    """A new folder for a run's temporary files, in ``out`` (the system's temporary
+    folder if ``out`` does not allow running programs: the tests are built there), after
+    removing the folders of dead runs there; locked until ``leave`` (or this process
+    and its forked helpers are gone: the kernel drops the lock, SIGKILL or not)."""
+    parent = out if _runs_programs(out) else tempfile.gettempdir()
+    remove_abandoned(parent)
+    while True:
+        path = tempfile.mkdtemp(prefix=WORK_PREFIX, dir=parent)
+        try:
+            fd = os.open(os.path.join(path, LOCK), os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+            break
+        except FileNotFoundError:
+            continue  # taken for abandoned by a run starting beside this one: another
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        pass  # a file system without locks: the folder is never taken for abandoned
+    _locks[path] = fd
+    return path
+
+
+def leave(path: str) -> None:
+    """Remove the work folder ``path`` and release its lock."""
+    _remove(path)
+    fd = _locks.pop(path, None)
+    if fd is not None:
+        os.close(fd)
+
+
+def _remove(path: str) -> bool:
+    """Remove the work folder ``path``, its lock file last: a compiler a killed run
+    started may still write there (gcc does not die with its parent), and a folder it
+    kept from being removed keeps its lock file, for the next run to try again."""
+    try:
+        entries = [e for e in os.scandir(path) if e.name != LOCK]
+    except OSError:
+        return not os.path.exists(path)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+    try:
+        if os.listdir(path) == [LOCK]:
+            os.unlink(os.path.join(path, LOCK))
+        os.rmdir(path)
+    except OSError:
+        return False
+    return True
+
+
+def remove_abandoned(parent: str) -> list[str]:
+    """Remove the work folders in ``parent`` whose run is gone (its lock is free), and
+    return them. Of a folder without its lock file (a SIGKILL between making the folder
+    and the file) only an empty one is removed: nothing else is known to be ours."""
+    removed = []
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith(WORK_PREFIX)]
+    except OSError:
+        return removed
+    for name in names:
+        path = os.path.join(parent, name)
+        try:
+            fd = os.open(os.path.join(path, LOCK), os.O_WRONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            try:
+                os.rmdir(path)
+                removed.append(path)
+            except OSError:
+                pass
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: its run is gone
+        except OSError:
+            continue  # a live run's (or no locks here)
+        finally:
+            os.close(fd)
+        if _remove(path):
+            removed.append(path)
+    return removed
+
+
+def _runs_programs(folder: str) -> bool:
+    """Whether programs built in ``folder`` can run (it is not mounted ``noexec``)."""
+    try:
+        return not os.statvfs(folder).f_flag & os.ST_NOEXEC
+    except OSError:
+        return False

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import TICK, GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
 from cooptest.harness.executor import Execution
@@ -223,6 +223,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 board.count(stat, n)
         elif kind == "executions":
             board.executions += value
+            board.notify(TICK)
         elif kind == "analysis":
             board.running[k] = Started(value, lanes[k].name, time.monotonic())
         elif kind == "ran":
@@ -245,6 +246,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                     undecided = board.has_open(goals)
             except queue.Empty:
                 alive -= {k for k in alive if not workers[k].is_alive() and outbox.empty()}
+                board.notify(TICK)
         # Every goal decided with time to spare: the workers, told so, end their analyses
         # and send their last batch of runs and counts; wait for it, briefly.
         last_batch = budget.child(LAST_BATCH)

@@ -7,7 +7,10 @@ rather than by a generic XML serialiser.
 
 The suite is rewritten atomically after every added test (copy, append, ``os.replace``):
 a generation run killed at any moment still leaves a valid zip of all tests so far, and
-Test-Comp scores whatever zip is on disk when the time limit strikes.
+Test-Comp scores whatever zip is on disk when the time limit strikes. A writer that is
+not ``eager`` leaves the publishing to its owner (``publish``): a run publishes the suite
+together with the report that describes it (``report.report``), so that the two agree
+whenever the run is killed.
 """
 from __future__ import annotations
 
@@ -95,8 +98,10 @@ class SuiteWriter:
     """Writes a suite zip test by test; the file on disk is always a complete suite."""
 
     def __init__(self, path_zip: str, task: Task, goal_property: str | None = None,
-                 producer: str = "cooptest 0.1") -> None:
+                 producer: str = "cooptest 0.1", eager: bool = True) -> None:
         self.path = os.path.abspath(path_zip)
+        self.eager = eager  # published after every change, else by ``publish`` only
+        self.unpublished = False  # tests added or removed since the file was written
         self._names: set[str] = set()
         self._tests: dict[str, _Entry] = {}  # file name -> its entry, in order of generation
         self._zip = _ZipImage()
@@ -121,7 +126,7 @@ class SuiteWriter:
             raise ValueError(f"test file {file} already in {self.path}")
         self._tests[file] = self._zip.add(file, xml_of_test(test).encode())
         self._names.add(file)
-        self._publish()
+        self._changed()
         return name
 
     def keep_only(self, names: list[str]) -> None:
@@ -134,16 +139,37 @@ class SuiteWriter:
         self._zip.add(METADATA_NAME, self._metadata)
         for entry in self._tests.values():
             self._zip.append(entry)
-        self._publish()
+        self._changed()
 
-    def _publish(self) -> None:
+    def _changed(self) -> None:
+        self.unpublished = True
+        if self.eager:
+            self._publish()
+
+    def publish(self, names: list[str] | None = None) -> None:
+        """Write the suite, holding only the tests ``names`` (as ``add`` names them) if
+        given: those the report written with it lists (a signal may stop a run between
+        adding a test here and recording it on the board)."""
+        if names is not None and len(names) != len(self._names):
+            keep = {f"{n}.xml" for n in names}
+            image = _ZipImage()
+            image.add(METADATA_NAME, self._metadata)
+            for file, entry in self._tests.items():
+                if file in keep:
+                    image.append(entry)
+            self._publish(image)  # still unpublished: the file is not this writer's suite
+        elif self.unpublished:
+            self._publish()
+
+    def _publish(self, image: _ZipImage | None = None) -> None:
         """Write the whole archive to a temporary file and rename it over the suite."""
         fd, tmp = tempfile.mkstemp(prefix=".suite-", suffix=".zip", dir=os.path.dirname(self.path))
         try:
             os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide the suite from other users
             with os.fdopen(fd, "wb") as f:
-                f.writelines(self._zip.parts())
+                f.writelines((image or self._zip).parts())
             os.replace(tmp, self.path)
+            self.unpublished = image is not None
         except BaseException:
             if os.path.exists(tmp):
                 os.unlink(tmp)
