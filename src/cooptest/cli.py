@@ -165,9 +165,9 @@ def build_parser() -> Parser:
     g.add_argument("--out", type=folder, default=DEFAULT_OUT, metavar="DIR",
                    help="where the suite and the reports go (default ./%(default)s)")
     g.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY)
-    g.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH,
-                   help="search strategy of concolic testing")
-    g.add_argument("--partitions", type=positive_count, default=4, help="partitions of mgp")
+    g.add_argument("--search", choices=SEARCHES,
+                   help=f"search strategy of concolic testing (default {DEFAULT_SEARCH})")
+    g.add_argument("--partitions", type=positive_count, help="partitions of mgp (default 4)")
     g.add_argument("--sequence", metavar="A:S,B:S",
                    help="coveritest: analyses and their time limits in seconds, e.g. value:20,predicate:80")
     g.add_argument("--time-pair", choices=list(TIME_PAIRS),
@@ -279,24 +279,32 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     return 0
 
 
+APPLIED = {"--search": "search", "--partitions": "partitions", "--sequence": "sequence",
+           "--time-pair": "time_pair", "--reuse": "reuse", "--parallel": "parallel",
+           "--testing-share": "testing_share", "--no-monitor": "no_monitor",
+           "--frontier-order": "frontier_order", "--jobs": "jobs",
+           "--max-iterations": "max_iterations"}
+"""The options of a strategy (``registry.OPTIONS``) by their attribute of the parsed
+command line, which is also their name in report.json's ``configuration``."""
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from cooptest.generate import Options, generate, load_within_budget
-    from cooptest.core.registry import Settings
-    extra = {k: v for k, v in (("sequence", args.sequence), ("time_pair", args.time_pair),
-                               ("reuse", args.reuse), ("parallel", args.parallel),
-                               ("jobs", args.jobs), ("no_monitor", args.no_monitor),
-                               ("bite_order", args.frontier_order)) if v}
-    if args.testing_share is not None:
-        extra["testing_share"] = args.testing_share
-    if args.max_iterations is not None:
-        if not STRATEGIES[args.strategy].iterated:
-            raise UserError("--max-iterations applies to strategies with concolic search: "
-                            + ", ".join(n for n, s in STRATEGIES.items() if s.iterated))
-        extra["max_iterations"] = args.max_iterations
-    settings = Settings(args.search, args.partitions, args.seed, extra)
+    from cooptest.core.registry import Settings, check_options
+    given = {flag: getattr(args, key) for flag, key in APPLIED.items()
+             if getattr(args, key) is not None and getattr(args, key) is not False}
+    check_options(args.strategy, given)  # each one applies, or the run does not begin
+    applied = {APPLIED[flag]: value for flag, value in given.items()}
+    extra = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs",
+                                      "no_monitor", "testing_share", "max_iterations")
+             if k in applied}
+    if "frontier_order" in applied:
+        extra["bite_order"] = applied["frontier_order"]
+    settings = Settings(args.search or DEFAULT_SEARCH, args.partitions or Settings().partitions,
+                        args.seed, extra)
     opts = Options(" ".join(args.target) or args.compile_commands, args.budget, args.out, args.strategy, settings, args.seed_suite,
                    args.data_model, args.quiet, args.memory, args.reduce,
-                   started=STARTED)
+                   started=STARTED, applied=applied)
     task, code = load_within_budget(lambda: load_target(args), opts)  # loading counts too
     if task is not None:
         _, code = generate(task, opts)

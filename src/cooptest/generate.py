@@ -41,7 +41,7 @@ from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import page_seconds, write_html_report
 from cooptest.report.progress import Progress, summary_line
 from cooptest.report.report import Report
-from cooptest.task import Task
+from cooptest.task import ERROR_CALL, Task
 
 END_TIME = 0.5  # seconds for the final count's answer and report.json (report.html's on top)
 MUTANTS_AT_THE_END = 3.0  # seconds, at most, for the meter's mutants when every goal is decided
@@ -63,6 +63,7 @@ class Options:
     memory_mb: int = DEFAULT_LIMIT_MB  # cooptest's own processes together (core.memory)
     reduce: bool = True  # the suite reduced to a minimal cover of the covered goals
     started: float = field(default_factory=time.monotonic)  # when the budget began
+    applied: dict[str, Any] = field(default_factory=dict)  # the strategy's options the user gave
 
 
 STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGALRM)  # the signals that end a run
@@ -203,8 +204,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     inputs=task.environment.describe() if task.environment else None,
                     harness=task.harness.describe() if task.harness else None)
     report.extra["sandbox"] = sandbox()
-    if "max_iterations" in opts.settings.extra:
-        report.options["max_iterations"] = opts.settings.extra["max_iterations"]
+    described = report.configuration.describe() if report.configuration is not None else {}
+    report.options.update({k: v for k, v in opts.applied.items() if k not in described})
     if task.harness is not None:  # the harness the suite's tests are inputs of, to keep
         report.options["function"] = list(task.harness.functions)
         with open(os.path.join(opts.out, HARNESS), "w") as f:
@@ -261,7 +262,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 executor.learnt = LearntLimit()
                 meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
                 board = GoalBoard(frontend.program, executor, suite)
-                board.listeners += [report, meter.listen]
+                goal = PropertyGoal(task, board, budget)
+                board.listeners += [report, meter.listen, goal]
                 report.write(board)
                 memory = MemoryWatch(opts.memory_mb, budget,
                                      lambda pid: board.count("workers_killed_for_memory"))
@@ -270,9 +272,10 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     for inputs in seed_tests:
                         board.submit(inputs, "seed-suite")
                     started = time.monotonic()
-                    outcome = analysis.run(board, Job(board.open(), budget))
+                    outcome = analysis.run(board, Job(board.open(goal.goals), budget))
                 safe.raise_pending()
-                report.extra["stopped"] = "memory" if memory.exceeded else outcome.stopped
+                report.extra["stopped"] = "memory" if memory.exceeded else \
+                    "done" if goal.reached else outcome.stopped
                 report.analyses = outcome.state.runs(outcome.stopped, time.monotonic() - started)
                 answer_by = deadline.child(deadline.remaining() - page)
                 executor.budget = answer_by
@@ -305,6 +308,30 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
         _leave_nothing(work)
     finish(task, opts, deadline, doc, tests)
     return doc, exit_code
+
+
+class PropertyGoal:
+    """The goals the run works for, by the task's coverage property, and the listener of
+    the board that ends the run once the property is met.
+
+    For coverage-branches every goal. For coverage-error-call only the calls of
+    ``reach_error``, and one covered call is the property met (Test-Comp's Cover-Error
+    counts a suite one of whose tests reaches ``reach_error``): the analyses work for
+    those goals alone, and the first test to reach one cancels the analysis budget,
+    where before a run went on searching branch goals until its budget ended. A run
+    whose error calls are all proven unreachable ends as one whose goals are decided."""
+
+    def __init__(self, task: Task, board: GoalBoard, budget: Budget) -> None:
+        self.budget = budget
+        self.goals: frozenset[str] | None = None
+        if task.goal_property == ERROR_CALL:
+            self.goals = frozenset(g.id for g in board.goals.values() if g.kind == "error-call")
+        self.reached = False
+
+    def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
+        if self.goals is not None and event == "covered" and self.goals & info["goals"]:
+            self.reached = True
+            self.budget.cancel()
 
 
 def finish(task: Task, opts: Options, deadline: Budget, doc: dict[str, Any] | None,

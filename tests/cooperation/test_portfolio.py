@@ -135,6 +135,23 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
     assert names(LARGE + 1, jobs=3)["random-0"] == names(LARGE, jobs=3)["random-0"] == ["random"]
 
 
+def test_the_coveritest_lane_takes_the_users_reuse_time_pair_and_sequence() -> None:
+    """``--reuse``, ``--time-pair`` and ``--sequence`` reach auto's CoVeriTest lane (they
+    were accepted and ignored): on one core and on two, Spacer's turn first unless the
+    user's sequence says otherwise."""
+    from cooptest.cooperation.portfolio import lanes_for
+
+    def lane(jobs: int, **extra: object):
+        lanes = lanes_for(jobs, Settings(extra={"budget": 90, **extra}), 10)
+        return next(a for ln in lanes for a, _ in ln.analyses if a.name == "coveritest").configuration
+
+    for jobs in (1, 2):
+        config = lane(jobs, reuse="cond-p", time_pair="10/10")
+        assert config.reuse.name == "cond-p"
+        assert [(a, round(t, 3)) for a, t in config.pairs][1:] == [("value", 1.0), ("predicate", 1.0)]
+        assert lane(jobs, sequence="predicate:3,value:1").pairs == (("predicate", 3.0), ("value", 1.0))
+
+
 def test_workers_report_in_batches(program_of) -> None:
     """A message per covered goal or per count flooded the parent on pals_lcr (13k goals,
     tests covering thousands): a worker sends one message per test it keeps and its

@@ -41,7 +41,7 @@ from typing import Any
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, Run, Stopped, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.parallel import Lane, run_lanes
-from cooptest.core.registry import Settings, make_analysis
+from cooptest.core.registry import STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
 
 REUSE_TYPES = ("plain", "cond-v", "cond-p", "cond-vp", "reuse-prec", "reuse-arg",
@@ -97,6 +97,11 @@ def parse_sequence(text: str) -> tuple[tuple[str, float], ...]:
         if not sep or not name or not limit > 0 or limit == float("inf"):
             raise UserError(f"bad --sequence item {item!r} (expected ANALYSIS:SECONDS, "
                             f"e.g. value:20,predicate:80)")
+        if name in ("coveritest", "auto"):
+            raise UserError(f"a CoVeriTest sequence cannot contain {name}")
+        if name not in STRATEGIES:
+            raise UserError(f"unknown analysis {name!r} in --sequence (known: "
+                            f"{', '.join(n for n in STRATEGIES if n not in ('coveritest', 'auto'))})")
         pairs.append((name, limit))
     return tuple(pairs)
 
@@ -205,8 +210,5 @@ def from_settings(settings: Settings) -> CoVeriTest:
         pairs = parse_sequence(extra["sequence"])
     else:
         pairs = scaled(paper_pair(extra.get("time_pair") or DEFAULT_PAIR), float(extra.get("budget", PAPER_RUN)))
-    for name, _ in pairs:
-        if name in ("coveritest",):
-            raise UserError("a CoVeriTest sequence cannot contain coveritest itself")
     return CoVeriTest(Configuration(pairs, Reuse.named(extra.get("reuse") or DEFAULT_REUSE),
                                     bool(extra.get("parallel"))), settings)

@@ -55,7 +55,7 @@ from dataclasses import replace
 
 from cooptest.analyses.chc import FIRST_LIMIT_MS
 from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, PAPER_RUN, Configuration,
-                                             CoVeriTest, Reuse, paper_pair, scaled)
+                                             CoVeriTest, Reuse, paper_pair, parse_sequence, scaled)
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.parallel import Lane, Niced, run_lanes
@@ -75,10 +75,17 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
                                            extra={**settings.extra, **extra}))
 
     def coveritest() -> Analysis:
-        (chc, turn), *pair = scaled((("chc", CHC_PAIR), *paper_pair(DEFAULT_PAIR)),
-                                    float(settings.extra.get("budget", PAPER_RUN)))
+        """The CoVeriTest lane: Spacer's turn, then the value/predicate pair, unless the
+        user gave the lane's ``--sequence`` (then it is the whole sequence); ``--time-pair``
+        and ``--reuse`` as ``--strategy coveritest`` takes them."""
+        extra = settings.extra
+        reuse = Reuse.named(extra.get("reuse") or DEFAULT_REUSE)
+        if extra.get("sequence"):
+            return CoVeriTest(Configuration(parse_sequence(extra["sequence"]), reuse), settings)
+        (chc, turn), *pair = scaled((("chc", CHC_PAIR), *paper_pair(extra.get("time_pair") or DEFAULT_PAIR)),
+                                    float(extra.get("budget", PAPER_RUN)))
         sequence = ((chc, max(turn, FIRST_LIMIT_MS / 1000)), *pair)  # at least one whole query
-        return CoVeriTest(Configuration(sequence, Reuse.named(DEFAULT_REUSE)), settings)
+        return CoVeriTest(Configuration(sequence, reuse), settings)
 
     if jobs <= 1:
         return [Lane([(make("callgraph"), None), (make("fields"), None),
@@ -104,6 +111,8 @@ class Portfolio:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.jobs = max(1, int(settings.extra.get("jobs") or os.cpu_count() or 1))
+        if settings.extra.get("sequence"):  # refused now, not once a lane builds it
+            parse_sequence(settings.extra["sequence"])
 
     def run(self, board: GoalBoard, job: Job) -> Outcome:
         state = AnalysisState(self.name)

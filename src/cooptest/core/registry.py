@@ -39,7 +39,6 @@ class StrategySpec:
     make: Callable[[Settings], Analysis]
     proves: bool  # whether it can claim goals infeasible
     uses_search: bool = False
-    iterated: bool = False  # ``--max-iterations`` bounds its concolic search
 
 
 def _lazy(strategy: str, module: str, factory: str) -> Callable[[Settings], Analysis]:
@@ -59,7 +58,7 @@ def _lazy(strategy: str, module: str, factory: str) -> Callable[[Settings], Anal
 STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
     StrategySpec("concolic", "concolic testing; --search picks the decision to negate",
                  _lazy("concolic", "cooptest.analyses.concolic", "from_settings"), proves=True,
-                 uses_search=True, iterated=True),
+                 uses_search=True),
     StrategySpec("random", "coverage-guided random testing at native speed",
                  _lazy("random", "cooptest.analyses.random_testing", "from_settings"), proves=False),
     StrategySpec("value", "CEGAR reachability with explicit values",
@@ -76,8 +75,7 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  "loops and recursion over registers (no tests)",
                  _lazy("chc", "cooptest.analyses.chc", "from_settings"), proves=True),
     StrategySpec("auto", "a portfolio of cooperating analyses on every core (--jobs)",
-                 _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True,
-                 iterated=True),  # each concolic lane's own search
+                 _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True),
     StrategySpec("crabs", "Crabs: concolic testing steered by monitors made of predicate ARGs",
                  _lazy("crabs", "cooptest.cooperation.crabs", "from_settings"), proves=True,
                  uses_search=True),
@@ -87,6 +85,70 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
     StrategySpec("bite", "BiTe: concolic S-states meet weakest-precondition R-states at a frontier",
                  _lazy("bite", "cooptest.cooperation.bite", "from_settings"), proves=True),
 )}
+
+
+@dataclass(frozen=True)
+class Applies:
+    """The strategies an option of ``generate`` does something for; ``what`` names them
+    in the refusal where a list alone would not say why."""
+
+    strategies: tuple[str, ...]
+    what: str = ""
+
+
+OPTIONS: dict[str, Applies] = {
+    "--search": Applies(("concolic", "crabs", "bite", "auto")),
+    "--partitions": Applies(("mgp",)),
+    "--sequence": Applies(("coveritest", "auto")),
+    "--time-pair": Applies(("coveritest", "auto")),
+    "--reuse": Applies(("coveritest", "auto")),
+    "--parallel": Applies(("coveritest",)),
+    "--testing-share": Applies(("crabs",)),
+    "--no-monitor": Applies(("crabs",)),
+    "--frontier-order": Applies(("bite", "auto")),
+    "--jobs": Applies(("auto",)),
+    "--max-iterations": Applies(("concolic", "auto"), "strategies with concolic search: concolic, auto"),
+}
+"""Which strategy each option of ``generate`` that is not about the program, the budget
+or the outputs applies to: the one table ``check_options`` reads, so that an option is
+either applied or refused, never accepted and ignored. ``auto`` takes the options of the
+analyses it runs: ``--search`` its concolic lanes and BiTe, ``--frontier-order`` BiTe,
+``--reuse``/``--sequence``/``--time-pair`` its CoVeriTest lane. ``--parallel`` is
+CoVeriTest's own lanes, which a lane of ``auto`` cannot fork. ``--max-iterations`` is
+not crabs' (a fresh execution tree each round: N per round is not CREST's N)."""
+SEQUENCED = ("coveritest", "auto")  # their --sequence names analyses, whose options apply too
+EXCLUSIVE = (("--sequence", "--time-pair"),)
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def applies(option: str, strategy: str, sequence: str | None = None) -> bool:
+    """Whether ``option`` does something for ``strategy``; for a strategy that runs a
+    ``--sequence``, also when it does for an analysis the sequence names (``--search``
+    for ``--sequence concolic:5,value:5``)."""
+    spec = OPTIONS.get(option)
+    if spec is None or strategy in spec.strategies:
+        return True
+    if strategy not in SEQUENCED or not sequence:
+        return False
+    named = {item.partition(":")[0].strip() for item in sequence.split(",")} - set(SEQUENCED)
+    return any(n in spec.strategies for n in named)
+
+
+def check_options(strategy: str, given: dict[str, Any]) -> None:
+    """A UserError (one line, exit 2) for the first option in ``given`` (flag -> value,
+    the options the user gave) that does nothing for ``strategy``, or two that exclude
+    each other; checked here once, before anything runs."""
+    from cooptest.errors import UserError
+    for option in given:
+        if not applies(option, strategy, given.get("--sequence")):
+            spec = OPTIONS[option]
+            raise UserError(f"{option} applies to {spec.what or _listed(spec.strategies)}")
+    for a, b in EXCLUSIVE:
+        if a in given and b in given:
+            raise UserError(f"give either {a} or {b}, not both")
 
 
 def make_analysis(strategy: str, settings: Settings | None = None) -> Analysis:

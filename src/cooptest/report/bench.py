@@ -30,7 +30,7 @@ from pathlib import Path
 from cooptest.arguments import budget_seconds, folder, positive_count
 from cooptest.core.lifetime import die_with_parent
 from cooptest.core.memory import DEFAULT_LIMIT_MB
-from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
+from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES, applies
 from cooptest.errors import UserError
 
 GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
@@ -120,7 +120,8 @@ def run_task(task: str, args: argparse.Namespace) -> Row:
     row = Row(task)
     out = os.path.join(args.out, run_name(task))
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", task, "--budget", str(args.budget),
-           "--out", out, "--strategy", args.strategy, "--search", args.search,
+           "--out", out, "--strategy", args.strategy,
+           *(("--search", args.search) if applies("--search", args.strategy) else ()),
            "--seed", str(args.seed), "--memory", str(args.memory), "--quiet"]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
