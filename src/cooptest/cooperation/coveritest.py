@@ -12,22 +12,35 @@ every goal it did not reach infeasible: nothing is left for the others). Alg. 1:
             states[i] := analysis_i.run(board, job).state
             if states[i] is complete: stop
 
-``reuse(i)`` is the reuse type (the paper's nine):
+``reuse(i)`` is the reuse type, the paper's nine (FASE 2019, Sect. 3: what a run of an
+analysis starts from besides the open goals):
 
 - ``plain``: every run starts from scratch;
 - ``reuse-prec``: a run restarts with the precision its analysis had learnt;
 - ``reuse-arg``: a run continues its analysis's own ARG (state);
-- ``cond-v`` / ``cond-p`` / ``cond-vp``: the value / predicate / both analyses read the
-  *condition* of the analysis that ran just before them (conditional model checking:
-  the state space it explored completely, every goal in it decided), and skip it;
-- ``cond-v+r`` / ``cond-p+r`` / ``cond-vp+r``: the same, restarting with their own
-  precision as in ``reuse-prec``. (A condition and a continued ARG do not mix: the old
-  ARG was built without the condition.)
+- ``cond-v`` / ``cond-p`` / ``cond-vp``: the value / predicate / both analyses are the
+  conditional model checkers whose *condition* (the state space its ARG explored
+  completely, every goal in it decided) the analysis that runs next reads and skips:
+  under ``cond-v`` the predicate analysis skips what the value analysis explored,
+  under ``cond-p`` the value analysis what the predicate analysis did; each run
+  starts from scratch otherwise;
+- ``cond-v+r`` / ``cond-p+r`` / ``cond-vp+r``: the same, with reuse: an analysis that
+  reads no condition continues its ARG (so the condition it hands on grows from round
+  to round), one that reads a condition restarts with its own precision (a condition
+  and a continued ARG do not mix: the old ARG was built without the condition).
 
+A condition is read from the analysis just before in the sequence (the last one's for
+the first, from the second round on), if that analysis's letter is in the type's name.
 Any analysis of the registry may sit in the sequence (value, predicate, concolic,
 random): a reuse type that does not apply to it (random testing has no precision)
 leaves it as ``plain`` or ``reuse-arg`` would. The time limits are seconds, or the
 paper's pairs for a 900-s run (``TIME_PAIRS``) scaled to the budget.
+
+Until issue 40, ``cond-v`` conditioned the value analysis on the predicate analysis's
+condition (the paper's ``cond-p``, and the reverse), and ``cond-v+r``/``cond-p+r``
+restarted both analyses with their precisions; RESULTS.md's reuse table of 11-23
+measured those. That ``+r`` variant trailed reuse-arg there by 4-5 points of TestCov
+coverage, so it is not kept under a name of its own.
 
 Every test and proof names the analysis and the round that produced it (the board's
 ``context``); report.json names the configuration (``describe``).
@@ -50,16 +63,17 @@ TIME_PAIRS = {"10/10": (10, 10), "50/50": (50, 50), "100/100": (100, 100),
               "250/250": (250, 250), "20/80": (20, 80), "80/20": (80, 20)}
 PAPER_RUN = 900.0  # the paper's time limits are of a 900-s run
 DEFAULT_PAIR, DEFAULT_REUSE = "20/80", "reuse-arg"  # the paper's best configuration
-CONDITIONED = {"v": "value", "p": "predicate"}  # what the letters of cond-X name
+CONDITIONED = {"v": "value", "p": "predicate"}  # the analyses the letters of cond-X name
 
 
 @dataclass(frozen=True)
 class Reuse:
-    """A reuse type: what a run starts from besides the open goals."""
+    """A reuse type: what a run starts from besides the open goals (module docstring)."""
 
     name: str
-    own: str  # "none", "precision" or "arg": what a run takes from its own last state
-    conditioned: frozenset[str]  # analyses that read the previous analysis's condition
+    own: str  # "none", "precision" or "arg": what a run that reads no condition takes from its last state
+    producers: frozenset[str]  # cond-X: the analyses X whose condition the next analysis reads
+    conditioned_own: str = "none"  # what a run that reads a condition takes from its last state
 
     @staticmethod
     def named(name: str) -> Reuse:
@@ -69,8 +83,9 @@ class Reuse:
             return Reuse(name, {"plain": "none", "reuse-prec": "precision", "reuse-arg": "arg"}[name],
                          frozenset())
         letters = name.removeprefix("cond-").removesuffix("+r")
-        return Reuse(name, "precision" if name.endswith("+r") else "none",
-                     frozenset(CONDITIONED[c] for c in letters))
+        reuse = name.endswith("+r")
+        return Reuse(name, "arg" if reuse else "none", frozenset(CONDITIONED[c] for c in letters),
+                     "precision" if reuse else "none")
 
 
 @dataclass(frozen=True)
@@ -188,16 +203,19 @@ class CoVeriTest:
 
     def _job(self, state: CoVeriTestState, i: int, job: Job, board: GoalBoard) -> Job:
         """Alg. 2-3: the start of run ``i`` under the reuse type."""
-        name, limit = self.configuration.pairs[i]
-        reuse = self.configuration.reuse
+        pairs, reuse = self.configuration.pairs, self.configuration.reuse
+        limit = pairs[i][1]
         own = state.states[i]
-        previous = state.states[i - 1] if len(state.states) > 1 else None
+        # the analysis before this one (the last one's, for the first) hands on its condition
+        reads = len(pairs) > 1 and pairs[i - 1][0] in reuse.producers
+        previous = state.states[i - 1] if reads else None
+        takes = reuse.conditioned_own if reads else reuse.own
         kwargs: dict[str, Any] = {}
-        if own is not None and reuse.own == "arg":
+        if own is not None and takes == "arg":
             kwargs["state"] = own
-        elif own is not None and reuse.own == "precision":
+        elif own is not None and takes == "precision":
             kwargs["precision"] = own.reusable_precision()
-        if name in reuse.conditioned and previous is not None:
+        if previous is not None:
             kwargs["condition"] = previous.condition(board)
         return Job(board.open(job.goals), job.budget.child(limit), **kwargs)
 
