@@ -167,7 +167,8 @@ def helpers_of(marker: str) -> list[int]:
 @pytest.mark.parametrize("strategy", ["random", "auto"])
 def test_a_sigkilled_cooptest_leaves_no_test_and_no_helper_running(tmp_path, strategy):
     """Neither the tests nor cooptest's own helpers (lane workers of the portfolio, the
-    builder of the coverage meter) outlive a SIGKILLed run."""
+    builder of the coverage meter) outlive a SIGKILLed run. (The tests are built in the
+    run's folder, in OUT: ``core.lifetime``.)"""
     path = tmp_path / "sleepy.c"
     path.write_text(HEAD + BRANCHES % (FORK % "setsid();" + " sleep(2);"))
     tmp = tmp_path / "tmp"
@@ -178,14 +179,14 @@ def test_a_sigkilled_cooptest_leaves_no_test_and_no_helper_running(tmp_path, str
                              "--strategy", strategy], env={**os.environ, "TMPDIR": str(tmp)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
-    while not running(str(tmp)) and time.monotonic() < deadline:
+    while not running(out) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert running(str(tmp)), "a test was started"
+    assert running(out), "a test was started"
     assert len(helpers_of(out)) > 1, "cooptest forked its helpers"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     time.sleep(0.5)
-    assert running(str(tmp)) == []
+    assert running(out) == []
     assert helpers_of(out) == []
     if cgroup_roots():  # root: the run's cgroups are left, with no process
         assert orphans(), "the test that was started had a cgroup"
@@ -337,3 +338,45 @@ def test_a_test_changes_nothing_outside_its_directory(tmp_path, name, model):
         victim.wait()
         for s in (listener, datagrams, service):
             s.close()
+
+
+PRLIMIT = r"""
+  struct { unsigned long long cur, max; } mine, lowered;
+  if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &mine) == 0 &&
+      syscall(SYS_prlimit64, getpid(), RLIMIT_NOFILE, &mine, 0) == 0)
+    x = x + 1; /* MINE */
+  lowered.cur = mine.cur - 1;
+  lowered.max = mine.max;
+  if (syscall(SYS_prlimit64, getppid(), RLIMIT_NOFILE, &lowered, 0) == 0)
+    x = x + 2; /* PARENT'S */
+"""
+
+
+@pytest.mark.parametrize("model", ["LP64", "ILP32"])
+def test_a_test_cannot_change_the_limits_of_cooptest(tmp_path, model):
+    """prlimit(2) on its parent (cooptest, of the same user) lowered cooptest's own
+    RLIMIT_NOFILE (to 5, in the probe: the run ended at once, with no test). The seccomp
+    filter of ``contain.c`` denies it for any pid but 0 and the test's own, in a 64-bit
+    build and a 32-bit one (prlimit64 is 302 there, 340 here); the test's own limits
+    stay its to change. Here the parent is this process, which the test tries to lower
+    by one file descriptor."""
+    import resource
+    from cooptest.harness.runner import seccomp_filters
+    if not seccomp_filters():
+        pytest.skip("no seccomp filter here (not x86, or a kernel without seccomp)")
+    path = tmp_path / "prlimit.c"
+    path.write_text(HEAD + "#include <sys/resource.h>\n#include <sys/syscall.h>\n"
+                    + BRANCHES % PRLIMIT)
+    task = tmp_path / "task.yml"
+    task.write_text(f"format_version: '2.0'\ninput_files: '{path.name}'\n"
+                    f"options:\n  language: C\n  data_model: {model}\n")
+    frontend = load_program(load_task(str(task)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    before = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        put.submit(["0"], "test")
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == before, "the test changed ours"
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, before)  # what a test lowered, back
+    assert not taken(put, "SYS_prlimit64, getppid()"), "prlimit64 on the parent succeeded"
+    assert taken(put, "SYS_prlimit64, getpid()"), "its own limits are the test's"

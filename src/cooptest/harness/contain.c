@@ -28,6 +28,13 @@
  * (the constants of include/uapi/linux/{filter,seccomp,audit}.h and the syscall
  * tables), on other architectures there is none.
  *
+ * Nor may a test change the limits of another process: prlimit64(2) on cooptest's pid
+ * (its parent's, of the same user) lowered cooptest's own RLIMIT_NOFILE to 5 or its
+ * RLIMIT_CPU to 1, and the run ended at once with no test. The same filter lets
+ * prlimit64 through only for pid 0 (the caller, what the C library's getrlimit and
+ * setrlimit pass) or the test's own pid, and fails it with EPERM, as the kernel does
+ * for a process one may not touch. setrlimit(2) changes only the caller's limits.
+ *
  * A test of root's is not capped by RLIMIT_NPROC (the kernel exempts uid 0), so
  * cooptest then gives each executable's tests cgroups of the pids and memory
  * controllers (cgroups.py), whose cgroup.procs files $COOPTEST_CGROUPS lists,
@@ -120,27 +127,37 @@ struct sock_fprog {
 #define AUDIT_ARCH_X86_64 0xc000003eu
 #define AUDIT_ARCH_I386 0x40000003u
 #define X32_SYSCALL_BIT 0x40000000u
+#define SECCOMP_DATA_ARG0 16 /* the low half of the first argument: a pid is an int */
 #define ALLOW 0x7fff0000u         /* SECCOMP_RET_ALLOW */
 #define DENY (0x00050000u | 13u)  /* SECCOMP_RET_ERRNO | EACCES */
+#define NOT_YOURS (0x00050000u | 1u)  /* SECCOMP_RET_ERRNO | EPERM */
 #define PR_SET_SECCOMP 22
 #define SECCOMP_MODE_FILTER 2
 
-static void deny_sockets(void) {
-  static const struct sock_filter program[] = {
-      LOAD(SECCOMP_DATA_ARCH),
-      IF_EQUAL(AUDIT_ARCH_X86_64, 0, 5),
-      LOAD(SECCOMP_DATA_NR),
-      CLEAR(X32_SYSCALL_BIT),
-      IF_EQUAL(41, 8, 0),  /* socket */
-      IF_EQUAL(425, 7, 0), /* io_uring_setup */
-      RETURN(ALLOW),
-      IF_EQUAL(AUDIT_ARCH_I386, 0, 4),
-      LOAD(SECCOMP_DATA_NR),
-      IF_EQUAL(102, 3, 0), /* socketcall */
-      IF_EQUAL(359, 2, 0), /* socket */
-      IF_EQUAL(425, 1, 0), /* io_uring_setup */
-      RETURN(ALLOW),
-      RETURN(DENY),
+/* Jumps count the instructions skipped: the comment on each line is its index. */
+static void deny_sockets_and_others_limits(void) {
+  const struct sock_filter program[] = {
+      LOAD(SECCOMP_DATA_ARCH),                /* 0 */
+      IF_EQUAL(AUDIT_ARCH_X86_64, 0, 6),      /* 1: else 8 */
+      LOAD(SECCOMP_DATA_NR),                  /* 2 */
+      CLEAR(X32_SYSCALL_BIT),                 /* 3 */
+      IF_EQUAL(41, 15, 0),                    /* 4: socket, 20 */
+      IF_EQUAL(425, 14, 0),                   /* 5: io_uring_setup, 20 */
+      IF_EQUAL(302, 8, 0),                    /* 6: prlimit64, 15 */
+      RETURN(ALLOW),                          /* 7 */
+      IF_EQUAL(AUDIT_ARCH_I386, 0, 5),        /* 8: else 14 */
+      LOAD(SECCOMP_DATA_NR),                  /* 9 */
+      IF_EQUAL(102, 9, 0),                    /* 10: socketcall, 20 */
+      IF_EQUAL(359, 8, 0),                    /* 11: socket, 20 */
+      IF_EQUAL(425, 7, 0),                    /* 12: io_uring_setup, 20 */
+      IF_EQUAL(340, 1, 0),                    /* 13: prlimit64, 15 */
+      RETURN(ALLOW),                          /* 14 */
+      LOAD(SECCOMP_DATA_ARG0),                /* 15: prlimit64's pid */
+      IF_EQUAL(0, 1, 0),                      /* 16: the caller, 18 */
+      IF_EQUAL((uint32_t)getpid(), 0, 1),     /* 17: the test itself, 18; else 19 */
+      RETURN(ALLOW),                          /* 18 */
+      RETURN(NOT_YOURS),                      /* 19 */
+      RETURN(DENY),                           /* 20 */
   };
   const struct sock_fprog filter = {sizeof program / sizeof program[0], program};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
@@ -216,7 +233,7 @@ __attribute__((constructor(0))) static void cooptest_contain(void) {
   const char *writable = getenv("COOPTEST_WRITABLE");
   confine_to_working_directory(writable && *writable ? writable : NULL);
 #if defined(__x86_64__) || defined(__i386__)
-  deny_sockets();
+  deny_sockets_and_others_limits();
 #endif
   unsetenv("COOPTEST_WRITABLE");
 }

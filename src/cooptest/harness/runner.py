@@ -19,7 +19,8 @@ If cooptest itself dies, ``contain.c`` lets the kernel kill the tests. ``contain
 also confines every test to its working directory (Landlock, see there): it can write
 files nowhere else, reach no TCP port and signal no process outside its own tree;
 ``sandbox()`` says whether the kernel offers that. A seccomp filter denies it sockets
-of any kind (x86 builds, ``seccomp_filters``). Files it writes are capped at
+of any kind and prlimit(2) on any process but itself: a test lowered cooptest's own
+RLIMIT_NOFILE (x86 builds, ``seccomp_filters``). Files it writes are capped at
 ``FILE_SIZE``. A test of root's drops every capability.
 
 The branch trace travels through shared memory (:class:`TraceRegion`), never through
@@ -233,7 +234,8 @@ def landlock_abi() -> int:
 
 @functools.cache
 def seccomp_filters() -> bool:
-    """Whether ``contain.c`` denies tests every socket: the kernel takes seccomp filters
+    """Whether ``contain.c`` denies tests every socket and the limits of other processes:
+    the kernel takes seccomp filters
     (``/proc/self/status`` has a ``Seccomp`` line) and the filter is x86's."""
     if platform.machine() not in ("x86_64", "i686"):
         return False
@@ -247,7 +249,8 @@ def seccomp_filters() -> bool:
 def sandbox() -> str:
     """What confines the tests, for the report."""
     abi = landlock_abi()
-    sockets = "no sockets (seccomp)" if seccomp_filters() else "sockets allowed"
+    sockets = "no sockets, no limits of other processes (seccomp)" if seccomp_filters() \
+        else "sockets allowed, limits of the user's processes changeable"
     files = f"landlock ABI {abi}" if abi else "no Landlock: a test may write outside its directory"
     caps = cgroup_roots()
     if _process_limit() is not None:
