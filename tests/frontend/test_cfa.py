@@ -28,6 +28,21 @@ def test_and_or_are_split_into_branch_points(tmp_path: Path) -> None:
     assert len([g for g in p.goals() if g.kind == "branch"]) == 6
 
 
+def test_each_branch_point_keeps_its_condition_as_c(tmp_path: Path) -> None:
+    """What a report shows beside a goal: the leaf condition as written (macros
+    expanded), a case as a comparison with the switch's subject."""
+    p = cfa_of(tmp_path, """
+        extern int __VERIFIER_nondet_int(void);
+        #define LIMIT 5
+        int main(void) { int x = __VERIFIER_nondet_int(), y = __VERIFIER_nondet_int();
+          if (x > LIMIT && !(y == 3)) x++;
+          switch (y) { case 1: x--; break; case 4 ... 6: x++; break; default: break; }
+          return x; }""")
+    assert [(g.id, g.condition) for g in p.goals()] == [
+        ("B1T", "x > 5"), ("B1F", "x > 5"), ("B2T", "y == 3"), ("B2F", "y == 3"),
+        ("B3T", "y == 1"), ("B3F", "y == 1"), ("B4T", "4 <= y <= 6"), ("B4F", "4 <= y <= 6")]
+
+
 def test_constant_conditions_make_no_goals(tmp_path: Path) -> None:
     p = cfa_of(tmp_path, """
         extern int __VERIFIER_nondet_int(void);

@@ -31,6 +31,7 @@ class FilesPage(HTMLParser):
         self.hrefs: list[str] = []
         self._row = ""
         self._mark: str | None = None
+        self._goal: str | None = None
         self._file: str | None = None
         self.feed(html)
 
@@ -45,6 +46,7 @@ class FilesPage(HTMLParser):
             self.rows.append(self._row)
         elif tag in ("a", "span") and "g" in classes and self._row:
             self._mark = next(STATUS[c] for c in classes if c in STATUS)
+            self._goal = a.get("data-goal")  # the mark's text is its condition and outcome
         elif tag == "tr" and a.get("data-file"):
             self._file = a["data-file"]
             self.files[self._file] = []
@@ -53,7 +55,7 @@ class FilesPage(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._mark is not None:
-            self.marks[data] = (self._mark, self._row)
+            self.marks[self._goal or data] = (self._mark, self._row)
             self._mark = None
         elif self._file and self.files[self._file]:
             self.files[self._file][-1] += data.strip()

@@ -469,6 +469,7 @@ class BranchPoint:
     true_edge: AssumeEdge
     false_edge: AssumeEdge
     file: str = ""  # the source file of the condition (a header's, if it is in one)
+    text: str = ""  # the condition as C (``x > 5``, ``c == 3`` for a case): what a report names
 
 
 @dataclass(frozen=True)
@@ -483,6 +484,7 @@ class Goal:
     edge: Edge
     function: str
     file: str = ""
+    condition: str = ""  # a branch goal's condition as C (its outcome is the id's T/F)
 
     def __hash__(self) -> int:
         return hash(self.id)
@@ -567,7 +569,7 @@ class Program:
                 continue
             for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge)):
                 out.append(Goal(branch_goal_id(bp.id, outcome), "branch", bp.line, edge, bp.function,
-                                bp.file))
+                                bp.file, bp.text))
         for cid, edge in sorted(self.error_calls.items()):
             out.append(Goal(error_goal_id(cid), "error-call", edge.line, edge, edge.src.function,
                             edge.file))

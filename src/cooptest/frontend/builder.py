@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from cooptest.cfa.builtins import FLOAT_CONSTANTS
 from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
@@ -39,6 +39,7 @@ from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
 TERMINATING_FUNCTIONS = {"abort": "abort", "exit": "exit", "_exit": "exit", "_Exit": "exit",
                          "__assert_fail": "abort", "__VERIFIER_abort": "abort"}
 NONDET_PREFIX = "__VERIFIER_nondet_"
+CONDITION_CHARS = 80  # of a condition's text kept for reports (generated code nests deep)
 
 Slot = Callable[[c_ast.Node], None]  # puts a replacement node where the original stood
 
@@ -456,8 +457,11 @@ class CFABuilder:
             match, no = labels[id(case_node)], self._new_loc(line)
             low, high = (promoted.wrap(v) for v in case_value)
             cond = self._in_range(value, low, high)
+            subject = condition_text(node.cond)
             bid = self._branch(cond, match, no, "case", case_node.coord.line if case_node.coord else line,
-                               case_node.coord.file if case_node.coord else "")
+                               case_node.coord.file if case_node.coord else "",
+                               f"{subject} == {case_value[0]}" if case_value[0] == case_value[1]
+                               else f"{case_value[0]} <= {subject} <= {case_value[1]}")
             if bid is not None:
                 site.cases.append((bid, low, high))
             self.fs.cur = no
@@ -695,7 +699,8 @@ class CFABuilder:
                 cond = conv.to_condition(self.types, self._rvalue(node))
             except conv.TypeMismatch as e:
                 raise unsupported(str(e), node) from None
-            bid = self._branch(cond, t, f, kind, line, node.coord.file if node.coord else "")
+            bid = self._branch(cond, t, f, kind, line, node.coord.file if node.coord else "",
+                               condition_text(node))
             if bid is not None and not self._sandbox:
                 self.instrumentation.leaves.append(Leaf(bid, put, node))
 
@@ -707,8 +712,9 @@ class CFABuilder:
         self.fs.cur = right
 
     def _branch(self, cond: Expr, t: Location, f: Location, kind: str, line: int,
-                file: str) -> int | None:
-        """Two assume edges from here; a constant condition is a plain jump (no goal)."""
+                file: str, text: str = "") -> int | None:
+        """Two assume edges from here; a constant condition is a plain jump (no goal).
+        ``text``: the condition as the source writes it, for reports."""
         value = const_int(cond) if isinstance(cond.type, IntType) else None
         if value is not None:
             self._jump(t if value else f, line)
@@ -724,7 +730,7 @@ class CFABuilder:
         self.fs.cur = src
         fe = self._edge(AssumeEdge, f, line, cond=cond, positive=False, branch=bid)
         assert isinstance(te, AssumeEdge) and isinstance(fe, AssumeEdge)
-        self.branch_points[bid] = BranchPoint(bid, self.fs.name, line, kind, te, fe, file)
+        self.branch_points[bid] = BranchPoint(bid, self.fs.name, line, kind, te, fe, file, text)
         return bid
 
     # ------------------------------------------------------------------ expressions
@@ -1212,6 +1218,16 @@ class CFABuilder:
         if want_value and lhs is None:
             return Const(t.int, 0)
         return lhs
+
+
+def condition_text(node: c_ast.Node) -> str:
+    """A condition as C, from the AST (macros expanded, the source's own parentheses
+    dropped), cut at ``CONDITION_CHARS``: what a report shows beside a goal's outcome."""
+    try:
+        text = " ".join(c_generator.CGenerator().visit(node).split())
+    except (AttributeError, TypeError, RecursionError):  # a node of the GNU extensions
+        return ""
+    return text if len(text) <= CONDITION_CHARS else text[:CONDITION_CHARS - 1] + "…"
 
 
 def _internal_function_names(units: list[tuple[str, c_ast.FileAST]]) -> dict[tuple[str, str], str]:

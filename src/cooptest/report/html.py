@@ -38,7 +38,8 @@ from cooptest.report.files import FileTotals, file_totals
 
 HTML = "report.html"
 # ``contradicted`` has its own section (a defect of cooptest), not a column of the goals'
-BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin", "file", "contradicted")
+BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin", "file", "contradicted",
+               "condition", "refused", "unconfirmed", "label", "why_open")
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
 CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
@@ -130,7 +131,8 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
     are highlighted unless ``seconds`` are too few for them."""
     program = os.path.normpath(doc["program"])
     # a goal of an older report names no file: it is in the program
-    goals = [{**g, "file": os.path.normpath(g.get("file") or program)} for g in doc["goals"]]
+    goals = [{**g, "file": os.path.normpath(g.get("file") or program), "label": mark_label(g)}
+             for g in doc["goals"]]
     totals = file_totals(((g["file"], g["status"]) for g in goals), doc.get("files") or [program])
     several = [t.path for t in totals] not in ([program], [])
     if not totals:
@@ -144,6 +146,9 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
 
     summary = doc["summary"]
     goal_of = {g["id"]: g for g in goals}
+    for g in goals:
+        if g["status"] == "unknown":
+            g["why_open"] = why_open(g, goal_of)
     highlighted = seconds is None or seconds > page_seconds(len(source))
     late = seconds is not None and seconds <= 0  # past the budget: the summary and tables only
     views = [SourceView(t, [] if late else source_lines(
@@ -157,7 +162,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),
         contradictions=[{**c, "line": g["line"], "anchor": line_id(g["file"], g["line"])} if (g := goal_of.get(c["goal"]))
                         else {**c, "line": None} for c in doc.get("contradictions", [])],
-        noted={g["id"]: g for g in goals if g["status"] == "infeasible" or _notes(g)},
+        noted={g["id"]: g for g in goals if g["status"] != "covered" or _notes(g)},
         extra_keys=sorted({k for g in goals for k in _notes(g)}),
         plot=timeline_plot(doc["timeline"], summary), style=highlight_style(),
         max_inputs=MAX_INPUTS_SHOWN, chunk_lines=CHUNK_LINES)
@@ -179,6 +184,37 @@ def _read_source(path: str, program: str) -> str:
     except OSError:
         what = "the program" if path == program else "a file with goals"
         raise UserError(f"{what} of this report is not readable", path) from None
+
+
+def mark_label(goal: dict[str, Any]) -> str:
+    """What a goal's mark says: the condition and the outcome (``x > 5: true``), as
+    gcovr and lcov mark a branch on its line; ``reach_error()`` for an error call. A
+    goal of an older report, which names no condition, by its id."""
+    if goal["kind"] == "error-call":
+        return "reach_error()"
+    if goal.get("condition"):
+        return f"{goal['condition']}: {'true' if goal['id'].endswith('T') else 'false'}"
+    return goal["id"]
+
+
+def why_open(goal: dict[str, Any], goal_of: dict[str, dict[str, Any]]) -> str:
+    """Why an open goal is open, from what the report knows: whether any test reached its
+    condition (then the other outcome is covered: any run that evaluates a condition
+    covers one of its outcomes), a test that reached it only once (runs that vary), and
+    why no proof about it is trusted (a proof blocker), else that none was found."""
+    if goal["kind"] == "branch" and goal["id"][-1:] in ("T", "F"):
+        other = goal_of.get(goal["id"][:-1] + ("F" if goal["id"].endswith("T") else "T"), {})
+        reached = (f"the condition is reached ({other['test']}), only with the other outcome"
+                   if other.get("status") == "covered" else "no test reached the condition")
+    else:
+        reached = "no test reached this call"
+    parts = [reached]
+    if goal.get("unconfirmed"):
+        parts.append(f"{goal['unconfirmed']} reached it once, and not when run again "
+                     "(the program's runs vary)")
+    parts.append(f"no proof is trusted here: {goal['refused']}" if goal.get("refused")
+                 else "no analysis proved it infeasible")
+    return "; ".join(parts)
 
 
 def _notes(goal: dict[str, Any]) -> list[str]:

@@ -132,7 +132,8 @@ class Report:
             status = ("covered" if goal.id in board.covered
                       else "infeasible" if goal.id in board.infeasible else "unknown")
             goals.append({"id": goal.id, "kind": goal.kind, "file": goal.file, "line": goal.line,
-                          "function": goal.function, "status": status,
+                          "function": goal.function,
+                          **({"condition": goal.condition} if goal.condition else {}), "status": status,
                           "test": board.covered.get(goal.id), "proof": board.infeasible.get(goal.id),
                           "origin": board.origin.get(goal.id),
                           **({"contradicted": refuted[goal.id]} if goal.id in refuted else {}),
