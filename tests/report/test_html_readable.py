@@ -120,3 +120,88 @@ def test_an_open_goal_names_the_proof_blocker(tmp_path: Path) -> None:
     seen = probe(tmp_path / "out" / "report.html", tmp_path, MARKS_AND_REASONS)
     assert seen["marks"][blocked["id"]]["text"] == "x != y: true"
     assert f"no proof is trusted here: {blocked['refused']}" in seen["rows"][blocked["id"]]
+
+
+DEAD_C = """extern int __VERIFIER_nondet_int(void);
+int dead(int y) {
+  if (y > 3) return 1;
+  return 0;
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x > 10 && x < 5) return dead(x);
+  if (x == 7) return 1;
+  return 0;
+}
+"""
+
+# The summary's rows, the functions table's rows (their cells and bar parts) after a
+# click on one heading, and where the plot's key stands.
+TABLES = """(function (heading) {
+  var kv = Array.from(document.querySelectorAll('#summary > table.kv th')).map(function (th) {
+    return th.textContent; });
+  var folded = Array.from(document.querySelectorAll('#internals th')).map(function (th) {
+    return th.textContent; });
+  function rows() {
+    return Array.from(document.querySelectorAll('#functions tbody tr')).map(function (r) {
+      return {name: r.dataset.function, cells: Array.from(r.cells).map(function (c) {
+        return c.textContent.trim(); }),
+        bar: Array.from(r.querySelectorAll('.bar span')).map(function (s) {
+          return [s.className, s.getBoundingClientRect().width]; }),
+        barWidth: r.querySelector('.bar').getBoundingClientRect().width}; });
+  }
+  var before = rows();
+  var th = Array.from(document.querySelectorAll('#functions thead th')).find(function (h) {
+    return h.textContent === heading; });
+  th.click();
+  var ascending = rows().map(function (r) { return r.name; });
+  th.click();
+  var descending = rows().map(function (r) { return r.name; });
+  var axis = document.querySelector('svg.plot line.axis').getBBox();
+  var keys = Array.from(document.querySelectorAll('svg.plot text.key')).map(function (k) {
+    var b = k.getBBox(); return [b.x, b.y, b.width, b.height]; });
+  return {kv: kv, folded: folded, rows: before, ascending: ascending, descending: descending,
+          axisEnd: axis.x + axis.width, keys: keys};
+})('cov_b %')"""
+
+
+@pytest.fixture(scope="module")
+def dead_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A function no run can enter: predicate analysis proves its goals infeasible."""
+    from clitools import cooptest
+    folder = tmp_path_factory.mktemp("dead")
+    (folder / "dead.c").write_text(DEAD_C)
+    proc = cooptest("generate", folder / "dead.c", "--budget", "10", "--out", folder / "out",
+                    "--strategy", "predicate", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return folder / "out"
+
+
+def test_summary_functions_and_plot_read_as_a_user_needs(dead_out: Path, tmp_path: Path) -> None:
+    doc = json.loads((dead_out / "report.json").read_text())
+    dead = [g for g in doc["goals"] if g["function"] == "dead"]
+    assert dead and all(g["status"] == "infeasible" for g in dead)
+    seen = probe(dead_out / "report.html", tmp_path, TABLES)
+    # the summary: what a user reads first, the analyses' counters folded away
+    assert "native runs of tests" in seen["kv"] and "the analysis stopped" in seen["kv"]
+    assert not {"meter_mutants", "runs_may_vary", "iterations", "divergences"} & set(seen["kv"])
+    assert "meter_mutants" in seen["folded"]
+    # a function whose goals are all proven infeasible is decided, not 0% covered
+    rows = {r["name"]: r for r in seen["rows"]}
+    assert rows["dead"]["cells"][-2:] == ["0.0", "all infeasible"]  # cov_b, cov_f
+    bar = dict(rows["dead"]["bar"])
+    assert bar["covered"] == 0 and abs(bar["infeasible"] - rows["dead"]["barWidth"]) < 1
+    assert rows["main"]["cells"][-1] == "100.0"  # every goal not proven infeasible covered
+    # sorted by cov_b, one way then the other
+    assert seen["ascending"] == ["dead", "main"] and seen["descending"] == ["main", "dead"]
+    # the plot's key stands right of the plot, off every curve
+    assert all(x >= seen["axisEnd"] for x, _, _, _ in seen["keys"]), seen
+
+
+def test_the_bench_plot_keeps_its_legend_off_the_curves(random_out: Path, predicate_out: Path) -> None:
+    from cooptest.report.plots import timeline_figure
+    fig = timeline_figure([str(random_out / "report.json"), str(predicate_out / "report.json")])
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend, axes = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.x0 >= axes.x1  # beside the axes, where no curve runs

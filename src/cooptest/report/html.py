@@ -73,8 +73,19 @@ class FunctionRow:
         return sum(self.counts.values())
 
     @property
-    def coverage(self) -> float:
+    def cov_b(self) -> float:
         return 100.0 * self.counts["covered"] / self.goals if self.goals else 100.0
+
+    @property
+    def cov_f(self) -> float:
+        """Covered of the goals not proven infeasible; 100 when every goal is proven
+        infeasible (a function no run can enter is decided, not uncovered)."""
+        feasible = self.goals - self.counts["infeasible"]
+        return 100.0 * self.counts["covered"] / feasible if feasible else 100.0
+
+    def share(self, status: str) -> float:
+        """Percent of the function's goals of this status (its part of the bar)."""
+        return 100.0 * self.counts[status] / self.goals if self.goals else 0.0
 
 
 @dataclass
@@ -156,7 +167,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         for t in totals]
     return TEMPLATES.get_template("report.html.j2").render(
         title=os.path.basename(program), program=doc["program"], doc=doc, summary=summary,
-        settings=_settings(doc), views=views, several=several, line_id=line_id,
+        settings=_settings(doc), summary_rows=summary_rows(summary), views=views, several=several, line_id=line_id,
         names={t.path: t.name for t in totals},
         lines=[line for v in views for line in v.lines], highlighted=highlighted,
         functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),
@@ -276,6 +287,33 @@ def _tests(tests: list[TestCase], goals: list[dict[str, Any]]) -> list[dict[str,
             credited.setdefault(g["test"], []).append(g["id"])
     return [{"name": t.name, "inputs": t.inputs, "covers_error": t.covers_error,
              "goals": credited.get(t.name, [])} for t in tests]
+
+
+# The summary entries a user reads, in this order, with what they mean; the page shows
+# the rest of the summary (counters of the analyses' inner workings: meter_mutants,
+# resumed_replays, ...) folded away.
+SUMMARY_ROWS = {
+    "stopped": "the analysis stopped",
+    "executions": "native runs of tests",
+    "timeouts": "runs over the time limit",
+    "unconfirmed": "open goals a test reached once only",
+    "contradictions": "proofs refuted by a test (cooptest defects)",
+    "memory_peak_mb": "memory peak, MB",
+    "sandbox": "what confined the tests",
+}
+CARDS = ("goals", "covered", "infeasible", "unknown", "cov_b", "cov_f", "coverage_testcov_style",
+         "tests", "time_s")  # the summary's figures shown as cards
+
+
+def summary_rows(summary: dict[str, Any]) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+    """The summary beyond the cards: the entries a user reads (labelled), and the other
+    counters, for the folded table. An empty entry (``runs_may_vary`` None, a zero
+    count of rare events) says nothing and is left out of the first list."""
+    shown = [(label, summary[key]) for key, label in SUMMARY_ROWS.items()
+             if summary.get(key) not in (None, 0, "")]
+    rest = [(key, "none" if value is None else value) for key, value in summary.items()
+            if key not in SUMMARY_ROWS and key not in CARDS]
+    return shown, rest
 
 
 def _settings(doc: dict[str, Any]) -> list[tuple[str, str]]:

@@ -9,10 +9,19 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, never a window
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 
 def plot_timelines(reports: list[str], out_png: str) -> None:
     """One step line per report: covered goals in percent against seconds."""
+    fig = timeline_figure(reports)
+    fig.savefig(out_png, dpi=120, bbox_inches="tight")  # the legend beside the axes too
+    plt.close(fig)
+
+
+def timeline_figure(reports: list[str]) -> Figure:
+    """The figure of :func:`plot_timelines`. Its legend stands right of the axes: the
+    curves rise to the top right, where a legend inside sat on them."""
     fig, ax = plt.subplots(figsize=(7, 4))
     for path in reports:
         try:
@@ -31,10 +40,9 @@ def plot_timelines(reports: list[str], out_png: str) -> None:
     ax.set_ylabel("goals covered (%)")
     ax.set_ylim(0, 100)
     if len(ax.lines) <= 10:
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.tight_layout()
-    fig.savefig(out_png, dpi=120)
-    plt.close(fig)
+    return fig
 
 
 def scatter(a: dict[str, float], b: dict[str, float], path: str,

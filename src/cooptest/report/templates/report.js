@@ -34,4 +34,28 @@
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();
+  // A sortable table sorts by the column whose heading is clicked (again: the other way),
+  // numbers by their data-value or text, names as text.
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var heads = table.querySelectorAll("thead th");
+    heads.forEach(function (th, column) {
+      th.addEventListener("click", function () {
+        var descending = th.getAttribute("aria-sort") === "ascending";
+        heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+        var body = table.tBodies[0];
+        var key = function (row) {
+          var cell = row.cells[column];
+          var text = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent.trim();
+          return text !== "" && !isNaN(Number(text)) ? Number(text) : text.toLowerCase();
+        };
+        Array.from(body.rows).map(function (row, i) { return [key(row), i, row]; })
+          .sort(function (a, b) {
+            var order = a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+            return (descending ? -order : order) || a[1] - b[1];
+          })
+          .forEach(function (entry) { body.appendChild(entry[2]); });
+      });
+    });
+  });
 })();
