@@ -36,13 +36,14 @@ it would drop that the TestCov-style count needs, and rewrites the suite with it
 """
 from __future__ import annotations
 
+import heapq
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from cooptest.cfa.ir import Goal, Program
 from cooptest.cfa.variation import variation_source
-from cooptest.harness.executor import Execution, Executor
+from cooptest.harness.executor import ENDED, Execution, Executor, failure
 from cooptest.harness.testsuite import SuiteWriter, TestCase
 
 if TYPE_CHECKING:
@@ -175,6 +176,7 @@ class GoalBoard:
 
     def _run(self, inputs: list[str], origin: str, always: bool) -> Execution:
         ex = self._native(inputs)
+        self.count(ENDED + (failure(ex) or "normally"))  # a run where every test fails says so
         confirmations = 0
         # where runs cannot vary, no set difference here: accept makes its own
         if self.variation is not None and (fresh := ex.covered - self.covered.keys()):
@@ -294,8 +296,8 @@ class GoalBoard:
         An open goal a test reached unconfirmed keeps a test that reaches it, after the
         cover: TestCov's run may reach it.
 
-        Greedy set cover, largest coverage first; the generation order breaks ties, so
-        the result is deterministic."""
+        Greedy set cover by marginal gain (``_greedy_cover``); the generation order
+        breaks ties, so the result is deterministic."""
         kept = _greedy_cover(self.records, set(self.covered), lambda r: r.covers)
         kept += _greedy_cover(self.records, set(self.unconfirmed).difference(
             *(r.unconfirmed for r in kept)), lambda r: r.unconfirmed)
@@ -325,11 +327,26 @@ class GoalBoard:
 
 def _greedy_cover(records: list[TestRecord], left: set[str],
                   reaches: Callable[[TestRecord], frozenset[str]]) -> list[TestRecord]:
-    """Records whose ``reaches`` cover ``left``: greedy, largest first (stable sort: the
-    generation order breaks ties)."""
+    """Records whose ``reaches`` cover ``left``, chosen by marginal gain as Tiger-MGP
+    removes redundant tests (Ruland et al., STTT 2021): each step keeps the record that
+    covers the most goals still uncovered, the generation order breaking ties. (Sorted
+    once by all the goals each covers, a large test whose goals others had covered
+    already was kept before a smaller one that covered more of what was left.)
+
+    Lazy: a record's gain only falls as goals are covered, so a heap of gains computed
+    earlier bounds them from above, and the top is taken once its gain, computed again,
+    still tops the heap (the greedy choice, without a pass over every record per step)."""
+    heap = [(-len(reaches(r) & left), k) for k, r in enumerate(records)]
+    heapq.heapify(heap)
     kept = []
-    for r in sorted(records, key=lambda r: -len(reaches(r))):
-        if reaches(r) & left:
-            kept.append(r)
-            left -= reaches(r)
+    while heap and left:
+        stale, k = heapq.heappop(heap)
+        gain = len(reaches(records[k]) & left)
+        if not gain:
+            continue
+        if -gain != stale:  # covered in part since: back, with the gain it has now
+            heapq.heappush(heap, (-gain, k))
+            continue
+        kept.append(records[k])
+        left -= reaches(records[k])
     return kept

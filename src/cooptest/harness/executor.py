@@ -65,6 +65,28 @@ def starved(ex: Execution) -> bool:
     return ex.exit_code == STARVED_EXIT and not ex.error_reached
 
 
+ENDED = "ended: "  # the prefix of the board's counts of how test runs ended (``failure``)
+
+
+def failure(ex: Execution) -> str | None:
+    """How a run failed to test anything, in words; None for a run that reached a goal
+    and ended as a program may (any exit code, or in the error). A run killed by a
+    signal names the last goal its trace reached, after `` after ``, if it reached one:
+    where to look for the crash."""
+    if ex.timed_out:
+        return "timed out"
+    if ex.error_reached:
+        return None
+    if ex.exit_code is None:
+        name = signal.Signals(ex.signal).name if ex.signal else "a signal"
+        last = next((e for e in reversed(ex.events) if e != TRUNCATED), None)
+        if last is None:
+            return f"killed by {name} before reaching any goal"
+        goal = branch_goal_id(last >> 1, bool(last & 1)) if last >= 0 else error_goal_id(-last - 1)
+        return f"killed by {name} after {goal}"
+    return None if ex.covered else f"exited with code {ex.exit_code} before reaching any goal"
+
+
 def aborted(ex: Execution) -> bool:
     """The run ended in ``abort()`` (a failed ``assume`` too), not in an error."""
     return ex.signal == signal.SIGABRT and not ex.error_reached

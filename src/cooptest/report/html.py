@@ -312,7 +312,7 @@ def summary_rows(summary: dict[str, Any]) -> tuple[list[tuple[str, Any]], list[t
     shown = [(label, summary[key]) for key, label in SUMMARY_ROWS.items()
              if summary.get(key) not in (None, 0, "")]
     rest = [(key, "none" if value is None else value) for key, value in summary.items()
-            if key not in SUMMARY_ROWS and key not in CARDS]
+            if key not in SUMMARY_ROWS and key not in CARDS and key != "every_run_failed"]
     return shown, rest
 
 

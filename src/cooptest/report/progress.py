@@ -38,6 +38,7 @@ def summary_line(name: str, summary: dict[str, Any]) -> str:
             f"({summary['cov_b']:.1f}%), {summary['infeasible']} infeasible, "
             f"{summary['unknown']} unknown, cov_f {summary['cov_f']:.1f}%, "
             f"{summary['tests']} tests, {summary['time_s']:.1f}s"
+            + (f"; {summary['every_run_failed']}" if summary.get("every_run_failed") else "")
             + (f"; cooptest defect: {refuted} infeasibility claim{'s' if refuted > 1 else ''} "
                "refuted by a test (see contradictions in report.json)" if refuted else ""))
 

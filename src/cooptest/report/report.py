@@ -26,11 +26,14 @@ import json
 import os
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
+from cooptest.cfa.ir import Goal
 from cooptest.core.analysis import Run
 from cooptest.core.board import TICK, GoalBoard
+from cooptest.harness.executor import ENDED
 
 WRITE_SHARE = 0.05  # of the run's time, at most, spent rewriting report.json
 
@@ -51,6 +54,34 @@ def per_function(goals: list[dict[str, Any]], functions: list[str]) -> dict[str,
                      "unknown": len(mine) - covered - infeasible,
                      "cov_f": coverage_percent(covered, len(mine) - infeasible)}
     return out
+
+
+def every_run_failed(endings: dict[str, int], goals: dict[str, Goal]) -> str | None:
+    """What to say of a run none of whose tests ended normally, from the counts of how
+    they ended (``harness.executor.failure``, with ``normally`` for the others): how
+    many crashed, timed out or exited before any goal, and, for crashes, the goal they
+    reached last (most often), where to look. None if a test ended normally (or none
+    ran): kbfiltr-1's 1,278 runs all crashed, and the run said only "0 tests"."""
+    runs = sum(endings.values())
+    if not runs or endings.get("normally") or not goals:
+        return None
+    kinds: Counter[str] = Counter()
+    last: dict[str, Counter[str]] = {}
+    for how, n in endings.items():
+        kind, _, goal = how.partition(" after ")
+        kinds[kind] += n
+        if goal:
+            last.setdefault(kind, Counter())[goal] += n
+    parts = []
+    for kind, n in kinds.most_common():
+        if kind not in last:
+            parts.append(f"{n} {kind}")
+            continue
+        goal, m = last[kind].most_common(1)[0]
+        g = goals.get(goal)
+        where = f" ({os.path.basename(g.file)}:{g.line}{', ' + g.condition if g.condition else ''})" if g else ""
+        parts.append(f"{n} {kind} after goal {goal}{where}" + (f" ({m} of them)" if m < n else ""))
+    return f"every test run failed: {', '.join(parts)}"
 
 
 def write_json_atomically(path: str, doc: Any, before_replace: Callable[[], None] | None = None
@@ -141,6 +172,9 @@ class Report:
                                                                 ("unconfirmed", board.unconfirmed))
                              if status == "unknown" and goal.id in why}})
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
+        stats = {k: v for k, v in board.stats.items() if not k.startswith(ENDED)}
+        endings = {k[len(ENDED):]: v for k, v in board.stats.items() if k.startswith(ENDED)}
+        failed = every_run_failed(endings, board.goals)
         configuration = {**(self.configuration.describe() if self.configuration else {}), **self.options}
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,
@@ -150,7 +184,8 @@ class Report:
             "tests": len(board.tests), "time_s": round(self.elapsed(), 2),
             "executions": board.executions, "iterations": 0, "divergences": 0,
             "runs_may_vary": board.variation, "contradictions": len(contradictions),
-            **dict(sorted(board.stats.items())),
+            **dict(sorted(stats.items())),
+            **({"every_run_failed": failed} if failed else {}),
             **self.extra,
         }
         return {"program": self.program_path, "files": board.program.files,
@@ -161,6 +196,8 @@ class Report:
                 **({"harness": self.harness, "functions": per_function(goals, self.harness["functions"])}
                    if self.harness else {}),
                 "goals": goals, "summary": summary, "contradictions": contradictions,
+                **({"run_endings": dict(sorted(endings.items(), key=lambda e: -e[1]))}
+                   if set(endings) - {"normally"} else {}),
                 "analyses": [{k: v for k, v in asdict(r).items() if v is not None} for r in self.analyses],
                 "timeline": [list(t) for t in self.timeline],
                 **({"coverage_by_iteration": [list(t) for t in self.by_iteration]}

@@ -1,0 +1,49 @@
+"""What a run says of itself where a user would otherwise guess: every test crashing
+(in the summary line, report.json and report.html)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from clitools import cooptest
+
+NULL_WRITE = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int *p = 0, x = __VERIFIER_nondet_int();
+%s
+  *p = x;
+  if (x == 3) return 1;
+  return 0;
+}
+"""
+
+
+def run(tmp_path: Path, name: str, source: str) -> tuple[str, dict]:
+    program = tmp_path / name
+    program.write_text(source)
+    proc = cooptest("generate", program, "--budget", "5", "--out", tmp_path / name.removesuffix(".c"),
+                    "--strategy", "random", "--seed", "1", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return proc.stderr, json.loads((tmp_path / name.removesuffix(".c") / "report.json").read_text())
+
+
+def test_a_run_whose_every_test_crashes_says_so_with_where(tmp_path: Path) -> None:
+    """kbfiltr-1 said "0/265 goals covered ... 0 tests" after 1,278 runs, each of which
+    crashed: the summary line and report.json now say how the runs ended."""
+    line, doc = run(tmp_path, "early.c", NULL_WRITE % "")
+    runs = doc["run_endings"]["killed by SIGSEGV before reaching any goal"]
+    said = f"every test run failed: {runs} killed by SIGSEGV before reaching any goal"
+    assert doc["summary"]["every_run_failed"] == said and runs > 10
+    assert line.strip().endswith(f"; {said}") and doc["summary"]["tests"] == 0
+    assert said.capitalize() in (tmp_path / "early" / "report.html").read_text()
+    # a crash after a goal names the goal reached last, with its line and condition
+    _, doc = run(tmp_path, "late.c", NULL_WRITE % "  if (x > 0) x = 1; else x = 2;")
+    said = doc["summary"]["every_run_failed"]
+    assert said.startswith("every test run failed: ") and " killed by SIGSEGV after goal B1" in said
+    assert "(late.c:4, x > 0)" in said and doc["summary"]["covered"] == 2
+
+
+def test_a_run_with_tests_ending_normally_says_nothing_of_it(tmp_path: Path) -> None:
+    line, doc = run(tmp_path, "fine.c", NULL_WRITE % "  if (x != 123456789) return 0;")
+    assert "every_run_failed" not in doc["summary"] and "failed" not in line
+    assert "run_endings" not in doc  # every run ended normally
