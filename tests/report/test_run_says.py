@@ -47,3 +47,40 @@ def test_a_run_with_tests_ending_normally_says_nothing_of_it(tmp_path: Path) -> 
     line, doc = run(tmp_path, "fine.c", NULL_WRITE % "  if (x != 123456789) return 0;")
     assert "every_run_failed" not in doc["summary"] and "failed" not in line
     assert "run_endings" not in doc  # every run ended normally
+
+
+EXIT_1 = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x > 5) return 1;
+  return 0;
+}
+"""
+
+
+def suite_of(tmp_path: Path, program: Path, tests: list[list[str]]) -> Path:
+    from cooptest.harness.testsuite import SuiteWriter, TestCase
+    from cooptest.task import load_task
+    writer = SuiteWriter(str(tmp_path / "suite.zip"), load_task(str(program)))
+    for inputs in tests:
+        writer.add(TestCase(inputs))
+    return tmp_path / "suite.zip"
+
+
+def test_exit_code_1_is_the_programs_unless_the_run_read_past_its_inputs(tmp_path: Path) -> None:
+    """``return 1`` after reading its one input is the program's exit code 1; a run
+    given no input at all ran out of them (the harness's exit code 1)."""
+    program = tmp_path / "exit1.c"
+    program.write_text(EXIT_1)
+    suite = suite_of(tmp_path, program, [["10"], []])
+    runs = json.loads(cooptest("replay", program, suite, "--json").stdout)
+    assert [(r["exit_code"], r["ended"]) for r in runs] == [
+        (1, "exit code 1"), (1, "exit code 1 (the harness's code for running out of inputs)")]
+    text = cooptest("replay", program, suite, "test000001").stdout
+    assert "ended: exit code 1; error reached: no" in text
+    export = tmp_path / "export"
+    proc = cooptest("export", program, suite, "--out", export, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first, second = ((export / "tests" / f"test00000{n}.c").read_text() for n in (1, 2))
+    assert "instrumented build: exit code 1;" in first and "running out of inputs" not in first
+    assert "exit code 1 (the harness's code for running out of inputs)" in second

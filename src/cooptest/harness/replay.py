@@ -36,11 +36,12 @@ class Replayed:
     execution: Execution
     goals: list[Goal]  # covered, in program order
     program_goals: Sequence[Goal] = ()  # every goal of the program (one list for all tests)
+    out_of_inputs: bool = False  # the run ended reading past its inputs (``ran_out``)
 
     def document(self) -> dict[str, Any]:
         ex = self.execution
         return {"test": self.test.name, "inputs": self.test.inputs, "status": exit_status(ex),
-                "ended": ended(ex), "exit_code": ex.exit_code, "signal": ex.signal,
+                "ended": ended(ex, self.out_of_inputs), "exit_code": ex.exit_code, "signal": ex.signal,
                 "timed_out": ex.timed_out, "error_reached": ex.error_reached,
                 "covers": [g.id for g in self.goals]}
 
@@ -55,8 +56,9 @@ def exit_status(ex: Execution | RunResult) -> int:
     return 128 + (ex.signal or 0)
 
 
-def ended(ex: Execution) -> str:
-    """How the run ended, in words."""
+def ended(ex: Execution, out_of_inputs: bool = False) -> str:
+    """How the run ended, in words; ``out_of_inputs``: the run's exit code 1 is the
+    harness's, for a read past the test's inputs (``ran_out``), not the program's."""
     if ex.timed_out:
         return "timed out"
     if ex.exit_code is None:
@@ -64,9 +66,18 @@ def ended(ex: Execution) -> str:
         why = " (an assumption failed, an assertion failed or abort() was called)" \
             if ex.signal == signal.SIGABRT else ""
         return f"killed by {name}{why}"
-    if starved(ex):
+    if out_of_inputs:
         return "exit code 1 (the harness's code for running out of inputs)"
     return f"exit code {ex.exit_code}"
+
+
+def ran_out(executor: Executor, inputs: list[str], ex: Execution) -> bool:
+    """Whether the run ``ex`` of ``inputs`` ended because it read past them: exit code
+    1 after reading every input may be the harness's or the program's own ``return
+    1``, which a run given one more input tells apart: it reads that input."""
+    if not starved(ex) or ex.inputs_read is None or ex.inputs_read < len(inputs):
+        return False
+    return (executor.run([*inputs, "0"]).inputs_read or 0) > len(inputs)
 
 
 def select(tests: list[TestCase], name: str | None, suite: str) -> list[TestCase]:
@@ -88,7 +99,8 @@ def replay(task: Task, suite: str, name: str | None = None) -> Iterator[Replayed
         goals = frontend.program.goals()
         for test in tests:
             ex = executor.run(test.inputs)
-            yield Replayed(test, ex, [g for g in goals if g.id in ex.covered], goals)
+            yield Replayed(test, ex, [g for g in goals if g.id in ex.covered], goals,
+                           ran_out(executor, test.inputs, ex))
 
 
 def describe(r: Replayed, names: dict[str, str] | None = None) -> str:
@@ -104,7 +116,7 @@ def describe(r: Replayed, names: dict[str, str] | None = None) -> str:
     if len(r.test.inputs) > INPUTS_SHOWN:
         inputs += f", ... and {len(r.test.inputs) - INPUTS_SHOWN} more (--json lists all)"
     lines = [f"{r.test.name}: {len(r.test.inputs)} inputs: {inputs}",
-             f"  ended: {ended(ex)}; error reached: {'yes' if ex.error_reached else 'no'}",
+             f"  ended: {ended(ex, r.out_of_inputs)}; error reached: {'yes' if ex.error_reached else 'no'}",
              f"  covers {len(r.goals)} goals: "
              + "; ".join((f"{names.get(file, file)}:{n}: " if names else f"line {n}: ") + " ".join(ids)
                          for (_, n, file), ids in sorted(by_line.items()))]
