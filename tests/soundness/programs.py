@@ -388,4 +388,14 @@ int main() { int c = getchar(); if (c == '1') { return 1; } if (c == EOF) { retu
     "environment-source": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); char *p = getenv("PATH");
   if (p != 0) { if (x == 3) { return 1; } return 2; } return 0; }
 """, [["3"], ["0"]]),
+    # The program's own strlen, which the nondet harness calls (as TestCov's does), and
+    # its own getenv, which cooptest's runtime must not call: no path of the program's
+    # CFA calls strlen, yet its branch runs natively
+    "own-library-names": ("""#include <stddef.h>
+extern int __VERIFIER_nondet_int(void);
+int calls;
+char *getenv(const char *name) { if (name[0] == 'C') { calls++; } return 0; }
+size_t strlen(const char *s) { size_t n = 0; while (s[n]) { n++; } if (n > 100) { calls++; } return n; }
+int main(void) { int x = __VERIFIER_nondet_int(); if (x == 3) { return calls; } return 0; }
+""", [["3"], ["1"]]),
 }

@@ -13,7 +13,7 @@ from pycparser import c_ast, c_parser
 from cooptest.cfa.calls import callees
 from cooptest.cfa.ctype import Types
 from cooptest.cfa.ir import Program
-from cooptest.cfa.unmodelled import proof_blockers
+from cooptest.cfa.unmodelled import interposed, proof_blockers
 from cooptest.errors import UserError
 from cooptest.frontend import ast_cache
 from cooptest.frontend.builder import CFABuilder, Instrumentation
@@ -106,4 +106,5 @@ def _load_program(task: Task, work_dir: str) -> Frontend:
                                             argv_given=env is not None and (bool(env.args) or env.sym_args is not None))
     program.system_files = frozenset(system)
     program.unemitted = frozenset(builder.static_inline - callees(program, set(program.functions) - builder.static_inline))
+    program.proof_blockers.functions.update(interposed(program, builder.internal))
     return Frontend(task, program, units, builder.instrumentation)

@@ -130,6 +130,8 @@ class CFABuilder:
         self._internal_names: dict[tuple[str, str], str] = {}  # (unit, static name) -> CFA name
         self._defined_in: dict[str, str] = {}  # function -> file of its definition
         self.static_inline: set[str] = set()  # functions gcc emits only where referenced
+        self.internal: set[str] = set()  # functions of internal linkage (static)
+        self._declared_static: set[tuple[str, str]] = set()  # (unit, name) declared static
 
     # ------------------------------------------------------------------ top level
 
@@ -219,8 +221,10 @@ class CFABuilder:
             raise UserError(f"{name}() is defined twice: here and in "
                             f"{self._defined_in[name]}:{self.functions[name].line}", *where(node))
         self._defined_in[name] = node.coord.file if node.coord else self._unit
-        if "static" in (node.decl.storage or []) and "inline" in (node.decl.funcspec or []):
-            self.static_inline.add(name)
+        if "static" in (node.decl.storage or []) or (self._unit, node.decl.name) in self._declared_static:
+            self.internal.add(name)
+            if "inline" in (node.decl.funcspec or []):
+                self.static_inline.add(name)
         fs = self._new_function_state(name, ftype, line)
         self.fs = fs
         self.scope.push()
@@ -521,6 +525,8 @@ class CFABuilder:
         t = self.resolver.resolve(node.type)
         line = node.coord.line if node.coord else 0
         if isinstance(t, FunctionType):
+            if "static" in (node.storage or []):
+                self._declared_static.add((self._unit, node.name))
             name = self._function_name(node.name)
             self.declared.setdefault(name, t)
             self.scope.declare(node.name, Function(name, t), file_scope=True)

@@ -103,7 +103,11 @@ def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
 
 
 def _runtime(name: str) -> str:
-    return resources.files("cooptest.harness").joinpath(name).read_text()
+    """The text of one of cooptest's runtimes, with ``private_libc.h`` pasted in (the
+    runtimes are compiled from copies in the build folder, beside no header)."""
+    files = resources.files("cooptest.harness")
+    return files.joinpath(name).read_text().replace(
+        '#include "private_libc.h"\n', files.joinpath("private_libc.h").read_text())
 
 
 def containment_source(out_dir: str) -> str:

@@ -60,6 +60,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "private_libc.h"
+
 #define LANDLOCK_CREATE_RULESET 444
 #define LANDLOCK_ADD_RULE 445
 #define LANDLOCK_RESTRICT_SELF 446
@@ -172,7 +174,7 @@ static void refuse(const char *why) {
 
 static void join_cgroups(const char *list) {
   char pid[24], path[4096];
-  int length = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+  int length = cooptest_decimal_line(pid, (long)getpid());
   for (const char *p = list; *p;) {
     size_t n = strcspn(p, ":");
     int fd = -1;

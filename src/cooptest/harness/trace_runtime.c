@@ -22,6 +22,10 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
+
+#include "private_libc.h"
 
 #define MAX_EVENTS 4000000L
 #define TRUNCATED INT32_MIN
