@@ -39,7 +39,7 @@ from cooptest.harness.cgroups import remove_orphans
 from cooptest.harness.runner import kill_strays, sandbox
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.report.html import page_seconds, write_html_report
-from cooptest.report.progress import Progress, summary_line
+from cooptest.report.progress import Progress, error_found, summary_line
 from cooptest.report.report import Report
 from cooptest.task import ERROR_CALL, Task
 
@@ -338,7 +338,7 @@ def finish(task: Task, opts: Options, deadline: Budget, doc: dict[str, Any] | No
            tests: list[TestCase] | None) -> None:
     """The summary line and report.html, from the final report."""
     if doc is not None:
-        print(summary_line(task.name, doc["summary"]), file=sys.stderr)
+        print(summary_line(task.name, doc["summary"], error_found(doc, opts.out)), file=sys.stderr)
         write_html_report(opts.out, deadline.remaining(), tests)
 
 

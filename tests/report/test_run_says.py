@@ -84,3 +84,38 @@ def test_exit_code_1_is_the_programs_unless_the_run_read_past_its_inputs(tmp_pat
     first, second = ((export / "tests" / f"test00000{n}.c").read_text() for n in (1, 2))
     assert "instrumented build: exit code 1;" in first and "running out of inputs" not in first
     assert "exit code 1 (the harness's code for running out of inputs)" in second
+
+
+def test_a_found_bug_is_named_by_the_summary_and_fails_make_check(tmp_path: Path) -> None:
+    """triangle.c's deep reach_error: the summary line names the test reaching it and the
+    outputs; exported, that test fails ``make check`` (expected: no error), with its
+    inputs, and ``cooptest export`` says it is the program's bug, not the export's."""
+    from clitools import EXAMPLES
+    import re
+    import subprocess
+    out = tmp_path / "out"
+    gen = cooptest("generate", EXAMPLES / "triangle.c", "--budget", "6", "--out", out, "--quiet")
+    assert gen.returncode == 0, gen.stderr
+    doc = json.loads((out / "report.json").read_text())
+    [error] = [g for g in doc["goals"] if g["kind"] == "error-call"]
+    assert error["status"] == "covered"
+    assert gen.stderr.strip().endswith(
+        f"; the error is reachable: {error['test']} reaches reach_error() at line {error['line']}"
+        f"; suite {out / 'test-suite.zip'}, report {out / 'report.html'}")
+    export = tmp_path / "export"
+    proc = cooptest("export", EXAMPLES / "triangle.c", out / "test-suite.zip", "--out", export,
+                    timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(rf"make check: \d+ passed, 1 failed\n  FAIL {error['test']}: reaches the error "
+                     rf"\(exit status 134\), expected not to; its inputs: tests/{error['test']}.c\n"
+                     r"  1 of them reaches the error: a bug of the program", proc.stdout), proc.stdout
+    assert "make coverage: lines: " in proc.stdout
+    assert f"{error['test']} 134 error\n" in (export / "tests" / "expected").read_text()
+    assert "Expected: does not reach the error." in (export / "tests" / f"{error['test']}.c").read_text()
+    check = subprocess.run(["make", "-C", export, "check"], capture_output=True, text=True)
+    assert check.returncode != 0 and f"FAIL {error['test']}: reaches the error" in check.stdout
+    # fixed, the program passes: the test no longer ends in the error
+    program = export / "triangle.c"
+    program.write_text(program.read_text().replace("reach_error();             /*", "return 9;  /*"))
+    check = subprocess.run(["make", "-C", export, "check"], capture_output=True, text=True)
+    assert check.returncode == 0 and ", 0 failed" in check.stdout, check.stdout

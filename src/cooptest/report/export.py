@@ -6,7 +6,10 @@ them instead of stdin, a Makefile whose ``make check`` runs them all and whose
 Each test is first run as TestCov runs it (the program as written, built with the stdin
 harness): the status it ends with is written into ``tests/expected``, so ``make check``
 fails when a change of the program changes how a test ends — and when the exported test
-does not do what its XML does. The harness is TestCov's, reading the same literals with
+does not do what its XML does. A test that reaches the error is the opposite: a bug
+found, expected *not* to end as it does (marked ``error`` in ``tests/expected``), so
+``make check`` fails on it, naming its inputs, until the program is fixed; a passing
+``make check`` never hides a reachable error. The harness is TestCov's, reading the same literals with
 the same ``sscanf`` formats, only from the test's array instead of stdin. (The status
 is not taken from the instrumented build that decides coverage: for a program that reads
 uninitialised memory the two builds may end differently.) The instrumented replay
@@ -49,6 +52,7 @@ OWN = "cooptest"  # the folder of cooptest's own files in an export
 RESERVED = {"Makefile", "tests", "build", "cov", "coverage", HARNESS, OWN}
 PATH_OPTIONS = ("-I", "-iquote", "-isystem", "-idirafter")  # options naming a folder searched
 FILE_OPTIONS = ("-include", "-imacros")  # options naming a file read
+ERROR_FAILURE = "reaches the error"  # make check's words for a test that finds a bug
 _MAKE_UNSAFE = re.compile(r"[\s$#:%*?\[\]\\;'\"|&<>(){}`=]")  # what a Makefile's file name cannot hold
 
 
@@ -231,7 +235,8 @@ def export(task: Task, suite: str, out: str) -> int:
         for r in replayed:
             status = exit_status(plain.run(r.test.inputs, timeout=TIMEOUT))
             _write(out, os.path.join("tests", f"{r.test.name}.c"), _test_file(r, status, context))
-            expected.append(f"{r.test.name} {status}\n")
+            # a test reaching the error is a bug found: expected not to end as it does
+            expected.append(f"{r.test.name} {status}{' error' if r.execution.error_reached else ''}\n")
     _write(out, os.path.join("tests", "expected"), "".join(expected))
     project = [p for p in copies.values() if not p.startswith(OWN + os.sep)]
     _write(out, "Makefile", TEMPLATES.get_template("export/Makefile.j2").render(
@@ -280,11 +285,14 @@ def run_export(task: Task, suite: str, out: str) -> int:
     lines = check.stdout.splitlines()
     tally = [ln for ln in lines if ln.endswith(" failed")]
     print("make check: " + (tally[-1] if tally else f"exit {check.returncode}: {first_error(check)}"))
-    for line in lines:
-        if line.startswith("FAIL "):
-            print("  " + line)
-    if check.returncode != 0:
-        return 1
+    failed = [ln for ln in lines if ln.startswith("FAIL ")]
+    for line in failed:
+        print("  " + line)
+    if check.returncode != 0 and (not tally or any(ERROR_FAILURE not in ln for ln in failed)):
+        return 1  # a test the export got wrong, not only the program's bugs it found
+    if failed:
+        print(f"  {len(failed)} of them {'reaches' if len(failed) == 1 else 'reach'} the error: a bug "
+              "of the program, found with the inputs named (make check fails until it is fixed)")
     coverage = make(out, "coverage")
     if coverage.returncode != 0:
         raise UserError(f"make coverage failed: {first_error(coverage)}", out)

@@ -2,6 +2,7 @@
 line otherwise (``--quiet``, or stderr redirected to a file or a pipe)."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
@@ -30,15 +31,30 @@ def sparkline(points: list[tuple[float, int]], until: float, total: int, width: 
     return "".join(out)
 
 
-def summary_line(name: str, summary: dict[str, Any]) -> str:
-    """One line; claims of infeasibility a test refuted are named last, as a defect of
-    cooptest the user should know of (and report), not a property of the program."""
+def error_found(doc: dict[str, Any], out: str) -> str:
+    """What the summary line says of a reachable error: the test that reaches it, and
+    where the suite and the report are (empty if no test reaches an error call). A
+    found bug is the run's most important result; it was said nowhere but report.json."""
+    reached = [g for g in doc["goals"] if g["kind"] == "error-call" and g["status"] == "covered"]
+    if not reached:
+        return ""
+    first = reached[0]
+    more = f" (and {len(reached) - 1} more calls)" if len(reached) > 1 else ""
+    return (f"the error is reachable: {first['test']} reaches reach_error() at line {first['line']}{more}"
+            f"; suite {os.path.join(out, 'test-suite.zip')}, report {os.path.join(out, 'report.html')}")
+
+
+def summary_line(name: str, summary: dict[str, Any], found: str = "") -> str:
+    """One line; ``found``, what :func:`error_found` says, follows the figures; claims
+    of infeasibility a test refuted are named last, as a defect of cooptest the user
+    should know of (and report), not a property of the program."""
     refuted = summary.get("contradictions", 0)
     return (f"{name}: {summary['covered']}/{summary['goals']} goals covered "
             f"({summary['cov_b']:.1f}%), {summary['infeasible']} infeasible, "
             f"{summary['unknown']} unknown, cov_f {summary['cov_f']:.1f}%, "
             f"{summary['tests']} tests, {summary['time_s']:.1f}s"
             + (f"; {summary['every_run_failed']}" if summary.get("every_run_failed") else "")
+            + (f"; {found}" if found else "")
             + (f"; cooptest defect: {refuted} infeasibility claim{'s' if refuted > 1 else ''} "
                "refuted by a test (see contradictions in report.json)" if refuted else ""))
 
