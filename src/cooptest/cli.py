@@ -168,6 +168,12 @@ def build_parser() -> Parser:
     g.add_argument("--search", choices=SEARCHES,
                    help=f"search strategy of concolic testing (default {DEFAULT_SEARCH})")
     g.add_argument("--partitions", type=positive_count, help="partitions of mgp (default 4)")
+    g.add_argument("--partitioning", choices=("random", "size", "proximity"),
+                   help="mgp: how the goals are partitioned: shuffled (the paper's best, with "
+                        "4 partitions), parts of --partition-size goals, or neighbours in the "
+                        "program (default)")
+    g.add_argument("--partition-size", type=positive_count, metavar="K",
+                   help="mgp with --partitioning size: goals per partition (default 1)")
     g.add_argument("--sequence", metavar="A:S,B:S",
                    help="coveritest: analyses and their time limits in seconds, e.g. value:20,predicate:80")
     g.add_argument("--time-pair", choices=list(TIME_PAIRS),
@@ -279,7 +285,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     return 0
 
 
-APPLIED = {"--search": "search", "--partitions": "partitions", "--sequence": "sequence",
+APPLIED = {"--search": "search", "--partitions": "partitions", "--partitioning": "partitioning",
+           "--partition-size": "partition_size", "--sequence": "sequence",
            "--time-pair": "time_pair", "--reuse": "reuse", "--parallel": "parallel",
            "--testing-share": "testing_share", "--no-monitor": "no_monitor",
            "--frontier-order": "frontier_order", "--jobs": "jobs",
@@ -296,7 +303,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     check_options(args.strategy, given)  # each one applies, or the run does not begin
     applied = {APPLIED[flag]: value for flag, value in given.items()}
     extra = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs",
-                                      "no_monitor", "testing_share", "max_iterations")
+                                      "no_monitor", "testing_share", "max_iterations",
+                                      "partitioning", "partition_size")
              if k in applied}
     if "frontier_order" in applied:
         extra["bite_order"] = applied["frontier_order"]

@@ -68,6 +68,9 @@ def small(tmp_path: Path) -> Path:
     ("coveritest", ["--sequence", "value:1", "--time-pair", "20/80"],
      "give either --sequence or --time-pair, not both"),
     ("auto", ["--sequence", "auto:3"], "a CoVeriTest sequence cannot contain auto"),
+    ("concolic", ["--partitioning", "random"], "--partitioning applies to mgp"),
+    ("mgp", ["--partition-size", "3"], "--partition-size applies to --partitioning size"),
+    ("mgp", ["--partitioning", "size", "--partitions", "3"], "takes --partition-size, not --partitions"),
 ])
 def test_an_option_that_does_nothing_for_the_strategy_is_one_line_exit_2(
         tmp_path: Path, small: Path, strategy: str, options: list[str], says: str) -> None:
@@ -99,6 +102,22 @@ def test_an_applied_option_is_in_the_reports_configuration(
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((tmp_path / "report.json").read_text())
     assert {k: doc["configuration"].get(k) for k in recorded} == recorded
+
+
+@pytest.mark.parametrize("options, recorded, runs", [
+    (["--partitioning", "random", "--partitions", "2"], {"partitioning": "random", "partitions": 2}, 2),
+    (["--partitioning", "size", "--partition-size", "1"], {"partitioning": "size", "partition_size": 1}, 2),
+    ([], {"partitioning": "proximity", "partitions": 4}, 2),  # 2 goals: 2 parts of the 4
+])
+def test_the_partitioning_of_mgp_is_chosen_and_reported(tmp_path: Path, small: Path, options: list[str],
+                                                        recorded: dict, runs: int) -> None:
+    proc = cooptest("generate", small, "--budget", "20", "--out", tmp_path, "--strategy", "mgp",
+                    *options, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert {k: doc["configuration"].get(k) for k in recorded} == recorded
+    assert [r["analysis"] for r in doc["analyses"]] == [
+        f"mgp: partition {k} of {runs} (1 goal)" for k in range(1, runs + 1)]
 
 
 @pytest.mark.parametrize("strategy", ["random", "auto"])

@@ -99,6 +99,8 @@ class Applies:
 OPTIONS: dict[str, Applies] = {
     "--search": Applies(("concolic", "crabs", "bite", "auto")),
     "--partitions": Applies(("mgp",)),
+    "--partitioning": Applies(("mgp",)),
+    "--partition-size": Applies(("mgp",)),
     "--sequence": Applies(("coveritest", "auto")),
     "--time-pair": Applies(("coveritest", "auto")),
     "--reuse": Applies(("coveritest", "auto")),
@@ -149,6 +151,11 @@ def check_options(strategy: str, given: dict[str, Any]) -> None:
     for a, b in EXCLUSIVE:
         if a in given and b in given:
             raise UserError(f"give either {a} or {b}, not both")
+    size = given.get("--partitioning") == "size"  # parts of a size, not a number of parts
+    if "--partition-size" in given and not size:
+        raise UserError("--partition-size applies to --partitioning size")
+    if "--partitions" in given and size:
+        raise UserError("--partitioning size takes --partition-size, not --partitions")
 
 
 def make_analysis(strategy: str, settings: Settings | None = None) -> Analysis:

@@ -3,7 +3,7 @@ abstraction, and multi-goal partitioning over either (see ``cegar.py`` for the l
 ``cpa.py`` for the algorithm, ``arg.py`` for the resumable ARG)."""
 from __future__ import annotations
 
-from cooptest.analyses.reachability.mgp import MultiGoalAnalysis
+from cooptest.analyses.reachability.mgp import DEFAULT_PARTITIONING, MultiGoalAnalysis
 from cooptest.analyses.reachability.predicate import PredicateAnalysis
 from cooptest.analyses.reachability.value import ValueAnalysis
 
@@ -19,4 +19,8 @@ def predicate_from_settings(settings: Settings) -> PredicateAnalysis:
 
 
 def mgp_from_settings(settings: Settings) -> MultiGoalAnalysis:
-    return MultiGoalAnalysis(partitions=settings.partitions, seed=settings.seed)
+    """``settings.extra``: ``partitioning`` (default proximity) and, for ``size``,
+    ``partition_size``."""
+    return MultiGoalAnalysis(partitions=settings.partitions,
+                             partitioning=settings.extra.get("partitioning") or DEFAULT_PARTITIONING,
+                             size=settings.extra.get("partition_size"), seed=settings.seed)
