@@ -40,3 +40,10 @@ def test_a_task_in_another_language_is_refused(tmp_path):
                     "properties: []\noptions:\n  language: Java\n")
     r = cooptest("cfa", task)
     assert r.returncode == 2 and "language Java" in r.stderr, r.stderr
+
+
+def test_outputs_are_readable_by_others(tmp_path):
+    r = cooptest("generate", PROGRAM, "--budget", "5", "--out", tmp_path / "out", "--quiet")
+    assert r.returncode == 0, r.stderr
+    for name in ("report.json", "test-suite.zip", "report.html"):
+        assert (tmp_path / "out" / name).stat().st_mode & 0o777 == 0o644, name

@@ -91,6 +91,7 @@ def write_json_atomically(path: str, doc: Any, before_replace: Callable[[], None
     done by then)."""
     fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".json", dir=os.path.dirname(path))
     try:
+        os.fchmod(fd, 0o644)  # as the suite and report.html: mkstemp's 0600 hid it from others
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f, indent=1)
         if before_replace is not None:
