@@ -241,6 +241,7 @@ def build_parser() -> Parser:
 def cmd_cfa(args: argparse.Namespace) -> int:
     from cooptest.cfa.dot import to_dot
     from cooptest.frontend import load_program
+    from cooptest.report.definitions import GOAL
     task = load_target(args)
     with tempfile.TemporaryDirectory(prefix="cooptest-cfa-") as work:
         program = load_program(task, work).program
@@ -255,7 +256,8 @@ def cmd_cfa(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(counts))
     else:
-        print(", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items()))
+        print(", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
+              + f": {counts['branch_goals'] + counts['error_goals']} goals, as report.json counts them ({GOAL})")
     return 0
 
 
@@ -263,6 +265,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from cooptest.frontend.preprocess import preprocess
     from cooptest.harness.coverage import measure_coverage
     from cooptest.harness.testsuite import read_suite
+    from cooptest.report.definitions import TESTCOV
     from cooptest.report.files import several_files
     task = load_target(args)
     tests = read_suite(existing(args.suite))
@@ -279,7 +282,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc))
     else:
-        print(f"{doc['coverage']:.2f}% ({doc['covered']}/{doc['goals']} goals, {doc['tests']} tests)")
+        print(f"{doc['coverage']:.2f}% TestCov-style coverage ({doc['covered']}/{doc['goals']} goals, "
+              f"{doc['tests']} tests; {TESTCOV}, not report.json's goals)")
         for t in files:
             print(f"  {t.name}: {t.cov_f:.2f}% ({t.counts['covered']}/{t.goals} goals)")
     return 0

@@ -29,7 +29,8 @@ def test_coverage_per_file(headeronly_out: Path) -> None:
     assert (files[str(HEADER)]["goals"], files[str(HEADER)]["covered"]) == (10, 9)
     assert files[str(HEADER)]["coverage"] == 90.0
     text = cooptest("coverage", PROGRAM[0], suite, *PROGRAM[1:]).stdout.splitlines()
-    assert text[0] == f"{doc['coverage']:.2f}% ({doc['covered']}/{doc['goals']} goals, {doc['tests']} tests)"
+    assert text[0].startswith(f"{doc['coverage']:.2f}% TestCov-style coverage ({doc['covered']}/{doc['goals']} "
+                              f"goals, {doc['tests']} tests; TestCov's own goals: ")
     assert text[1:] == [f"  harness.c: {files[str(HEADERONLY / 'harness.c')]['coverage']:.2f}% "
                         f"({files[str(HEADERONLY / 'harness.c')]['covered']}/"
                         f"{files[str(HEADERONLY / 'harness.c')]['goals']} goals)",

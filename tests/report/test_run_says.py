@@ -119,3 +119,33 @@ def test_a_found_bug_is_named_by_the_summary_and_fails_make_check(tmp_path: Path
     program.write_text(program.read_text().replace("reach_error();             /*", "return 9;  /*"))
     check = subprocess.run(["make", "-C", export, "check"], capture_output=True, text=True)
     assert check.returncode == 0 and ", 0 failed" in check.stdout, check.stdout
+
+
+# The summary cards as the browser shows them: figure, label, definition.
+CARDS = """Array.from(document.querySelectorAll('#summary .card')).map(function (c) {
+  return c.innerText.split('\\n'); })"""
+
+
+def test_each_goal_count_and_coverage_figure_says_what_it_counts(tmp_path: Path) -> None:
+    """One program, three goal counts (report, ``coverage``, ``cfa``) and three coverage
+    figures: each is shown with its definition, and ``cfa``'s two add up to the report's."""
+    from probe import probe
+    from clitools import EXAMPLES
+    out = tmp_path / "out"
+    gen = cooptest("generate", EXAMPLES / "guarded.c", "--budget", "8", "--out", out, "--quiet")
+    assert gen.returncode == 0, gen.stderr
+    s = json.loads((out / "report.json").read_text())["summary"]
+    assert (f"{s['covered']}/{s['goals']} goals covered, {s['infeasible']} infeasible, {s['unknown']} open "
+            "(a goal: one outcome of a condition, && and || operands apart, or one reach_error() call); "
+            f"cov_b {s['cov_b']:.1f}% = covered/goals, cov_f {s['cov_f']:.1f}% = covered/(goals-infeasible), "
+            f"TestCov-style {s['coverage_testcov_style']:.1f}% of TestCov's goals;") in gen.stderr
+    cfa = cooptest("cfa", EXAMPLES / "guarded.c").stdout
+    assert f": {s['goals']} goals, as report.json counts them (a goal: one outcome" in cfa
+    coverage = cooptest("coverage", EXAMPLES / "guarded.c", out / "test-suite.zip").stdout
+    assert coverage.startswith(f"{s['coverage_testcov_style']:.2f}% TestCov-style coverage (")
+    assert "TestCov's own goals: both arms of each if, each loop's body and exit, each case, " \
+        "not report.json's goals)" in coverage
+    cards = {card[1]: card for card in probe(out / "report.html", tmp_path, CARDS)}
+    assert cards["goals"][2] == "condition outcomes and reach_error() calls"
+    assert cards["cov_b %"][2] == "covered/goals" and cards["cov_f %"][2] == "covered/(goals-infeasible)"
+    assert cards["TestCov-style %"][2] == "of TestCov's goals"

@@ -34,6 +34,7 @@ from pygments.token import Token
 
 from cooptest.errors import UserError
 from cooptest.harness.testsuite import TestCase, read_suite
+from cooptest.report.definitions import COV_B, COV_F, GOAL, TESTCOV, TESTCOV_SHORT
 from cooptest.report.files import FileTotals, file_totals
 
 HTML = "report.html"
@@ -167,7 +168,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         for t in totals]
     return TEMPLATES.get_template("report.html.j2").render(
         title=os.path.basename(program), program=doc["program"], doc=doc, summary=summary,
-        settings=_settings(doc), summary_rows=summary_rows(summary), views=views, several=several, line_id=line_id,
+        settings=_settings(doc), summary_rows=summary_rows(summary), definitions=DEFINITIONS, views=views, several=several, line_id=line_id,
         names={t.path: t.name for t in totals},
         lines=[line for v in views for line in v.lines], highlighted=highlighted,
         functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),
@@ -301,6 +302,9 @@ SUMMARY_ROWS = {
     "memory_peak_mb": "memory peak, MB",
     "sandbox": "what confined the tests",
 }
+# What the cards' figures mean, beside them (``report.definitions``).
+DEFINITIONS = {"goals": "condition outcomes and reach_error() calls", "cov_b": COV_B, "cov_f": COV_F,
+               "coverage_testcov_style": TESTCOV_SHORT, "goal": GOAL, "testcov": TESTCOV}
 CARDS = ("goals", "covered", "infeasible", "unknown", "cov_b", "cov_f", "coverage_testcov_style",
          "tests", "time_s")  # the summary's figures shown as cards
 

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cooptest.core.board import GoalBoard
+from cooptest.report.definitions import COV_B, COV_F, GOAL, TESTCOV_SHORT
 
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -49,10 +50,12 @@ def summary_line(name: str, summary: dict[str, Any], found: str = "") -> str:
     of infeasibility a test refuted are named last, as a defect of cooptest the user
     should know of (and report), not a property of the program."""
     refuted = summary.get("contradictions", 0)
-    return (f"{name}: {summary['covered']}/{summary['goals']} goals covered "
-            f"({summary['cov_b']:.1f}%), {summary['infeasible']} infeasible, "
-            f"{summary['unknown']} unknown, cov_f {summary['cov_f']:.1f}%, "
-            f"{summary['tests']} tests, {summary['time_s']:.1f}s"
+    testcov = summary.get("coverage_testcov_style")
+    return (f"{name}: {summary['covered']}/{summary['goals']} goals covered, "
+            f"{summary['infeasible']} infeasible, {summary['unknown']} open ({GOAL}); "
+            f"cov_b {summary['cov_b']:.1f}% = {COV_B}, cov_f {summary['cov_f']:.1f}% = {COV_F}"
+            + (f", TestCov-style {testcov:.1f}% {TESTCOV_SHORT}" if testcov is not None else "")
+            + f"; {summary['tests']} tests, {summary['time_s']:.1f}s"
             + (f"; {summary['every_run_failed']}" if summary.get("every_run_failed") else "")
             + (f"; {found}" if found else "")
             + (f"; cooptest defect: {refuted} infeasibility claim{'s' if refuted > 1 else ''} "
