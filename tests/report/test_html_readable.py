@@ -94,7 +94,7 @@ def test_a_mark_names_its_condition_and_outcome_and_why_it_is_open(random_out: P
     assert {"n > 100: true", "n > 100: false", "n < 0: true", "n < 0: false",
             "key == 987654321: true", "key == 987654321: false", "reach_error()"} <= by_text.keys()
     needle, mark = by_text["key == 987654321: true"]
-    assert mark["row"] == "L16" and doc["goals"][[g["id"] for g in doc["goals"]].index(needle)]["status"] == "unknown"
+    assert mark["row"] == "L16" and {g["id"]: g for g in doc["goals"]}[needle]["status"] == "unknown"
     other = next(g for g in doc["goals"] if g["condition"] == "key == 987654321" and g["id"] != needle)
     reason = f"the condition is reached ({other['test']}), only with the other outcome"
     assert reason in seen["rows"][needle] and reason in mark["title"]

@@ -1,11 +1,15 @@
 """What a run says of itself where a user would otherwise guess: every test crashing
-(in the summary line, report.json and report.html)."""
+(in the summary line, report.json and report.html), how a test ended, a bug it found
+(in the summary line and as a failing exported test), and what each count means."""
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
-from clitools import cooptest
+from clitools import EXAMPLES, cooptest
+from probe import probe
 
 NULL_WRITE = """extern int __VERIFIER_nondet_int(void);
 int main(void) {
@@ -90,9 +94,6 @@ def test_a_found_bug_is_named_by_the_summary_and_fails_make_check(tmp_path: Path
     """triangle.c's deep reach_error: the summary line names the test reaching it and the
     outputs; exported, that test fails ``make check`` (expected: no error), with its
     inputs, and ``cooptest export`` says it is the program's bug, not the export's."""
-    from clitools import EXAMPLES
-    import re
-    import subprocess
     out = tmp_path / "out"
     gen = cooptest("generate", EXAMPLES / "triangle.c", "--budget", "6", "--out", out, "--quiet")
     assert gen.returncode == 0, gen.stderr
@@ -129,8 +130,6 @@ CARDS = """Array.from(document.querySelectorAll('#summary .card')).map(function 
 def test_each_goal_count_and_coverage_figure_says_what_it_counts(tmp_path: Path) -> None:
     """One program, three goal counts (report, ``coverage``, ``cfa``) and three coverage
     figures: each is shown with its definition, and ``cfa``'s two add up to the report's."""
-    from probe import probe
-    from clitools import EXAMPLES
     out = tmp_path / "out"
     gen = cooptest("generate", EXAMPLES / "guarded.c", "--budget", "8", "--out", out, "--quiet")
     assert gen.returncode == 0, gen.stderr

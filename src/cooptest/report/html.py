@@ -168,7 +168,8 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         for t in totals]
     return TEMPLATES.get_template("report.html.j2").render(
         title=os.path.basename(program), program=doc["program"], doc=doc, summary=summary,
-        settings=_settings(doc), summary_rows=summary_rows(summary), definitions=DEFINITIONS, views=views, several=several, line_id=line_id,
+        settings=_settings(doc), summary_rows=summary_rows(summary), definitions=DEFINITIONS,
+        views=views, several=several, line_id=line_id,
         names={t.path: t.name for t in totals},
         lines=[line for v in views for line in v.lines], highlighted=highlighted,
         functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),

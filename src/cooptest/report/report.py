@@ -79,7 +79,8 @@ def every_run_failed(endings: dict[str, int], goals: dict[str, Goal]) -> str | N
             continue
         goal, m = last[kind].most_common(1)[0]
         g = goals.get(goal)
-        where = f" ({os.path.basename(g.file)}:{g.line}{', ' + g.condition if g.condition else ''})" if g else ""
+        where = "" if g is None else \
+            f" ({os.path.basename(g.file)}:{g.line}{', ' + g.condition if g.condition else ''})"
         parts.append(f"{n} {kind} after goal {goal}{where}" + (f" ({m} of them)" if m < n else ""))
     return f"every test run failed: {', '.join(parts)}"
 
