@@ -28,6 +28,8 @@ PROGRAMS: list[tuple[str, tuple[str, ...]]] = [
     ("keyword.c", ("--sym-stdin", "16")),
     ("keyword.c", ()),
     ("file.c", ("--sym-file", "data.bin:4")),
+    ("scan.c", ("--sym-stdin", "12")),
+    ("scan.c", ("--sym-stdin", "12", "--strategy", "concolic", "--search", "cgs")),
     ("crest_harness.c", ()),
     ("klee_harness.c", ()),
 ]

@@ -301,6 +301,151 @@ unsigned long __cooptest_strtoul(const char *s, char **end, int base) {
 int __cooptest_atoi(const char *s) { return (int)__cooptest_strtol(s, 0, 10); }
 long __cooptest_atol(const char *s) { return __cooptest_strtol(s, 0, 10); }
 
+#if COOPTEST_IO
+/* scanf, fscanf and sscanf over a stream, for the conversions programs mostly use:
+ * %d %i (decimal) %u %x with h, hh, l, ll; %c, %s with a width; %*; literal characters
+ * and whitespace. A conversion outside these ends the scan (as a matching failure).
+ * They take eight pointers, not "...": the C library declares them variadic, and the
+ * arguments a call passes arrive the same way on x86 (extra ones are never read). */
+static int __cooptest_peek(struct __cooptest_stream *s) {
+  return s->pos < s->len ? s->bytes[s->pos] : EOF;
+}
+
+static void __cooptest_store(void *to, int size, long long v) {
+  if (size == -2)
+    *(char *)to = (char)v;
+  else if (size == -1)
+    *(short *)to = (short)v;
+  else if (size == 1)
+    *(long *)to = (long)v;
+  else if (size == 2)
+    *(long long *)to = v;
+  else
+    *(int *)to = (int)v;
+}
+
+static int __cooptest_scan(struct __cooptest_stream *s, const char *fmt, void **out) {
+  int assigned = 0, n = 0;
+  while (*fmt) {
+    int skip = 0, width = 0, size = 0, c;
+    char conv;
+    if (__cooptest_isspace((unsigned char)*fmt)) {
+      while (__cooptest_isspace(__cooptest_peek(s)))
+        s->pos++;
+      fmt++;
+      continue;
+    }
+    if (*fmt != '%' || fmt[1] == '%') {
+      fmt += *fmt == '%';
+      c = __cooptest_peek(s);
+      if (c == EOF)
+        return assigned ? assigned : EOF;
+      if (c != (unsigned char)*fmt)
+        return assigned;
+      s->pos++;
+      fmt++;
+      continue;
+    }
+    fmt++;
+    if (*fmt == '*') {
+      skip = 1;
+      fmt++;
+    }
+    while (*fmt >= '0' && *fmt <= '9')
+      width = width * 10 + (*fmt++ - '0');
+    while (*fmt == 'h' || *fmt == 'l')
+      size += *fmt++ == 'h' ? -1 : 1;
+    conv = *fmt++;
+    if (conv == 'c') {
+      int k;
+      for (k = 0; k < (width ? width : 1); k++) {
+        c = __cooptest_next(s);
+        if (c == EOF)
+          return assigned ? assigned : EOF;
+        if (!skip)
+          ((char *)out[n])[k] = (char)c;
+      }
+    } else {
+      while (__cooptest_isspace(__cooptest_peek(s)))
+        s->pos++;
+      if (__cooptest_peek(s) == EOF)
+        return assigned ? assigned : EOF;
+      if (conv == 's') {
+        int k = 0;
+        while ((width == 0 || k < width) && (c = __cooptest_peek(s)) != EOF && !__cooptest_isspace(c)) {
+          if (!skip)
+            ((char *)out[n])[k] = (char)c;
+          k++;
+          s->pos++;
+        }
+        if (!skip)
+          ((char *)out[n])[k] = 0;
+      } else if (conv == 'd' || conv == 'i' || conv == 'u' || conv == 'x') {
+        unsigned long long v = 0;
+        int negative = 0, digits = 0, base = conv == 'x' ? 16 : 10, k = 0;
+        c = __cooptest_peek(s);
+        if (c == '-' || c == '+') {
+          negative = c == '-';
+          s->pos++;
+          k++;
+        }
+        while ((width == 0 || k < width) && (c = __cooptest_peek(s)) != EOF) {
+          int d = __cooptest_isdigit(c) ? c - '0'
+                  : base == 16 && __cooptest_isxdigit(c) ? __cooptest_tolower(c) - 'a' + 10 : -1;
+          if (d < 0)
+            break;
+          v = v * (unsigned)base + (unsigned)d;
+          digits++;
+          k++;
+          s->pos++;
+        }
+        if (!digits)
+          return assigned;
+        if (!skip)
+          __cooptest_store(out[n], size, negative ? (long long)(0 - v) : (long long)v);
+      } else {
+        return assigned;
+      }
+    }
+    if (!skip) {
+      assigned++;
+      n++;
+    }
+  }
+  return assigned;
+}
+
+int __cooptest_scanf(const char *fmt, void *a0, void *a1, void *a2, void *a3, void *a4,
+                     void *a5, void *a6, void *a7) {
+  void *out[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  struct __cooptest_stream *s = __cooptest_stream_of(stdin);
+  if (s == 0)
+    return scanf(fmt, a0, a1, a2, a3, a4, a5, a6, a7);
+  return __cooptest_scan(s, fmt, out);
+}
+
+int __cooptest_fscanf(FILE *f, const char *fmt, void *a0, void *a1, void *a2, void *a3,
+                      void *a4, void *a5, void *a6, void *a7) {
+  void *out[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  struct __cooptest_stream *s = __cooptest_stream_of(f);
+  if (s == 0)
+    return fscanf(f, fmt, a0, a1, a2, a3, a4, a5, a6, a7);
+  return __cooptest_scan(s, fmt, out);
+}
+
+int __cooptest_sscanf(const char *text, const char *fmt, void *a0, void *a1, void *a2,
+                      void *a3, void *a4, void *a5, void *a6, void *a7) {
+  void *out[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  struct __cooptest_stream s;
+  s.name = "<string>";
+  s.bytes = (unsigned char *)text;
+  s.len = (int)strlen(text);
+  s.pos = 0;
+  s.open = 1;
+  return __cooptest_scan(&s, fmt, out);
+}
+#endif /* COOPTEST_IO */
+
 #if COOPTEST_WRAP_MAIN
 int __cooptest_main();
 extern char **environ;

@@ -14,6 +14,9 @@
 #define ungetc __cooptest_ungetc
 #define feof __cooptest_feof
 #define fgets __cooptest_fgets
+#define scanf __cooptest_scanf
+#define fscanf __cooptest_fscanf
+#define sscanf __cooptest_sscanf
 #define fread __cooptest_fread
 #define read __cooptest_read
 #define strtol __cooptest_strtol

@@ -31,6 +31,18 @@ class SearchContext:
     static: StaticInfo
     covered_edges: set[Edge] = field(default_factory=set)
     count: Callable[[str], None] = lambda stat: None
+    goals: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.goals = frozenset(g.id for g in self.program.goals())
+
+    def reached(self, target: str, edge: Edge) -> bool:
+        """Whether the side ``target`` of a decision, along ``edge``, has been taken: its
+        goal covered, or, for a decision that is no goal (the environment model's, a
+        system header's), ``edge`` traversed by a replay. Without the second, such a side
+        stayed 'uncovered' for ever, and cgs and cfg spent every iteration negating the
+        model's first decisions (scanf's "%d %d" never read two numbers; dfs did)."""
+        return target in self.covered or target not in self.goals and edge in self.covered_edges
 
 
 class Searcher(ABC):

@@ -20,12 +20,13 @@ class CfgDirected(Searcher):
         self._covered_at = -1
 
     def _distance(self, node: Node) -> int | None:
-        covered = self.ctx.covered
-        if len(covered) != self._covered_at:
-            open_goals = set(self.ctx.static.goal_edges()) - set(covered)
-            self._dist = self.ctx.static.distances(open_goals)
-            self._covered_at = len(covered)
-        if node.target not in covered:
+        ctx = self.ctx
+        taken = len(ctx.covered) + len(ctx.covered_edges)
+        if taken != self._covered_at:
+            open_goals = {g for g, e in ctx.static.goal_edges().items() if not ctx.reached(g, e)}
+            self._dist = ctx.static.distances(open_goals)
+            self._covered_at = taken
+        if not ctx.reached(node.target, node.negation):
             return 0
         d = self._dist.get(self.ctx.static.edge(node.branch, not node.outcome).dst)
         return None if d is None else d + 1

@@ -50,7 +50,6 @@ class ContextGuided(Searcher):
         return number
 
     def select(self, tree: ExecutionTree) -> Node | None:
-        covered = self.ctx.covered
         while True:
             if self.depth >= tree.max_depth:
                 done = not self.selected and (not self.skipped or self.k > tree.max_depth)
@@ -68,7 +67,7 @@ class ContextGuided(Searcher):
                     self.contexts.pop(node, None)
                     continue
                 key = (node.branch, not node.outcome, self.context(node, self.k))
-                if key in self.tried and node.target in covered:
+                if key in self.tried and self.ctx.reached(node.target, node.negation):
                     self.skipped = True
                     continue
                 self.tried.add(key)
