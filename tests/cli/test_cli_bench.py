@@ -31,6 +31,7 @@ def test_bench_reports_bad_tasks_in_the_table(tmp_path: Path) -> None:
     bad.write_text("int main(void) { return }\n")
     out = tmp_path / "bench"
     proc = cooptest("bench", bad, "--strategy", "random", "--budget", "1", "--out", out)
-    assert proc.returncode == 0, proc.stderr
+    # every task failed: the table is written, but a bench of failures is no measurement
+    assert proc.returncode == 1 and "every one of the 1 tasks failed" in proc.stderr, proc.stderr
     (row,) = json.loads((out / "results.json").read_text())["rows"]
     assert row["exit_code"] == 2 and row["error"].startswith(f"cooptest: {bad}:")

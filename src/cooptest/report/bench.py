@@ -312,4 +312,7 @@ def run_bench(args: argparse.Namespace) -> int:
     table = [asdict(r) for r in rows]
     metric = choose_metric({"run": table})
     write_category_table({"coverage": coverage_by_task(table, metric)}, args.out, metric)
+    if rows and all(r.error for r in rows):
+        print(f"cooptest: every one of the {len(rows)} tasks failed (see {args.out})", file=sys.stderr)
+        return 1  # a bench of nothing but failures is not a measurement
     return 0
