@@ -107,7 +107,10 @@ class Task:
 
     @property
     def name(self) -> str:
-        return os.path.basename(self.task_file or self.program)
+        """The program's name on one line: control characters of a file name (a newline
+        split the summary line in two) are shown escaped."""
+        name = os.path.basename(self.task_file or self.program)
+        return name if name.isprintable() else name.encode("unicode_escape").decode()
 
     @property
     def goal_property(self) -> str:

@@ -47,3 +47,11 @@ def test_outputs_are_readable_by_others(tmp_path):
     assert r.returncode == 0, r.stderr
     for name in ("report.json", "test-suite.zip", "report.html"):
         assert (tmp_path / "out" / name).stat().st_mode & 0o777 == 0o644, name
+
+
+def test_a_file_name_with_a_newline_keeps_the_summary_on_one_line(tmp_path):
+    program = tmp_path / "a\nb.c"
+    program.write_text("int main(void) { return 0; }\n")
+    r = cooptest("generate", program, "--budget", "3", "--out", tmp_path / "out", "--quiet")
+    assert r.returncode == 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("a\\nb.c: ")
