@@ -55,3 +55,14 @@ def test_a_file_name_with_a_newline_keeps_the_summary_on_one_line(tmp_path):
     r = cooptest("generate", program, "--budget", "3", "--out", tmp_path / "out", "--quiet")
     assert r.returncode == 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert r.stderr.startswith("a\\nb.c: ")
+
+
+@pytest.mark.parametrize("source,says", [
+    ("int main(void) {\n  goto nowhere;\n  return 0;\n}\n", "p.c:2: label 'nowhere' used but not defined"),
+    ("extern int g;\nint main(void) { return g; }\n", "p.c:1: g is declared but defined in no file"),
+])
+def test_errors_name_the_users_file_not_cooptests_copy(tmp_path, source, says):
+    program = tmp_path / "p.c"
+    program.write_text(source)
+    r = cooptest("generate", program, "--budget", "20", "--out", tmp_path / "out", "--quiet")
+    assert r.returncode == 2 and says in r.stderr and "instrumented" not in r.stderr, r.stderr

@@ -89,6 +89,8 @@ class FunctionState:
     locations: list[Location]
     cur: Location | None
     labels: dict[str, Location] = field(default_factory=dict)
+    defined_labels: set[str] = field(default_factory=set)
+    gotos: dict[str, c_ast.Goto] = field(default_factory=dict)  # label -> its first goto
     breaks: list[Location] = field(default_factory=list)
     continues: list[Location] = field(default_factory=list)
     switch_cases: list[dict[int, Location]] = field(default_factory=list)
@@ -238,6 +240,9 @@ class CFABuilder:
         for label, loc in fs.labels.items():
             if not loc.entering and not loc.leaving and label.startswith("?"):
                 raise unsupported(f"goto to undefined label {label[1:]}", node)
+        for label, goto in fs.gotos.items():  # as gcc says it, at the goto, of the user's file
+            if label not in fs.defined_labels:
+                raise UserError(f"label '{label}' used but not defined", *where(goto))
         for loc in fs.locations:  # marked where a cycle may close: kept where one does
             loc.is_loop_head = loc.is_loop_head and bool(cycle_edges(loc))
         self.functions[name] = FunctionCFA(name, ftype, fs.params, fs.locals, fs.entry, fs.exit,
@@ -411,6 +416,7 @@ class CFABuilder:
                         value = self._convert(e, self.fs.ftype.ret, node)
                 self._edge(ReturnEdge, self.fs.exit, line, value=value)
             case c_ast.Label():
+                self.fs.defined_labels.add(node.name)
                 target = self._label(node.name)
                 target.is_loop_head = True  # a goto may close a cycle here
                 self._jump(target, line)
@@ -418,6 +424,7 @@ class CFABuilder:
                 if node.stmt is not None:
                     self._statement(node.stmt)
             case c_ast.Goto():
+                self.fs.gotos.setdefault(node.name, node)
                 self._jump(self._label(node.name), line, f"goto {node.name}")
             case _:
                 self._effect(node)

@@ -16,6 +16,7 @@ from typing import Iterable, Iterator
 
 from cooptest.cfa.ir import branch_goal_id, error_goal_id
 from cooptest.core.budget import Budget
+from cooptest.errors import UserError
 from cooptest.frontend import Frontend
 from cooptest.frontend.instrument import instrumented_source
 from cooptest.harness.build import Executable, Undefined, compile_program
@@ -147,6 +148,10 @@ class Executor:
             self.binary: Executable = compile_program(sources, frontend.task.data_model, work_dir,
                                                       trace=True)
         except Undefined as e:  # the linker names our instrumented copy, and no line
+            variable = next((v for v in frontend.program.globals if v.name == e.function), None)
+            if variable is not None:
+                raise UserError(f"{e.function} is declared but defined in no file of the program",
+                                frontend.task.program, variable.line or None) from None
             raise e.at(frontend.task.program, frontend.program.first_call(e.function)) from None
         self.timeout = timeout
         self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
