@@ -56,7 +56,8 @@ def main() -> None:
             doc = json.loads((Path(out) / "report.json").read_text())
             s = doc["summary"]
             covered = {g["id"] for g in doc["goals"] if g["status"] == "covered"}
-            replay = cooptest("replay", "--json", program, *options, str(Path(out) / "test-suite.zip"))
+            inputs = [o for o in options if o not in ("--strategy", "--search", "concolic", "cgs")]
+            replay = cooptest("replay", "--json", program, *inputs, str(Path(out) / "test-suite.zip"))
             replayed = set().union(*(set(t["covers"]) for t in json.loads(replay.stdout))) \
                 if replay.returncode == 0 else None
             print(f"| {name} | {' '.join(options) or '(none)'} | {s['goals']} | {s['covered']} | "
