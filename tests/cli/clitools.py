@@ -8,6 +8,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 EXAMPLES = REPO / "examples"
+HEADERONLY = REPO / "tests" / "data" / "headeronly"  # harness.c, and lib/ring.h it includes
 
 
 def cooptest(*args: object, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess:

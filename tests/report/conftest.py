@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
-from clitools import REPO, cooptest  # noqa: E402
+from clitools import HEADERONLY, REPO, cooptest  # noqa: E402
 from report_programs import PAGE_C  # noqa: E402
 
-HEADERONLY = REPO / "tests" / "data" / "headeronly"  # harness.c, and lib/ring.h it includes
 
 
 

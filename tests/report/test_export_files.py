@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HEADERONLY
+from clitools import HEADERONLY
 
 from clitools import cooptest
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite

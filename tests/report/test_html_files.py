@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import HEADERONLY
+from clitools import HEADERONLY
 from test_html import STATUS, browse
 
 HEADER = HEADERONLY / "lib" / "ring.h"

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import HEADERONLY
+from clitools import HEADERONLY
 
 from clitools import cooptest
 
