@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from cooptest.cfa.calls import address_taken, callees, expressions
-from cooptest.harness.libc import c_library_exports
+from cooptest.harness.libc import called_behind_the_program
 from cooptest.cfa.ir import ERROR_FUNCTIONS, CallEdge, Program, ProofBlockers, variables_of
 
 USER_MAIN = "__cooptest_main"  # the program's main, renamed by the environment model
@@ -65,15 +65,15 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
 
 
 def interposed(program: Program, internal: set[str]) -> dict[str, str]:
-    """The functions the program defines under a name the C library exports (its own
-    ``strlen``, ``memcpy``, ``malloc``, ``puts``), and what they call: the linker makes
-    every call of that name the program's, also the calls the CFA does not see (the
-    nondet harness's ``strlen``, glibc's own ``malloc``, gcc's ``memcpy`` for a struct
-    copy and ``puts`` for ``printf("...\\n")``), so no proof about their goals holds."""
-    exported = c_library_exports(program.data_model)
-    own = {f for f in program.functions if f not in internal and f in exported}
-    return {f: f"{f}() may be called by the C library or the harness (the program defines "
-               f"one of the library's names: {', '.join(sorted(own))})"
+    """The functions the program defines under a name that is called without the
+    program calling it (``harness.libc``: its own ``strlen``, which the nondet harness
+    calls; ``malloc``, which glibc calls; ``memcpy``, which gcc calls for a struct
+    copy), and what they call: the linker makes those calls the program's, and the CFA
+    has none of them, so no proof about their goals holds."""
+    behind = called_behind_the_program(program.data_model)
+    own = {f for f in program.functions if f not in internal and f in behind}
+    return {f: f"{f}() may be called by the C library, the harness or gcc's own code "
+               f"(the program defines {', '.join(sorted(own))})"
             for f in callees(program, own)} if own else {}
 
 

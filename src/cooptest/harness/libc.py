@@ -1,31 +1,71 @@
-"""The names the C library exports, read from the library gcc links (its dynamic symbol
-table, with pyelftools): the library itself says which names a program's own
-definition takes over at link time, rather than a list of ours."""
+"""The C library's functions a program's own definition takes over *and* that run
+without the program calling them: the CFA sees no call, the native run makes one.
+
+Three sources, each asked rather than listed: the C library's own calls it leaves
+interposable (the relocations of ``libc.so.6`` against its own functions: ``malloc``,
+``free``, ``calloc``, ``realloc``), read with pyelftools; the calls of the nondet
+harness linked into every build (its object's undefined symbols: TestCov's harness
+calls ``strlen``, ``sscanf``...); and the calls gcc itself emits, which its manual
+names (``memcpy``, ``memmove``, ``memset``, ``memcmp`` for aggregate copies and
+comparisons, ``puts`` and ``putchar`` for a ``printf`` it simplifies). A name libc
+exports but never calls on its own (glibc's legacy ``step``) is no such function."""
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
+import tempfile
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
 from cooptest.cfa.ctype import DataModel
+from cooptest.harness.nondet import TESTCOV_FUNCTIONS, harness_source
+
+GCC_EMITS = frozenset({"memcpy", "memmove", "memset", "memcmp", "puts", "putchar"})
+FUNCTION_TYPES = ("STT_FUNC", "STT_LOOS")  # LOOS: STT_GNU_IFUNC (strlen, memcpy...)
 
 
 @functools.cache
-def c_library_exports(data_model: DataModel) -> frozenset[str]:
-    """The functions ``libc.so.6`` of the data model defines (empty where gcc names no
-    such file: then nothing is taken for the library's)."""
+def called_behind_the_program(data_model: DataModel) -> frozenset[str]:
+    """The names whose definition by the program runs from outside its CFA."""
+    return GCC_EMITS | _libc_self_calls(data_model) | _harness_calls(data_model)
+
+
+def _libc_self_calls(data_model: DataModel) -> frozenset[str]:
     proc = subprocess.run(["gcc", data_model.gcc_flag, "-print-file-name=libc.so.6"],
                           capture_output=True, text=True)
-    path = proc.stdout.strip()
+    out: set[str] = set()
     try:
-        with open(path, "rb") as f:
-            table = ELFFile(f).get_section_by_name(".dynsym")
+        with open(proc.stdout.strip(), "rb") as f:
+            elf = ELFFile(f)
+            for section in elf.iter_sections():
+                if not section.name.startswith((".rela.", ".rel.")):
+                    continue
+                table = elf.get_section(section["sh_link"])
+                if not isinstance(table, SymbolTableSection):
+                    continue
+                for r in section.iter_relocations():
+                    if r["r_info_sym"]:
+                        s = table.get_symbol(r["r_info_sym"])
+                        if s["st_info"]["type"] in FUNCTION_TYPES and s["st_shndx"] != "SHN_UNDEF":
+                            out.add(s.name)
+    except OSError:
+        pass
+    return frozenset(out)
+
+
+def _harness_calls(data_model: DataModel) -> frozenset[str]:
+    with tempfile.TemporaryDirectory(prefix="cooptest-libc-") as work:
+        source, obj = os.path.join(work, "harness.c"), os.path.join(work, "harness.o")
+        with open(source, "w") as f:
+            f.write(harness_source(set(f"__VERIFIER_nondet_{n}" for n in TESTCOV_FUNCTIONS)))
+        if subprocess.run(["gcc", data_model.gcc_flag, "-w", "-c", source, "-o", obj],
+                          capture_output=True).returncode != 0:
+            return frozenset()
+        with open(obj, "rb") as f:
+            table = ELFFile(f).get_section_by_name(".symtab")
             if not isinstance(table, SymbolTableSection):
                 return frozenset()
-            return frozenset(s.name.split("@")[0] for s in table.iter_symbols()
-                             if s["st_info"]["type"] in ("STT_FUNC", "STT_LOOS")  # LOOS: GNU_IFUNC
-                             and s["st_shndx"] != "SHN_UNDEF")
-    except OSError:
-        return frozenset()
+            return frozenset(s.name for s in table.iter_symbols()
+                             if s["st_shndx"] == "SHN_UNDEF" and s.name)
