@@ -144,6 +144,35 @@ def test_max_iterations_ends_the_search_after_that_many_native_runs(make_program
     assert again.stopped == "iterations" and put.stats["iterations"] == 3
 
 
+PRINTED = r"""
+#include <stdio.h>
+extern char __VERIFIER_nondet_char(void);
+int main(void) {
+  char in[4], s[4]; int i;
+  for (i = 0; i < 3; i++) in[i] = __VERIFIER_nondet_char();
+  in[3] = 0;
+  for (i = 0; in[i] != 0; i++) s[i] = in[i];
+  s[i] = 0;
+  for (i = 0; s[i] != 0; i++) {
+    fputc(s[i], stdout);
+    putc(s[i], stdout);
+  }
+  if (i == 3) return 7;
+  return i;
+}
+"""
+
+
+def test_writing_to_a_stream_leaves_the_programs_memory_as_it_was(make_program) -> None:
+    """replace prints its substitution with ``fputc(c, stdout)``: a stream's buffer is
+    the C library's, and havocking the program's memory at each call made every later
+    read of the string diverge from the native run."""
+    put = make_program(PRINTED)
+    result = run(put, budget=10.0)
+    assert put.stats.get("divergences", 0) == 0
+    assert set(put.covered) == set(put.goals) and result.state.exact
+
+
 def test_memory_and_symbolic_pointers(make_program) -> None:
     put = make_program(MEMORY)
     run(put, budget=10.0)

@@ -54,8 +54,11 @@ GAP = 1 << 16  # bytes between objects: offsets within an object never reach the
 MAX_BYTE_LOOP = 4096  # larger block copies/fills havoc the object instead
 FUNCTION_BASE = 0x7F000000
 USER_SPACE = {32: (4096, 0xFFFFE000), 64: (4096, 1 << 57)}  # native object addresses lie within
-PURE_EXTERNALS = {"printf", "puts", "putchar", "fprintf", "fflush", "fputs", "sprintf_s",
-                  "__VERIFIER_assert", "assert"}
+# writing to a stream changes the C library's buffers, never the program's memory: a
+# havoc on replace's fputc(c, stdout) made its later reads of the pattern diverge (3,759
+# divergences per 1,000 dfs iterations)
+PURE_EXTERNALS = {"printf", "puts", "putchar", "fprintf", "fflush", "fputs", "fputc", "putc",
+                  "sprintf_s", "__VERIFIER_assert", "assert"}
 LAYOUT_OPS = ("==", "!=", "<", "<=", ">", ">=", "-")  # pointer operations that see the layout
 ALLOCATORS = {"malloc", "calloc", "alloca", "__builtin_alloca", "realloc", "valloc", "kmalloc",
               "kzalloc", "xmalloc"}
