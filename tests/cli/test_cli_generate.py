@@ -218,7 +218,7 @@ def test_memory_limit_stops_the_analysis_with_valid_outputs(tmp_path: Path, tria
     long before its budget, says why, reports its peak and keeps a valid suite."""
     started = time.monotonic()
     proc = cooptest("generate", triangle, "--budget", "30", "--out", tmp_path, "--quiet",
-                    "--strategy", strategy, "--memory", "1")
+                    "--strategy", strategy, "--memory", "16")
     assert proc.returncode == 0, proc.stderr
     assert time.monotonic() - started < 15
     summary = check_report(tmp_path)["summary"]
@@ -314,6 +314,21 @@ def test_seed_suite_is_replayed_first(random_run: Path, triangle: Path, tmp_path
     kept = read_suite(str(tmp_path / "test-suite.zip"))
     assert [t.inputs for t in kept[:len(seeded)]] == [t.inputs for t in seeded]
     assert after["summary"]["covered"] >= before["summary"]["covered"]
+
+
+def test_max_iterations_ends_concolic_search_after_that_many_runs(tmp_path: Path, triangle: Path) -> None:
+    """``--max-iterations N`` as CREST's ``run_crest PROGRAM N``: the report counts N
+    iterations, says the run ended for them, records the option, and gives the goals
+    covered per iteration count, which the papers' tables are made of."""
+    proc = cooptest("generate", triangle, "--budget", "30", "--out", tmp_path, "--strategy",
+                    "concolic", "--max-iterations", "5", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = check_report(tmp_path)
+    s = doc["summary"]
+    assert s["iterations"] == 5 and s["stopped"] == "iterations" and s["time_s"] < 25
+    assert doc["configuration"]["max_iterations"] == 5
+    steps = doc["coverage_by_iteration"]
+    assert steps == sorted(steps) and steps[-1][0] <= 5 and steps[-1][1] <= s["covered"]
 
 
 def test_missing_strategy_module_is_one_line(monkeypatch: pytest.MonkeyPatch, triangle: Path,
