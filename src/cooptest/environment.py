@@ -14,13 +14,14 @@ included from a system folder: its branches are no goals.
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
 
 from cooptest.cfa.ctype import DataModel
-from cooptest.frontend.ast_cache import cache_dir
+from cooptest.cfa.unmodelled import USER_MAIN
+from cooptest.frontend.ast_cache import generated_folder
+from cooptest.frontend.literals import c_string
 from cooptest.frontend.preprocess import harness_headers as model_dir
+from cooptest.harness.build import write_once
 from cooptest.task import Environment, Source
 
 MAX_BYTES = 1 << 16  # per argument, stdin or file: beyond, a test would not be a test
@@ -28,14 +29,7 @@ MAX_BYTES = 1 << 16  # per argument, stdin or file: beyond, a test would not be 
 
 def model_flags() -> tuple[str, ...]:
     """The flags of each of the program's own files."""
-    return ("-Dmain=__cooptest_main", "-include", os.path.join(model_dir(), "cooptest_io.h"))
-
-
-def c_string(text: str) -> str:
-    out = []
-    for byte in text.encode("utf-8", errors="surrogateescape"):
-        out.append(chr(byte) if 0x20 <= byte < 0x7F and chr(byte) not in '\\"?' else f"\\{byte:03o}")
-    return '"' + "".join(out) + '"'
+    return (f"-Dmain={USER_MAIN}", "-include", os.path.join(model_dir(), "cooptest_io.h"))
 
 
 def model_source(env: Environment, program: str) -> str:
@@ -67,16 +61,7 @@ def model_source(env: Environment, program: str) -> str:
 
 def model_unit(env: Environment, program: str, data_model: DataModel) -> Source:
     """The environment unit, written once per content where cooptest keeps its cache."""
-    text = model_source(env, program)
-    folder = os.path.join(cache_dir() or os.path.join(tempfile.gettempdir(), f"cooptest-{os.getuid()}"),
-                          "environment")
-    path = os.path.join(folder, f"env-{hashlib.sha256(text.encode()).hexdigest()[:16]}.c")
-    if not os.path.exists(path):
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
+    path = write_once(generated_folder("environment"), "env", model_source(env, program))
     return Source(path, ("-isystem", model_dir()))
 
 

@@ -42,6 +42,14 @@ def cache_dir() -> str | None:
     return os.path.join(base, "cooptest")
 
 
+def generated_folder(kind: str) -> str:
+    """Where the C cooptest generates for a program (the environment model's unit, a
+    library's harness) is kept: beside the cache, or in the temporary folder when the
+    cache is off."""
+    return os.path.join(cache_dir() or os.path.join(tempfile.gettempdir(), f"cooptest-{os.getuid()}"),
+                        kind)
+
+
 def parse(text: str, filename: str) -> c_ast.FileAST:
     """``parser.CParser().parse(text, filename)``, from the cache when it can be.
 

@@ -95,3 +95,18 @@ def string_literal(types: Types, text: str) -> StringLit:
     parts = re.findall(r'"((?:[^"\\]|\\.)*)"', text, re.S)
     data = b"".join(unescape(p) for p in parts) + b"\0"
     return StringLit(ArrayType(types.char, len(data)), data)
+
+
+def c_string(value: str) -> str:
+    """``value`` as a C string literal: printable ASCII as is, every other byte in octal
+    (three digits, so that no following digit can extend the escape)."""
+    out = []
+    for byte in value.encode("utf-8", errors="surrogateescape"):
+        ch = chr(byte)
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F and ch != "?":  # "?" could start a trigraph
+            out.append(ch)
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'

@@ -70,10 +70,10 @@ def compile_program(source_paths: str | Sequence[str], data_model: DataModel, ou
     stem = os.path.splitext(os.path.basename(paths[0]))[0]
     exe = os.path.join(out_dir, f"{stem}-{key}{'-trace' if trace else ''}")
     if not os.path.exists(exe):
-        sources = [*paths, _write_once(out_dir, "harness", harness),
+        sources = [*paths, write_once(out_dir, "harness", harness),
                    containment_source(out_dir)]
         if trace:
-            sources.append(_write_once(out_dir, "trace_runtime", runtime))
+            sources.append(write_once(out_dir, "trace_runtime", runtime))
         compile_sources(sources, data_model, exe, BASE_FLAGS)
     return Executable(exe, data_model, trace)
 
@@ -113,14 +113,16 @@ def _runtime(name: str) -> str:
 def containment_source(out_dir: str) -> str:
     """Path of ``contain.c`` in ``out_dir``: linked into every build of a program under
     test, so that no test outlives cooptest."""
-    return _write_once(out_dir, "contain", _runtime("contain.c"))
+    return write_once(out_dir, "contain", _runtime("contain.c"))
 
 
-def _write_once(out_dir: str, stem: str, text: str) -> str:
-    """Write ``text`` to a file named by its hash (shared by all builds in ``out_dir``)."""
-    path = os.path.join(out_dir, f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.c")
+def write_once(folder: str, stem: str, text: str, suffix: str = ".c") -> str:
+    """``text`` in ``folder`` under a name holding its hash, written once (atomically:
+    builds and runs in parallel share it); returns the path."""
+    path = os.path.join(folder, f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:16]}{suffix}")
     if not os.path.exists(path):
-        fd, tmp = tempfile.mkstemp(prefix=".src-", suffix=".c", dir=out_dir)
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".src-", suffix=suffix, dir=folder)
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from cooptest.errors import UserError
+from cooptest.frontend.literals import c_string
 from cooptest.frontend.preprocess import dependencies, preprocess, search_flags, system_folders
 from cooptest.harness.coverage import TIMEOUT
 from cooptest.harness.nondet import harness_source, needed_functions
@@ -54,21 +55,6 @@ PATH_OPTIONS = ("-I", "-iquote", "-isystem", "-idirafter")  # options naming a f
 FILE_OPTIONS = ("-include", "-imacros")  # options naming a file read
 ERROR_FAILURE = "reaches the error"  # make check's words for a test that finds a bug
 _MAKE_UNSAFE = re.compile(r"[\s$#:%*?\[\]\\;'\"|&<>(){}`=]")  # what a Makefile's file name cannot hold
-
-
-def c_string(value: str) -> str:
-    """``value`` as a C string literal: printable ASCII as is, every other byte in octal
-    (three digits, so that no following digit can extend the escape)."""
-    out = []
-    for byte in value.encode("utf-8", errors="surrogateescape"):
-        ch = chr(byte)
-        if ch in '\\"':
-            out.append("\\" + ch)
-        elif 0x20 <= byte < 0x7F and ch != "?":  # "?" could start a trigraph
-            out.append(ch)
-        else:
-            out.append(f"\\{byte:03o}")
-    return '"' + "".join(out) + '"'
 
 
 @dataclass
