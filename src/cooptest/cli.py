@@ -30,34 +30,11 @@ from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, f
                                 positive_count, share, sym_file)
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES
 from cooptest import __version__
+from cooptest.clock import STARTED
 from cooptest.errors import UserError
 from cooptest.task import Environment, Task
 
 DEFAULT_BUDGET, DEFAULT_OUT = 60.0, "cooptest-out"
-
-
-def _process_age() -> float:
-    """Seconds since this process began to run cooptest (0 where /proc does not tell):
-    the interpreter's start and the imports before this module's are part of a run,
-    which under load take most of a second.
-
-    /proc gives the time of the fork, not of the exec, and the two can be far apart: a
-    shell runs the last command of a subshell ``( a; b )`` in the subshell's own
-    process, forked before ``a`` ran (that run of ``b`` found its budget spent before
-    it began). Since the exec this process has done only the interpreter's start, so
-    its CPU time, at most halved by load, bounds the age."""
-    try:
-        with open("/proc/self/stat") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return 0.0
-    cpu = os.times()
-    return max(0.0, min(age, STARTUP_LOAD * (cpu.user + cpu.system) + STARTUP_SLACK))
-
-
-STARTUP_LOAD, STARTUP_SLACK = 2.0, 0.2  # the bound of ``_process_age``: wall per CPU second
-STARTED = time.monotonic() - _process_age()  # a budget counts from the process's start
 EXIT_USER, EXIT_INTERNAL = 2, 3
 
 
