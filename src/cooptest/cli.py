@@ -86,6 +86,24 @@ def add_program_arguments(p: argparse.ArgumentParser) -> None:
                    help="the library's variables keep their initial values (default: inputs)")
 
 
+def add_strategy_arguments(p: argparse.ArgumentParser, search: str | None) -> None:
+    """``--strategy`` and ``--search``, the same for ``generate`` and ``bench``; each
+    strategy's one-line summary (``registry.STRATEGIES``) is listed below the options,
+    where a name alone would not say what runs. ``search`` is the default ``--search``
+    holds (``generate`` keeps None to know whether it was given)."""
+    import textwrap
+    p.formatter_class = argparse.RawDescriptionHelpFormatter  # the list keeps its lines
+    p.epilog = "strategies (--strategy):\n" + "\n".join(
+        textwrap.fill(spec.summary, 79, initial_indent=f"  {name:<12}", subsequent_indent=" " * 14)
+        for name, spec in STRATEGIES.items())
+    p.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY, metavar="NAME",
+                   help="what runs: one analysis or a cooperation of several (default "
+                        "%(default)s; each one is listed below)")
+    p.add_argument("--search", choices=SEARCHES, default=search, metavar="SEARCH",
+                   help=f"search strategy of concolic testing: {', '.join(SEARCHES)} "
+                        f"(default {DEFAULT_SEARCH})")
+
+
 def load_target(args: argparse.Namespace) -> Task:
     """The task of a command's program arguments (``add_program_arguments``)."""
     import dataclasses
@@ -141,9 +159,7 @@ def build_parser() -> Parser:
                         "(default %(default)g; the run ends earlier once every goal is decided)")
     g.add_argument("--out", type=folder, default=DEFAULT_OUT, metavar="DIR",
                    help="where the suite and the reports go (default ./%(default)s)")
-    g.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY)
-    g.add_argument("--search", choices=SEARCHES,
-                   help=f"search strategy of concolic testing (default {DEFAULT_SEARCH})")
+    add_strategy_arguments(g, None)
     g.add_argument("--partitions", type=positive_count, help="partitions of mgp (default 4)")
     g.add_argument("--partitioning", choices=("random", "size", "proximity"),
                    help="mgp: how the goals are partitioned: shuffled (the paper's best, with "
@@ -192,7 +208,9 @@ def build_parser() -> Parser:
     v.add_argument("--json", action="store_true")
 
     from cooptest.report.bench import add_arguments
-    add_arguments(sub.add_parser("bench", help="generate and measure suites for many tasks"))
+    b = sub.add_parser("bench", help="generate and measure suites for many tasks")
+    add_strategy_arguments(b, DEFAULT_SEARCH)
+    add_arguments(b)
 
     r = sub.add_parser("report", help="write OUT/report.html from a run's output folder")
     r.add_argument("out", metavar="OUT")

@@ -66,3 +66,28 @@ def test_errors_name_the_users_file_not_cooptests_copy(tmp_path, source, says):
     program.write_text(source)
     r = cooptest("generate", program, "--budget", "20", "--out", tmp_path / "out", "--quiet")
     assert r.returncode == 2 and says in r.stderr and "instrumented" not in r.stderr, r.stderr
+
+
+def test_a_budget_spent_while_loading_is_said_not_counted_as_no_goals(tmp_path):
+    """pals_lcr.8 under --budget 5 said "0/0 goals covered": a budget no load can meet
+    (10 ms from the process's start) shows what the summary line says instead."""
+    r = cooptest("generate", PROGRAM, "--budget", "0.01", "--out", tmp_path / "out", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "before the program was analysed: no goals counted" in r.stderr or \
+        "before the task was loaded: no goals counted" in r.stderr, r.stderr
+    assert "0/0 goals" not in r.stderr
+
+
+@pytest.mark.parametrize("command", ["generate", "bench"])
+def test_help_says_what_each_strategy_is_and_the_defaults(command):
+    from cooptest.core.registry import STRATEGIES
+    r = cooptest(command, "--help")
+    text = " ".join(r.stdout.split())
+    assert r.returncode == 0 and "(default auto;" in text and "(default cgs)" in text, r.stdout
+    for name, spec in STRATEGIES.items():
+        assert f"{name} {spec.summary}" in text, name
+
+
+def test_bench_refuses_a_memory_no_run_fits_in(tmp_path):
+    r = cooptest("bench", PROGRAM, "--budget", "2", "--out", tmp_path / "b", "--memory", "1")
+    assert r.returncode == 2 and "at least 16" in r.stderr and not (tmp_path / "b").exists(), r.stderr

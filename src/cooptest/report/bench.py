@@ -27,10 +27,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from cooptest.arguments import budget_seconds, folder, positive_count
+from cooptest.arguments import budget_seconds, folder, memory_mb, positive_count
 from cooptest.core.lifetime import die_with_parent
 from cooptest.core.memory import DEFAULT_LIMIT_MB
-from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, SEARCHES, STRATEGIES, applies
+from cooptest.core.registry import applies
 from cooptest.errors import UserError
 
 GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
@@ -77,8 +77,6 @@ class Row:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tasks", nargs="+", metavar="TASK", help="task .yml/.c files or folders of them")
-    p.add_argument("--strategy", choices=list(STRATEGIES), default=DEFAULT_STRATEGY)
-    p.add_argument("--search", choices=SEARCHES, default=DEFAULT_SEARCH)
     p.add_argument("--budget", type=budget_seconds, required=True, metavar="SECONDS")
     p.add_argument("--jobs", type=positive_count, default=2)
     p.add_argument("--out", type=folder, required=True, metavar="DIR")
@@ -90,7 +88,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ray", metavar="ADDRESS",
                    help="run the tasks on the Ray cluster at ADDRESS (host:port of its head, "
                         "or auto); task files and --out must be on a file system every node sees")
-    p.add_argument("--memory", type=positive_count, default=DEFAULT_LIMIT_MB, metavar="MB",
+    p.add_argument("--memory", type=memory_mb, default=DEFAULT_LIMIT_MB, metavar="MB",
                    help="memory of each generate run (its --memory), and with --ray what each "
                         "task reserves on the cluster (default %(default)s)")
 

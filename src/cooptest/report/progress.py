@@ -51,6 +51,8 @@ def summary_line(name: str, summary: dict[str, Any], found: str = "") -> str:
     should know of (and report), not a property of the program."""
     refuted = summary.get("contradictions", 0)
     testcov = summary.get("coverage_testcov_style")
+    if summary.get("analysed") is False:  # "0/0 goals" would read as a program without any
+        return f"{name}: {summary['stopped']}: no goals counted, 0 tests, {summary['time_s']:.1f}s"
     return (f"{name}: {summary['covered']}/{summary['goals']} goals covered, "
             f"{summary['infeasible']} infeasible, {summary['unknown']} open ({GOAL}); "
             f"cov_b {summary['cov_b']:.1f}% = {COV_B}, cov_f {summary['cov_f']:.1f}% = {COV_F}"

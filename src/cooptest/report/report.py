@@ -212,7 +212,7 @@ class Report:
                "goals": [], "summary": {"goals": 0, "covered": 0, "infeasible": 0, "unknown": 0,
                                         "cov_b": 0.0, "cov_f": 0.0, "tests": 0,
                                         "time_s": round(self.elapsed(), 2), "executions": 0,
-                                        "stopped": why},
+                                        "stopped": why, "analysed": False},
                "timeline": []}
         write_json_atomically(self.path, doc)
         return doc
