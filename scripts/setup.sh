@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian/Ubuntu machine for cooptest: the system tools it calls
 # (gcc with 32-bit support for ILP32 tasks, gcov/lcov for coverage, make for exported
-# tests), chromium for the test that renders report.html in a headless browser, and the
-# Python package itself, editable, with the test dependencies.
+# tests), chromium for the test that renders report.html in a headless browser, csmith
+# for the differential test against gcc, and the Python package itself, editable, with
+# the test dependencies.
 #
 #   bash scripts/setup.sh
 #
@@ -39,6 +40,19 @@ if ! command -v chromium >/dev/null; then
   else
     echo "setup: no chromium (the report.html browser test will be skipped); as root run:" \
          "apt-get install -y chromium" >&2
+  fi
+fi
+
+# Optional: without csmith (and its headers, libcsmith-dev) the differential test
+# against gcc (tests/soundness/test_differential.py, benchmarks/differential.py) is skipped.
+if ! command -v csmith >/dev/null || [ ! -f /usr/include/csmith/csmith.h ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing csmith" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq csmith libcsmith-dev >/dev/null
+  else
+    echo "setup: no csmith (the differential test against gcc will be skipped); as root run:" \
+         "apt-get install -y csmith libcsmith-dev" >&2
   fi
 fi
 
