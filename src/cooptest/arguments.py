@@ -69,9 +69,10 @@ SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib
 
 
 def jobs(text: str) -> int:
-    """A number of cores to use: at least 1, at most the machine's."""
-    cores = os.cpu_count() or 1
-    return _number(text, int, lambda v: 1 <= v <= cores, f"from 1 to the machine's {cores} cores")
+    """A number of cores to use: at least 1, at most the ones this process may run on."""
+    from cooptest.core.parallel import usable_cores
+    cores = len(usable_cores())
+    return _number(text, int, lambda v: 1 <= v <= cores, f"from 1 to the {cores} cores cooptest may use")
 
 
 def memory_mb(text: str) -> int:

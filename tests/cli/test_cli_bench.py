@@ -5,6 +5,8 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
+
 from clitools import EXAMPLES, cooptest
 
 
@@ -35,3 +37,30 @@ def test_bench_reports_bad_tasks_in_the_table(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "every one of the 1 tasks failed" in proc.stderr, proc.stderr
     (row,) = json.loads((out / "results.json").read_text())["rows"]
     assert row["exit_code"] == 2 and row["error"].startswith(f"cooptest: {bad}:")
+
+
+def test_each_task_gets_the_cores_it_reserves(tmp_path: Path) -> None:
+    """``bench --jobs 2`` ran two portfolios that each took every core of the machine;
+    now a task's generate is told ``--jobs`` as many cores as it reserves and is pinned
+    to them, so its CPU time never exceeds its wall time times its cores."""
+    out = tmp_path / "bench"
+    proc = cooptest("bench", EXAMPLES / "triangle.c", "--budget", "4", "--cores", "1",
+                    "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "results.json").read_text())
+    (row,) = doc["rows"]
+    assert doc["config"]["cores"] == row["cores"] == 1
+    assert 0 < row["cpu_s"] <= row["time_s"] * row["cores"], row
+    report = json.loads((out / "examples__triangle" / "report.json").read_text())
+    assert report["configuration"]["jobs"] == 1
+
+
+@pytest.mark.parametrize("options,says", [
+    (["--jobs", "1000"], "1000 tasks at once of 1 cores each need 1000 cores"),
+    (["--cores", "1000"], "of 1000 cores each need 1000 cores"),
+    (["--jobs", "2", "--ray", "auto"], "--jobs applies without --ray"),
+])
+def test_more_cores_than_cooptest_may_use_are_refused(tmp_path: Path, options, says) -> None:
+    proc = cooptest("bench", EXAMPLES / "triangle.c", "--budget", "2", "--out", tmp_path / "b",
+                    *options)
+    assert proc.returncode == 2 and says in proc.stderr and not (tmp_path / "b").exists(), proc.stderr

@@ -50,7 +50,6 @@ twenty-third session).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 from cooptest.analyses.chc import FIRST_LIMIT_MS
@@ -58,7 +57,7 @@ from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, PAPER_
                                              CoVeriTest, Reuse, paper_pair, parse_sequence, scaled)
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
-from cooptest.core.parallel import Lane, Niced, run_lanes
+from cooptest.core.parallel import Lane, Niced, run_lanes, usable_cores
 from cooptest.core.registry import Settings, make_analysis
 
 RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search
@@ -110,7 +109,7 @@ class Portfolio:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.jobs = max(1, int(settings.extra.get("jobs") or os.cpu_count() or 1))
+        self.jobs = int(settings.extra.get("jobs") or len(usable_cores()))
         if settings.extra.get("sequence"):  # refused now, not once a lane builds it
             parse_sequence(settings.extra["sequence"])
 

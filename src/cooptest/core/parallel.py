@@ -38,6 +38,12 @@ from cooptest.harness.executor import Execution
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
 REPORT_EVERY = 0.5  # seconds between a worker's reports of its native runs and counts
 LAST_BATCH = 0.3  # seconds the parent waits for the workers' last reports, out of its budget
+
+
+def usable_cores() -> list[int]:
+    """The cores this process may run on: its CPU affinity, not the machine's count, so
+    that a run ``bench`` pins to the cores a task reserves takes those and no others."""
+    return sorted(os.sched_getaffinity(0))
 LOWEST_PRIORITY = 19  # the niceness of a ``Niced`` analysis
 
 

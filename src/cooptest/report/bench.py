@@ -3,8 +3,13 @@ optionally with the referee's coverage (TestCov through ``testcov-measure``).
 
 Each task runs as its own ``cooptest generate`` process (a crash or a hang of one task
 cannot take the benchmark down, and the process is exactly what a user runs), at most
-``--jobs`` at a time, or as Ray tasks on a Ray cluster (``--ray ADDRESS``, one CPU and
-``--memory`` each). The table (``results.csv``, ``results.json``) is rewritten after
+``--jobs`` at a time, or as Ray tasks on a Ray cluster (``--ray ADDRESS``). A task gets
+the cores it reserves, ``--cores``, and no more: ``generate --jobs`` (a portfolio runs a
+lane per core it is given, and took every core of the machine in each of two tasks at
+once), pinned to cores of its own on this machine (its CPU affinity, which its tests
+inherit, as BenchExec assigns cores), ``num_cpus`` and ``memory`` on a Ray cluster; the
+table records the cores and the CPU time of each task, so that CPU time over wall time
+shows it kept to them. The table (``results.csv``, ``results.json``) is rewritten after
 every task, so a long benchmark left running in the background can be read at any time,
 and a benchmark run again into the same folder resumes: tasks already in the table are
 not run again (a table of another configuration is refused rather than mixed in).
@@ -16,12 +21,14 @@ import csv
 import glob
 import json
 import os
+import queue
 import random
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
@@ -30,13 +37,14 @@ from pathlib import Path
 from cooptest.arguments import budget_seconds, folder, memory_mb, positive_count
 from cooptest.core.lifetime import die_with_parent
 from cooptest.core.memory import DEFAULT_LIMIT_MB
+from cooptest.core.parallel import usable_cores
 from cooptest.core.registry import applies
 from cooptest.errors import UserError
 
 GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
 TESTCOV_LIMIT = 1800.0
 RESULTS_JSON, RESULTS_CSV = "results.json", "results.csv"
-CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov")  # what makes rows comparable
+CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov", "cores")  # what makes rows comparable
 # What a generate process on a Ray worker needs of the driver's environment to be the
 # same cooptest with the same caches and referee.
 FORWARDED_ENV = ("PYTHONPATH", "COOPTEST_CACHE", "COOPTEST_TESTCOV_MEASURE", "XDG_CACHE_HOME")
@@ -62,6 +70,8 @@ class Row:
     cov_f: float | None = None
     tests: int | None = None
     time_s: float | None = None
+    cores: int | None = None  # reserved for the task (--cores)
+    cpu_s: float | None = None  # of generate and every process it waited for
     testcov_style: float | None = None  # cooptest's own TestCov-style count
     testcov: float | None = None
     testcov_goals: int | None = None
@@ -78,7 +88,13 @@ class Row:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tasks", nargs="+", metavar="TASK", help="task .yml/.c files or folders of them")
     p.add_argument("--budget", type=budget_seconds, required=True, metavar="SECONDS")
-    p.add_argument("--jobs", type=positive_count, default=2)
+    p.add_argument("--jobs", type=positive_count, metavar="N",
+                   help="tasks at once (default: as many as the cores cooptest may use hold "
+                        "tasks of --cores cores); not with --ray, where the cluster decides")
+    p.add_argument("--cores", type=positive_count, default=1, metavar="N",
+                   help="cores each task reserves and gets (default %(default)s): its generate "
+                        "runs pinned to N cores of its own (a portfolio with --jobs N), and "
+                        "with --ray reserves N CPUs")
     p.add_argument("--out", type=folder, required=True, metavar="DIR")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--testcov", action="store_true", help="measure each suite with TestCov")
@@ -114,26 +130,20 @@ def run_name(task: str) -> str:
     return f"{p.parent.name}__{p.stem}"
 
 
-def run_task(task: str, args: argparse.Namespace) -> Row:
-    row = Row(task)
+def run_task(task: str, args: argparse.Namespace, cpus: tuple[int, ...] | None = None) -> Row:
+    """The row of ``task``: its ``generate`` run on ``args.cores`` cores (pinned to
+    ``cpus``, where given) and what its report says."""
+    row = Row(task, cores=args.cores)
     out = os.path.join(args.out, run_name(task))
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", task, "--budget", str(args.budget),
            "--out", out, "--strategy", args.strategy,
            *(("--search", args.search) if applies("--search", args.strategy) else ()),
+           *(("--jobs", str(args.cores)) if applies("--jobs", args.strategy) else ()),
            "--seed", str(args.seed), "--memory", str(args.memory), "--quiet"]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
-    try:
-        _, err = proc.communicate(timeout=args.budget + GRACE)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGTERM)  # generate writes its outputs and exits
-        try:
-            _, err = proc.communicate(timeout=GRACE)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
-    row.exit_code = proc.returncode
+                            stdin=subprocess.DEVNULL, preexec_fn=lambda: _start_child(cpus))
+    err, row.exit_code, row.cpu_s = _wait(proc, args.budget + GRACE)
     lines = [l for l in err.splitlines() if l.startswith("cooptest:")]
     row.error = lines[-1] if lines else ""
     try:
@@ -159,12 +169,58 @@ def run_task(task: str, args: argparse.Namespace) -> Row:
     return row
 
 
-def _die_with_parent() -> None:
+def _start_child(cpus: tuple[int, ...] | None) -> None:
     """In the generate child: get SIGTERM when the process that started it dies (a
     killed bench or Ray worker), so that no orphan keeps writing into a folder that a
     resumed benchmark runs the task in again; SIGTERM makes generate write its outputs
-    and stop."""
+    and stop. Then keep to ``cpus``: the child and all it starts run on those cores."""
     die_with_parent(signal.SIGTERM)
+    if cpus is not None:
+        os.sched_setaffinity(0, cpus)
+
+
+def _wait(proc: subprocess.Popen, limit: float) -> tuple[str, int, float]:
+    """``proc``'s stderr, exit code and CPU seconds (user and system, of it and every
+    descendant it waited for: ``wait4``'s resource usage, which ``Popen.wait`` drops).
+    After ``limit`` seconds it gets SIGTERM (generate writes its outputs and exits),
+    ``GRACE`` later SIGKILL."""
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
+    reader.start()
+    reaped, lock = False, threading.Lock()
+
+    def send(sig: int) -> None:
+        with lock:  # a zombie may get a signal; a reaped pid, which may be reused, not
+            if not reaped:
+                os.kill(proc.pid, sig)
+
+    timers = [threading.Timer(limit, send, (signal.SIGTERM,)),
+              threading.Timer(limit + GRACE, send, (signal.SIGKILL,))]
+    for timer in timers:
+        timer.daemon = True
+        timer.start()
+    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped yet
+    with lock:
+        reaped = True
+        _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait for it again
+    for timer in timers:
+        timer.cancel()
+    reader.join()
+    proc.stderr.close()
+    return "".join(err), proc.returncode, round(usage.ru_utime + usage.ru_stime, 2)
+
+
+def lanes(args: argparse.Namespace) -> list[tuple[int, ...]]:
+    """The cores of the tasks that run at once on this machine: ``--jobs`` disjoint
+    sets of ``--cores`` of the cores cooptest may use; a UserError if they do not fit,
+    since tasks sharing a core measure each other."""
+    cores = usable_cores()
+    jobs = args.jobs or max(1, len(cores) // args.cores)
+    if jobs * args.cores > len(cores):
+        raise UserError(f"{jobs} tasks at once of {args.cores} cores each need {jobs * args.cores} "
+                        f"cores; cooptest may use {len(cores)} here (see --jobs, --cores)")
+    return [tuple(cores[k * args.cores:(k + 1) * args.cores]) for k in range(jobs)]
 
 
 def configuration(args: argparse.Namespace) -> dict[str, object]:
@@ -223,14 +279,26 @@ def summarize(rows: list[Row]) -> dict[str, object]:
 
 
 def _map_local(tasks: list[str], args: argparse.Namespace, done) -> None:
-    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_task, t, args) for t in tasks]
+    """Each task on a lane of cores (``lanes``) that no other task runs on meanwhile."""
+    free: queue.Queue[tuple[int, ...]] = queue.Queue()
+    for cpus in lanes(args):
+        free.put(cpus)
+
+    def on_a_lane(task: str) -> Row:
+        cpus = free.get()
+        try:
+            return run_task(task, args, cpus)
+        finally:
+            free.put(cpus)
+
+    with ThreadPoolExecutor(free.qsize()) as pool:
+        futures = [pool.submit(on_a_lane, t) for t in tasks]
         for fut in as_completed(futures):
             done(fut.result())
 
 
 def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
-    """Each task a Ray task of one CPU and ``--memory`` MB on the cluster at ``--ray``;
+    """Each task a Ray task of ``--cores`` CPUs and ``--memory`` MB on the cluster at ``--ray``;
     rows arrive as tasks finish. Paths are made absolute: a worker's working directory
     is not ours."""
     try:
@@ -246,7 +314,7 @@ def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise UserError(f"cannot join the Ray cluster at {args.ray}: {e}") from None
     try:
-        remote = ray.remote(run_task).options(num_cpus=1, memory=args.memory << 20)
+        remote = ray.remote(run_task).options(num_cpus=args.cores, memory=args.memory << 20)
         remote_args = argparse.Namespace(**{**vars(args), "out": os.path.abspath(args.out)})
         pending = {remote.remote(os.path.abspath(t), remote_args): t for t in tasks}
         while pending:
@@ -276,6 +344,11 @@ def _check_reachable(address: str) -> None:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    if args.ray and args.jobs is not None:
+        raise UserError("--jobs applies without --ray: on a cluster, Ray runs as many tasks as "
+                        "their --cores fit")
+    if not args.ray:
+        lanes(args)  # refused now, not once the folder is made
     tasks = expand(args.tasks)
     if args.shuffle:
         random.Random(args.seed).shuffle(tasks)
