@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from types import FrameType
 from typing import Any, Callable, Iterator
 
+from cooptest.cfa.concrete_inputs import left_concrete
 from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
@@ -257,6 +258,11 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 if os.path.exists(report.path):
                     os.unlink(report.path)  # a previous run's report would not match the suite
                 frontend = load_program(task, work)
+                concrete = left_concrete(frontend.program, task.environment)
+                report.left_concrete = [c.describe() for c in concrete]
+                if not opts.quiet:
+                    for c in concrete:
+                        print(f"cooptest: note: {c.sentence()}", file=sys.stderr)
                 executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
                 executor.budget = budget
                 executor.learnt = LearntLimit()

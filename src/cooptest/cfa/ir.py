@@ -409,6 +409,7 @@ class FunctionCFA:
     exit: Location
     locations: list[Location]
     line: int = 0
+    file: str = ""  # the source file of the definition (a header's, if it is in one)
 
     def edges(self) -> Iterator[Edge]:
         for loc in self.locations:

@@ -246,7 +246,7 @@ class CFABuilder:
         for loc in fs.locations:  # marked where a cycle may close: kept where one does
             loc.is_loop_head = loc.is_loop_head and bool(cycle_edges(loc))
         self.functions[name] = FunctionCFA(name, ftype, fs.params, fs.locals, fs.entry, fs.exit,
-                                           fs.locations, line)
+                                           fs.locations, line, self._defined_in[name])
         self.fs = self.prelude
 
     def _parameters(self, node: c_ast.FuncDef, line: int) -> None:

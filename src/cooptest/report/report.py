@@ -116,6 +116,8 @@ class Report:
     configuration: Any = None  # a cooperation's configuration (``describe()``), if any
     inputs: dict[str, Any] | None = None  # the environment model's inputs (``Environment``), if any
     harness: dict[str, Any] | None = None  # the harness cooptest wrote (``Harness.describe``), if any
+    # the sources read that no option made inputs (``cfa.concrete_inputs``): one value each run
+    left_concrete: list[dict[str, str]] = field(default_factory=list)
     min_interval: float = 1.0
     started: float = field(default_factory=time.monotonic)
     timeline: list[tuple[float, int, int]] = field(default_factory=list)  # (s, covered, infeasible)
@@ -195,6 +197,7 @@ class Report:
                 "strategy": self.strategy, **({"search": self.search} if self.search else {}),
                 **({"configuration": configuration} if configuration else {}),
                 **({"inputs": self.inputs} if self.inputs else {}),
+                **({"left_concrete": self.left_concrete} if self.left_concrete else {}),
                 **({"harness": self.harness, "functions": per_function(goals, self.harness["functions"])}
                    if self.harness else {}),
                 "goals": goals, "summary": summary, "contradictions": contradictions,
