@@ -42,6 +42,8 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports bad options as a UserError (one line, exit 2) instead of
     printing the usage and exiting on its own."""
 
+    commands: dict[str, argparse.ArgumentParser]  # the top parser's, by name
+
     def error(self, message: str) -> NoReturn:
         raise UserError(f"{message} (see cooptest {self.prog.split()[-1]} --help)"
                         if " " in self.prog else f"{message} (see cooptest --help)")
@@ -226,10 +228,14 @@ def build_parser() -> Parser:
             x.add_argument("--json", action="store_true")
         else:
             x.add_argument("--out", required=True, metavar="DIR")
+            x.add_argument("--framework", choices=("plain", "cmocka"),
+                           help="a library's tests (--function) as unit tests calling each function: "
+                                "plain C with TAP output, or cmocka")
 
     bc = sub.add_parser("bench-compare", help="plots and tables of two or more bench runs")
     bc.add_argument("runs", nargs="+", metavar="BENCH_DIR")
     bc.add_argument("--out", required=True, metavar="DIR")
+    ap.commands = sub.choices
     return ap
 
 
@@ -301,6 +307,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
              if getattr(args, key) is not None and getattr(args, key) is not False}
     check_options(args.strategy, given)  # each one applies, or the run does not begin
     applied = {APPLIED[flag]: value for flag, value in given.items()}
+    if args.config_file:
+        applied["config_file"] = args.config_file
     extra = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs",
                                       "no_monitor", "testing_share", "max_iterations",
                                       "partitioning", "partition_size")
@@ -341,7 +349,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from cooptest.report.export import run_export
-    return run_export(load_target(args), existing(args.suite), args.out)
+    task = load_target(args)
+    if args.framework is None:
+        return run_export(task, existing(args.suite), args.out)
+    if task.harness is None:
+        raise UserError("--framework writes unit tests calling a library's functions: "
+                        "give --function NAME or --all-functions")
+    from cooptest.report.unit_tests import run_unit_export
+    return run_unit_export(task, existing(args.suite), args.out, args.framework)
 
 
 def cmd_bench_compare(args: argparse.Namespace) -> int:
@@ -355,10 +370,24 @@ COMMANDS = {"generate": cmd_generate, "cfa": cmd_cfa, "coverage": cmd_coverage, 
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    """The command line over the defaults of the project's configuration file
+    (``config``); ``args.config_file`` is the file and the values of it the command
+    applies (None without any)."""
+    from cooptest import config
+    parser = build_parser()
+    found = config.find(os.getcwd())
+    if found is not None:
+        config.apply(found, parser.commands)
+    args = _parse(parser, argv)
+    values = found.applied(args.command, args) if found is not None else {}
+    args.config_file = {"path": found.path, "values": values} if values else None
+    return args
+
+
+def _parse(parser: Parser, argv: list[str]) -> argparse.Namespace:
     """The command line, where a program's files may stand before, between and after
     options (``cooptest replay a.c -I inc b.c SUITE.zip``): argparse assigns
     positionals chunk by chunk, so they are gathered and assigned here."""
-    parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if not hasattr(args, "target"):
         return parser.parse_args(argv)  # the commands without a program: argparse's own errors

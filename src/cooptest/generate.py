@@ -363,7 +363,7 @@ def load_within_budget(load: Callable[[], Task], opts: Options) -> tuple[Task | 
         output_folder(opts.out)
         data_model = opts.data_model.value if opts.data_model is not None else "unknown"
         report = Report(os.path.join(opts.out, REPORT), os.path.abspath(opts.target), data_model,
-                        opts.strategy, started=opts.started)
+                        opts.strategy, started=opts.started, options=dict(opts.applied))
         doc = report.write_unparsed(f"stopped by {safe.stopped} before the task was loaded")
         print(summary_line(os.path.basename(opts.target), doc["summary"]), file=sys.stderr)
         return None, e.exit_code

@@ -224,7 +224,10 @@ def lanes(args: argparse.Namespace) -> list[tuple[int, ...]]:
 
 
 def configuration(args: argparse.Namespace) -> dict[str, object]:
-    return {k: getattr(args, k) for k in CONFIG_KEYS}
+    """What makes rows comparable, with the configuration file's values where one
+    applied (``cooptest.config``)."""
+    config_file = getattr(args, "config_file", None)
+    return {**{k: getattr(args, k) for k in CONFIG_KEYS}, **({"config_file": config_file} if config_file else {})}
 
 
 def write_table(rows: list[Row], out: str, config: dict[str, object]) -> None:

@@ -179,7 +179,7 @@ class Report:
         stats = {k: v for k, v in board.stats.items() if not k.startswith(ENDED)}
         endings = {k[len(ENDED):]: v for k, v in board.stats.items() if k.startswith(ENDED)}
         failed = every_run_failed(endings, board.goals)
-        configuration = {**(self.configuration.describe() if self.configuration else {}), **self.options}
+        configuration = self.applied()
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,
             "unknown": n - covered - infeasible, "unconfirmed": len(board.unconfirmed),
@@ -208,10 +208,17 @@ class Report:
                 **({"coverage_by_iteration": [list(t) for t in self.by_iteration]}
                    if self.by_iteration else {})}
 
+    def applied(self) -> dict[str, Any]:
+        """What report.json's ``configuration`` records: the cooperation's and the options."""
+        return {**(self.configuration.describe() if self.configuration else {}), **self.options}
+
     def write_unparsed(self, why: str) -> dict[str, Any]:
-        """The report of a run stopped before its program was analysed: no goals known."""
+        """The report of a run stopped before its program was analysed: no goals known,
+        the options it was to apply recorded."""
+        configuration = self.applied()
         doc = {"program": self.program_path, "data_model": self.data_model,
                "strategy": self.strategy, **({"search": self.search} if self.search else {}),
+               **({"configuration": configuration} if configuration else {}),
                "goals": [], "summary": {"goals": 0, "covered": 0, "infeasible": 0, "unknown": 0,
                                         "cov_b": 0.0, "cov_f": 0.0, "tests": 0,
                                         "time_s": round(self.elapsed(), 2), "executions": 0,
