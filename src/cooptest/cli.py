@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 import traceback
-from typing import NoReturn, Sequence
+from typing import Iterable, NoReturn, Sequence
 
 from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder, jobs, memory_mb,
                                 positive_count, share, sym_file)
@@ -150,6 +150,9 @@ def build_parser() -> Parser:
     ap.add_argument("--debug", action="store_true",
                     help="print tracebacks of internal errors (also after the command)")
     ap.add_argument("--version", action="version", version=f"cooptest {__version__}")
+    import shtab
+    shtab.add_argument_to(ap, "--print-completion", help="print the completion script of a "
+                          "shell, e.g. eval \"$(cooptest --print-completion bash)\"")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     from cooptest.cooperation.coveritest import REUSE_TYPES, TIME_PAIRS
@@ -236,7 +239,24 @@ def build_parser() -> Parser:
     bc.add_argument("runs", nargs="+", metavar="BENCH_DIR")
     bc.add_argument("--out", required=True, metavar="DIR")
     ap.commands = sub.choices
+    _complete_paths(ap.commands.values())
     return ap
+
+
+PATHS = {"DIR": "DIRECTORY", "OUT": "DIRECTORY", "BENCH_DIR": "DIRECTORY", PROGRAM: "FILE",
+         "FILE": "FILE", "SUITE.zip": "FILE", "TASK": "FILE"}
+"""What the shell completes for an argument, by its metavar: folders or files (shtab's
+``DIRECTORY`` and ``FILE``)."""
+
+
+def _complete_paths(commands: Iterable[argparse.ArgumentParser]) -> None:
+    """Let the shell complete the arguments that name files and folders as such."""
+    import shtab
+    for command in commands:
+        for action in command._actions:  # argparse offers no public list of a parser's options
+            kind = PATHS.get(action.metavar) if isinstance(action.metavar, str) else None
+            if kind is not None:
+                action.complete = getattr(shtab, kind)  # type: ignore[attr-defined]
 
 
 def cmd_cfa(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@ command line behaves as its help says (issue 44)."""
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 
@@ -91,3 +92,30 @@ def test_help_says_what_each_strategy_is_and_the_defaults(command):
 def test_bench_refuses_a_memory_no_run_fits_in(tmp_path):
     r = cooptest("bench", PROGRAM, "--budget", "2", "--out", tmp_path / "b", "--memory", "1")
     assert r.returncode == 2 and "at least 16" in r.stderr and not (tmp_path / "b").exists(), r.stderr
+
+
+COMPLETE = """source "$1"
+complete_line() {
+  COMP_LINE="$1"; read -ra COMP_WORDS <<< "$1"; [[ "$1" == *" " ]] && COMP_WORDS+=("")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+  _shtab_cooptest; echo "${COMPREPLY[*]}"
+}
+complete_line "cooptest gen"; complete_line "cooptest generate --stra"
+complete_line "cooptest generate --strategy cov"; complete_line "cooptest generate tri"
+complete_line "cooptest bench --out ou"
+"""
+
+
+def test_bash_completes_commands_options_strategies_and_files(tmp_path):
+    """The script ``--print-completion bash`` prints, sourced in bash and asked as the
+    shell asks it (``COMP_WORDS``), completes what a user types."""
+    script = tmp_path / "cooptest.bash"
+    r = cooptest("--print-completion", "bash")
+    assert r.returncode == 0, r.stderr
+    script.write_text(r.stdout)
+    (tmp_path / "triangle.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "out1").mkdir()
+    done = subprocess.run(["bash", "-c", COMPLETE, "bash", str(script)], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=60)
+    assert done.stdout.splitlines() == ["generate", "--strategy", "coveritest", "triangle.c", "out1"], \
+        done.stdout + done.stderr
