@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepare a fresh Debian/Ubuntu machine for cooptest: the system tools it calls
 # (gcc with 32-bit support for ILP32 tasks, gcov/lcov for coverage, make for exported
-# tests), chromium for the test that renders report.html in a headless browser, csmith
+# tests, cmocka for exported unit tests, clang for libFuzzer in benchmarks), chromium
+# for the test that renders report.html in a headless browser, csmith
 # for the differential test against gcc, and the Python package itself, editable, with
 # the test dependencies.
 #
@@ -17,6 +18,8 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v gcov >/dev/null || need+=(gcc)
 command -v lcov >/dev/null || need+=(lcov)
 command -v make >/dev/null || need+=(make)
+[ -f /usr/include/cmocka.h ] || need+=(libcmocka-dev)  # export --framework cmocka
+command -v clang >/dev/null || need+=(clang)  # benchmarks/libraries.py: libFuzzer beside cooptest
 echo 'int main(void){return 0;}' | gcc -m32 -x c -o /dev/null - 2>/dev/null || need+=(gcc-multilib)
 if [ ${#need[@]} -gt 0 ]; then
   mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)

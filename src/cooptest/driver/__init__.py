@@ -86,16 +86,35 @@ def set_globals(writer: ValueWriter, lib: Library, name: str, variables: list[st
     state a call may meet is any state (a function of its own, where no parameter of
     ``name`` hides a variable)."""
     writer.reserved = set()
-    lines = [f"static void globals_of_{name}(void) {{"]
+    return [f"static void globals_of_{name}(void) {{", *global_values(writer, lib, variables), "}", ""]
+
+
+def global_values(writer: ValueWriter, lib: Library, variables: list[str]) -> list[str]:
+    """The statements giving ``variables`` values from inputs."""
+    lines: list[str] = []
     for v in variables:
         t = next(g.type for g in lib.program.globals if g.is_global and g.source_name == v)
         writer.fill(lines, "  ", v, lib.variables[v].type, t, 0, f"variable {v}")
-    return [*lines, "}", ""]
+    return lines
 
 
 def test_function(writer: ValueWriter, lib: Library, name: str, variables: list[str]) -> str:
     """``static void test_NAME(void)``: the variables ``name`` reads and its arguments
     from inputs, and the call."""
+    lines = [*(set_globals(writer, lib, name, variables) if variables else []),
+             f"static void test_{name}(void) {{"]
+    arguments, names = argument_values(writer, lib, name)
+    lines += arguments
+    if variables:
+        lines.append(f"  globals_of_{name}();")
+    lines.append(f"  {name}({', '.join(names)});")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def argument_values(writer: ValueWriter, lib: Library, name: str) -> tuple[list[str], list[str]]:
+    """The declarations of ``name``'s arguments and the statements giving them values
+    from inputs; the arguments' names."""
     _, fdef = lib.definitions[name]
     cfa = lib.program.functions[name]
     params = _parameters(fdef)
@@ -108,8 +127,7 @@ def test_function(writer: ValueWriter, lib: Library, name: str, variables: list[
     writer.reserved = set(names)
     types = [v.type for v in cfa.params]
     lengths = array_lengths(names, types)
-    lines = [*(set_globals(writer, lib, name, variables) if variables else []),
-             f"static void test_{name}(void) {{"]
+    lines = []
     for p, pname in zip(params, names):
         node = p.type
         if isinstance(node, c_ast.ArrayDecl):  # adjusted to a pointer (C11 6.7.6.3)
@@ -127,11 +145,7 @@ def test_function(writer: ValueWriter, lib: Library, name: str, variables: list[
             writer.pointer(lines, "  ", pname, lib.resolve(p.type).type, t, 0, where, lengths[i])
         else:
             writer.fill(lines, "  ", pname, p.type, t, 0, where)
-    if variables:
-        lines.append(f"  globals_of_{name}();")
-    lines.append(f"  {name}({', '.join(names)});")
-    lines.append("}")
-    return "\n".join(lines)
+    return lines, names
 
 
 def array_lengths(names: list[str], types: list[CType]) -> dict[int, str]:

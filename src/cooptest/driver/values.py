@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import re
+from typing import Callable
 
 from pycparser import c_ast, c_generator
 
@@ -161,22 +162,60 @@ class ValueWriter:
             elem = shape.type if isinstance(shape, c_ast.ArrayDecl) else None
             if elem is None:
                 return
-            i = self.fresh("i")
-            body: list[str] = []
-            self.fill(body, ind + "    ", f"{lv}[{i}]", elem, t.elem, depth, where)
-            if body:
-                out.append(f"{ind}{{ unsigned {i}; for ({i} = 0; {i} < {min(t.length, self.max_array)}; {i}++) {{")
-                out += body
-                out.append(f"{ind}}} }}")
+            self.repeat(out, ind, min(t.length, self.max_array),
+                        lambda body, inner, i: self.fill(body, inner, f"{lv}[{i}]", elem, t.elem,
+                                                         depth, where))
 
     def _enum(self, out: list[str], ind: str, lv: str, enum: c_ast.Enum) -> None:
-        names = [e.name for e in enum.values.enumerators]
+        int_type = self.lib.program.types.int
+        self.pick(out, ind, lv, [e.name for e in enum.values.enumerators],
+                  lambda: self.input(int_type))
+
+    # ------------------------------------------------------------------ decisions
+    # Where the harness decides from inputs: a concrete writer (``driver.concrete``)
+    # takes each decision as a test's inputs did and writes the outcome alone.
+
+    def pick(self, out: list[str], ind: str, lv: str, options: list[str],
+             otherwise: Callable[[], str]) -> None:
+        """``lv`` gets the option an input indexes, else ``otherwise()``."""
         k = self.fresh("k")
-        chosen = " : ".join(f"{k} == {n}u ? {c}" for n, c in enumerate(names[:-1]))
-        last = f"{k} == {len(names) - 1}u ? {names[-1]}"
-        self.nondets |= {"uint", "int"}
+        chosen = "".join(f"{k} == {n}u ? {c} : " for n, c in enumerate(options))
+        self.nondets.add("uint")
         out.append(f"{ind}{{ unsigned {k} = __VERIFIER_nondet_uint();")
-        out.append(f"{ind}  {lv} = {chosen + ' : ' if chosen else ''}{last} : __VERIFIER_nondet_int(); }}")
+        out.append(f"{ind}  {lv} = {chosen}{otherwise()}; }}")
+
+    def either(self, out: list[str], ind: str, null: Callable[[list[str], str], None],
+               made: Callable[[list[str], str], None]) -> None:
+        """``null`` or ``made``, as an input chooses."""
+        out.append(f"{ind}if ({self.choice()}) {{")
+        null(out, ind + "  ")
+        out.append(f"{ind}}} else {{")
+        made(out, ind + "  ")
+        out.append(f"{ind}}}")
+
+    def count(self, out: list[str], ind: str) -> str:
+        """A number of elements from 0 to ``max_array``, from an input."""
+        n = self.fresh("length")
+        out.append(f"{ind}unsigned {n} = {self.length()};")
+        return n
+
+    def bounded(self, fixed: str, most: int) -> str:
+        """The elements filled of an array parameter of ``fixed`` elements."""
+        return str(min(int(fixed), most)) if fixed.isdigit() else f"({fixed} < {most} ? {fixed} : {most})"
+
+    def repeat(self, out: list[str], ind: str, times: str | int,
+               body: Callable[[list[str], str, str], None]) -> None:
+        """``body`` for each index below ``times``."""
+        i = self.fresh("i")
+        lines: list[str] = []
+        body(lines, ind + "    ", i)
+        if lines:
+            out.append(f"{ind}{{ unsigned {i}; for ({i} = 0; {i} < {times}; {i}++) {{")
+            out += lines
+            out.append(f"{ind}}} }}")
+
+    def made(self, obj: str, target: CType, n: str, pointee: c_ast.Node) -> None:
+        """The object(s) ``obj`` of ``n`` elements is made (what a concrete writer observes)."""
 
     def _struct(self, out: list[str], ind: str, lv: str, shape: c_ast.Node, t: StructType,
                 depth: int, where: str) -> None:
@@ -214,13 +253,12 @@ class ValueWriter:
             if length:
                 out.append(f"{ind}{length} = 0;")
             return
-        out.append(f"{ind}if ({self.choice()}) {{")
-        out.append(f"{ind}  {lv} = 0;")
-        if length:
-            out.append(f"{ind}  {length} = 0;")
-        out.append(f"{ind}}} else {{")
-        self._object(out, ind + "  ", lv, pointee, target, depth, where, length, fixed)
-        out.append(f"{ind}}}")
+        def null(lines: list[str], inner: str) -> None:
+            lines.append(f"{inner}{lv} = 0;")
+            if length:
+                lines.append(f"{inner}{length} = 0;")
+        self.either(out, ind, null, lambda lines, inner: self._object(
+            lines, inner, lv, pointee, target, depth, where, length, fixed))
 
     def _object(self, out: list[str], ind: str, lv: str, pointee: c_ast.Node, target: CType,
                 depth: int, where: str, length: str | None, fixed: str | None) -> None:
@@ -235,22 +273,17 @@ class ValueWriter:
         cast = "(void *)" if "{" in spelled or not isinstance(target, IntType) and bytes_ else ""
         count, most = fixed or str(self.max_array + bytes_), self.max_array
         if bytes_ or length:
-            n = self.fresh("length")
-            out.append(f"{ind}unsigned {n} = {self.length()};")
+            n = self.count(out, ind)
         elif fixed:
-            n = str(min(int(fixed), most)) if fixed.isdigit() else f"({fixed} < {most} ? {fixed} : {most})"
+            n = self.bounded(fixed, most)
         else:
             n, count = "", "1"
         out.append(f"{ind}{spelled} = calloc({count}, sizeof *{obj});")
+        elem = target if not bytes_ or isinstance(target, IntType) else self.lib.program.types.uchar
+        self.made(obj, elem, n or "1", pointee)
         if n:
-            i = self.fresh("i")
-            body: list[str] = []
-            elem = target if not bytes_ or isinstance(target, IntType) else self.lib.program.types.uchar
-            self.fill(body, ind + "    ", f"{obj}[{i}]", pointee, elem, depth + 1, where + "[]")
-            if body:
-                out.append(f"{ind}{{ unsigned {i}; for ({i} = 0; {i} < {n}; {i}++) {{")
-                out += body
-                out.append(f"{ind}}} }}")
+            self.repeat(out, ind, n, lambda body, inner, i: self.fill(
+                body, inner, f"{obj}[{i}]", pointee, elem, depth + 1, where + "[]"))
             if length:
                 out.append(f"{ind}{length} = {n};")
         else:
@@ -265,10 +298,7 @@ class ValueWriter:
         shape = self.lib.resolve(pointee) if pointee is not None else None
         if isinstance(shape, c_ast.FuncDecl):
             names.append(self.callback(shape, t))
-        k = self.fresh("k")
-        chosen = "".join(f"{k} == {i}u ? {n} : " for i, n in enumerate(names))
-        self.nondets.add("uint")
-        out.append(f"{ind}{{ unsigned {k} = __VERIFIER_nondet_uint(); {lv} = {chosen}0; }}")
+        self.pick(out, ind, lv, names, lambda: "0")
 
     # ------------------------------------------------------------------ stubs
 

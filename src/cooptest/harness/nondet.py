@@ -197,7 +197,8 @@ static char *get_input(void) {
 # of the test's ``cooptest_inputs`` (a null pointer ends them), copied into a fresh
 # buffer as TestCov's reader copies a stdin line; every other step stays TestCov's.
 # Built with -DGCOV, an abort() anywhere (a failed assertion in the program too) first
-# writes the coverage counters, as TestCov's added flushes do.
+# writes the coverage counters, as TestCov's added flushes do, and so does a crash: the
+# goals cooptest counts a crashing test for are the coverage make coverage shows.
 _ARRAY_READER = r"""
 extern const char *const cooptest_inputs[];
 static unsigned long cooptest_next_input;
@@ -225,10 +226,38 @@ static void cooptest_dump_on_abort(int sig) {
 
 __attribute__((constructor)) static void cooptest_catch_abort(void) {
   signal(SIGABRT, cooptest_dump_on_abort);
+  signal(SIGSEGV, cooptest_dump_on_abort);
+  signal(SIGFPE, cooptest_dump_on_abort);
+  signal(SIGBUS, cooptest_dump_on_abort);
+  signal(SIGILL, cooptest_dump_on_abort);
 }
 #endif
 """
-READERS = {"stdin": _STDIN_READER, "array": _ARRAY_READER}
+# For a library's unit tests (``cooptest export --framework``): each test hands the
+# values its stubs return to ``cooptest_use_inputs`` before it calls the function.
+_QUEUE_READER = r"""
+static const char *const *cooptest_queue;
+static unsigned long cooptest_next_input;
+
+void cooptest_use_inputs(const char *const *inputs) {
+  cooptest_queue = inputs;
+  cooptest_next_input = 0;
+}
+
+static char *get_input(void) {
+  char *inp_var = malloc(MAX_INPUT_SIZE);
+  const char *next = cooptest_queue ? cooptest_queue[cooptest_next_input] : 0;
+  if (next == 0) {
+    fprintf(stderr, "No more test inputs available, exiting\n");
+    exit(1);
+  }
+  cooptest_next_input++;
+  strncpy(inp_var, next, MAX_INPUT_SIZE - 1);
+  inp_var[MAX_INPUT_SIZE - 1] = '\0';
+  return inp_var;
+}
+"""
+READERS = {"stdin": _STDIN_READER, "array": _ARRAY_READER, "queue": _QUEUE_READER}
 
 _ASSUME_DEF = f"void {ASSUME}(int cond) {{\n  if (!cond) {{\n    abort_prog();\n  }}\n}}\n"
 # Test-Comp's meaning of the legacy error function (TestCov itself leaves it undefined).
@@ -249,7 +278,8 @@ def harness_source(declared: set[str] | None = None, inputs: str = "stdin") -> s
     TestCov's call depth without ever calling a program's own definition.
 
     ``inputs`` says where the inputs come from: ``"stdin"`` (one a line, as TestCov
-    feeds them) or ``"array"`` (compiled into the test, see ``_ARRAY_READER``).
+    feeds them), ``"array"`` (compiled into the test, see ``_ARRAY_READER``) or
+    ``"queue"`` (handed over by each unit test, see ``_QUEUE_READER``).
     """
     readers = TESTCOV_FUNCTIONS | EXTRA_FUNCTIONS
     if declared is None:
