@@ -41,7 +41,7 @@ from cooptest.analyses import semantics as sem
 from cooptest.analyses import strings
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa.builtins import FLOAT_CONSTANTS
-from cooptest.cfa.ctype import (CType, FloatType, FunctionType, IntType,
+from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType)
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, BlankEdge,
                              CallEdge, Cast, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr,
@@ -63,6 +63,7 @@ LAYOUT_OPS = ("==", "!=", "<", "<=", ">", ">=", "-")  # pointer operations that 
 ALLOCATORS = {"malloc", "calloc", "alloca", "__builtin_alloca", "realloc", "valloc", "kmalloc",
               "kzalloc", "xmalloc"}
 NEVER_NULL = {"alloca", "__builtin_alloca"}  # the others may return NULL
+STRING_BYTES = 32  # the bytes of a ``__VERIFIER_nondet_string()`` input; a NUL follows them
 
 
 def fresh_name(prefix: str) -> str:
@@ -640,6 +641,9 @@ class SymbolicState:
             frame.values.pop(v, None)
 
     def _nondet(self, edge: NondetEdge) -> None:
+        if edge.kind == "string":
+            self._nondet_string(edge)
+            return
         t = edge.value_type
         if not t.is_scalar():
             t = self.types.int
@@ -651,6 +655,24 @@ class SymbolicState:
         self.inputs.append(Input(symbol, t, edge))
         if edge.lhs is not None:
             self.write(edge.lhs, sem.cast(symbol, t, edge.lhs.type) if edge.lhs.type.is_scalar() else symbol)
+
+    def _nondet_string(self, edge: NondetEdge) -> None:
+        """``__VERIFIER_nondet_string()``: a fresh object of ``STRING_BYTES`` input
+        bytes and a NUL. The bytes are printable or NUL, the first is not NUL (the
+        harness leaves its buffer unset on an empty line), and none follows a NUL but
+        NULs: what the text of the input (``concolic.inputs.literal``) can say."""
+        t = ArrayType(self.types.char, STRING_BYTES)
+        symbol = z3.BitVec(f"in{len(self.inputs)}", 8 * STRING_BYTES)
+        base = self._allocate(STRING_BYTES + 1, "string input", zero=True)
+        data = [z3.Extract(8 * i + 7, 8 * i, symbol) for i in range(STRING_BYTES)]
+        for i, b in enumerate(data):
+            self.objects[base].cells[base + i] = (b, 0, 1)
+        self.path_condition.append(data[0] != 0)
+        self.path_condition.extend(z3.Or(b == 0, z3.And(z3.UGE(b, 0x20), z3.ULE(b, 0x7e))) for b in data)
+        self.path_condition.extend(z3.Implies(a == 0, b == 0) for a, b in zip(data, data[1:]))
+        self.inputs.append(Input(symbol, t, edge))
+        if edge.lhs is not None:
+            self.write(edge.lhs, self.ptr(base))
 
     def _callee(self, edge: CallEdge) -> str | None:
         """The static callee (``cfa.calls``, as every analysis resolves it), else the

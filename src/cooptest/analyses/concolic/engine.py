@@ -50,7 +50,7 @@ from cooptest.core.automaton import EdgeAutomaton, Product
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
-from cooptest.cfa.ctype import CType, FloatType, IntType
+from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType
 from cooptest.errors import UserError
 
 ORIGIN = "concolic"
@@ -320,6 +320,9 @@ def _guided(arg: ConcolicARG, job: Job) -> Searcher:
 def _random_value(rng: random.Random, t: CType) -> int | float:
     if isinstance(t, FloatType):
         return rng.uniform(-1000.0, 1000.0)
+    if isinstance(t, ArrayType):  # a string input (``symbolic.STRING_BYTES``): a short word
+        data = bytes(rng.randint(0x20, 0x7e) for _ in range(rng.randint(1, min(8, t.length or 1))))
+        return int.from_bytes(data, "little")
     if isinstance(t, IntType):
         if t.is_bool:
             return rng.randint(0, 1)

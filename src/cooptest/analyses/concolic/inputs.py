@@ -6,6 +6,13 @@ decimal for signed integers, unsigned decimal for unsigned ones, ``0``/``1`` for
 ``_Bool``, characters as integers, floating-point values by ``repr`` (the shortest
 decimal that reads back as the same double; a float's value is exact in a double, so
 ``strtof`` of that text rounds to the same float).
+
+A ``__VERIFIER_nondet_string()`` input is a line the harness reads with ``%[^\\n]``
+into a buffer of its own: its symbol is the vector of its first bytes
+(``symbolic.STRING_BYTES``; byte ``i`` at bits ``8i``), of type ``char[STRING_BYTES]``,
+and its text is the bytes
+before the first NUL between double quotes, which the harness strips (as TestCov's
+does), so that any printable content reads back as it is.
 """
 from __future__ import annotations
 
@@ -15,7 +22,7 @@ import struct
 import z3
 
 from cooptest.analyses.semantics import sort_of
-from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
+from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType, PointerType
 
 SMALL = 255  # what the solver is first asked to keep integer inputs within (magnitude)
 
@@ -23,6 +30,8 @@ SMALL = 255  # what the solver is first asked to keep integer inputs within (mag
 def parse_literal(text: str, t: CType) -> int | float | None:
     """The value the harness reads from ``text`` for an input of type ``t`` (None when
     this module cannot tell, e.g. strings)."""
+    if isinstance(t, ArrayType):
+        return _string_value(text, t)
     s = text.strip()
     if isinstance(t, FloatType):
         s = s.rstrip("fFlL")
@@ -63,11 +72,16 @@ def _wrap(value: int, t: CType) -> int:
 def to_z3(value: int | float, t: CType) -> z3.ExprRef:
     if isinstance(t, FloatType):
         return z3.FPVal(value, sort_of(t))
+    if isinstance(t, ArrayType):
+        return z3.BitVecVal(int(value), 8 * (t.length or 0))
     return z3.BitVecVal(value & ((1 << t.bits) - 1), t.bits)  # type: ignore[attr-defined]
 
 
 def literal(value: z3.ExprRef, t: CType) -> str:
     """C literal text of a model value of an input of type ``t``."""
+    if isinstance(t, ArrayType):
+        data = value.as_long().to_bytes(t.length or 0, "little")  # type: ignore[attr-defined]
+        return '"' + data.split(b"\0", 1)[0].decode("latin-1") + '"'
     if isinstance(t, FloatType):
         f = float_of(value)
         if math.isnan(f):
@@ -90,3 +104,12 @@ def float_of(value: z3.ExprRef) -> float:
     if value.sort().ebits() == 8:  # type: ignore[attr-defined]
         return struct.unpack("<f", struct.pack("<I", bits))[0]
     return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def _string_value(text: str, t: ArrayType) -> int:
+    """What the harness makes of the line ``text`` (one leading quote and the last
+    character dropped, as it does), as the symbol's value."""
+    if text[:1] in ("'", '"'):
+        text = text[1:-1]
+    data = text.split("\n", 1)[0].encode("latin-1", "replace")[:t.length or 0]
+    return int.from_bytes(data.ljust(t.length or 0, b"\0"), "little")
