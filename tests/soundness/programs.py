@@ -398,4 +398,21 @@ char *getenv(const char *name) { if (name[0] == 'C') { calls++; } return 0; }
 size_t strlen(const char *s) { size_t n = 0; while (s[n]) { n++; } if (n > 100) { calls++; } return n; }
 int main(void) { int x = __VERIFIER_nondet_int(); if (x == 3) { return calls; } return 0; }
 """, [["3"], ["1"]]),
+    # Layout as gcc makes it: an anonymous union's members overlap (the byte written
+    # through i is b[0]), _Alignas moves a member, #pragma pack packs one
+    "layout-anonymous-union": (HEAD + """struct S { int tag; union { int i; unsigned char b[4]; }; };
+int main() { struct S s; s.tag = 0; s.i = __VERIFIER_nondet_int();
+  if (s.b[0] == 7) { return 1; } return 0; }
+""", [["7"], ["0"]]),
+    "layout-alignas": (HEAD + """struct A { char c; _Alignas(16) int x; };
+int main() { int x = __VERIFIER_nondet_int(); struct A a; a.x = x;
+  if (sizeof(struct A) == 32) { if (x == 1) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
+    "layout-pragma-pack": (HEAD + """#pragma pack(push, 1)
+struct P { char c; int x; };
+#pragma pack(pop)
+struct Q { char c; int x; };
+int main() { int x = __VERIFIER_nondet_int();
+  if (sizeof(struct P) == 5 && sizeof(struct Q) == 8) { if (x == 1) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
 }

@@ -161,6 +161,16 @@ class StructType(CType):
         raise KeyError(name)
 
 
+@dataclass(frozen=True)
+class Member:
+    """A member of a struct or union as declared, before it is laid out."""
+
+    name: str
+    type: CType
+    bit_width: int | None = None  # a bit-field's width
+    alignas: int | None = None  # the alignment ``_Alignas`` asks for, if any
+
+
 class Types:
     """The type constructors of one data model: ``Types(DataModel.LP64).int``."""
 
@@ -220,15 +230,16 @@ class Types:
             return min(size, 4)
         return min(size, 16)
 
-    def layout(self, s: StructType, members: list[tuple[str, CType, int | None]],
-               packed: bool = False) -> None:
-        """Complete ``s`` with ``members`` (name, type, bit width) laid out as gcc does
-        (``packed``: ``__attribute__((packed))``, every member 1-aligned)."""
+    def layout(self, s: StructType, members: list[Member], pack: int | None = None) -> None:
+        """Complete ``s`` with ``members`` laid out as gcc does (``pack``: the greatest
+        alignment a member keeps, ``N`` under ``#pragma pack(N)``, 1 for
+        ``__attribute__((packed))``; ``_Alignas`` raises a member's above it)."""
         offset_bits = 0
         align = 1
         fields: list[Field] = []
-        for name, t, width in members:
-            a = 1 if packed else self.alignof(t)
+        for name, t, width, alignas in ((m.name, m.type, m.bit_width, m.alignas) for m in members):
+            a = self.alignof(t) if pack is None else min(pack, self.alignof(t))
+            a = max(a, alignas or 1)
             align = max(align, a)
             if s.is_union:
                 fields.append(Field(name, t, 0, width))

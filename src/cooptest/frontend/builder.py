@@ -149,6 +149,7 @@ class CFABuilder:
             self.scope = Scope()
             self.resolver.scope = self.scope
             self.resolver.file = path
+            self.resolver.pack, self.resolver.packs = None, []  # #pragma pack is the unit's own
             self.resolver.linked.next_unit()
             self._unit = path
             for ext in ast.ext:
@@ -159,7 +160,7 @@ class CFABuilder:
                 elif isinstance(ext, c_ast.Typedef):
                     self._typedef(ext)
                 elif isinstance(ext, c_ast.Pragma):
-                    continue
+                    self.resolver.pragma(ext)
                 else:
                     raise unsupported(type(ext).__name__, ext)
         if entry not in self.functions:

@@ -2,12 +2,13 @@
 arrays and function types, resolved in the current scope."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from pycparser import c_ast, c_generator
 
-from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, PointerType, StructType,
-                                Types, VoidType)
+from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, Member, PointerType,
+                                StructType, Types, VoidType)
 from cooptest.errors import Unsupported
 from cooptest.frontend.conversions import decayed_type
 from cooptest.frontend.parser import TypeOf
@@ -77,6 +78,8 @@ class TypeResolver:
         self.const_eval = const_eval
         self.type_of: Callable[[c_ast.Node], CType] | None = None  # of typeof(expr)
         self.packed = packed  # tags of structs and unions declared packed
+        self.pack: int | None = None  # the greatest member alignment under #pragma pack
+        self.packs: list[int | None] = []  # #pragma pack(push)
         self.linked = LinkedTags()
         self.file: str | None = None  # the translation unit being resolved
         self._anon = 0
@@ -209,19 +212,54 @@ class TypeResolver:
         return found
 
     def _define(self, found: StructType, node: c_ast.Struct | c_ast.Union, tag: str) -> None:
-        members: list[tuple[str, CType, int | None]] = []
+        members: list[Member] = []
+        anonymous: set[str] = set()
         for d in node.decls or []:
             mt = self.resolve(d.type)
             width = self.const_eval(d.bitsize) if d.bitsize is not None else None
+            name = d.name or f"__pad{len(members)}"
             if d.name is None and isinstance(mt, StructType):
-                # anonymous struct/union member: its fields are members of the outer one
-                members.extend((f.name, f.type, f.bit_width) for f in mt.fields)
-                continue
-            members.append((d.name or f"__pad{len(members)}", mt, width))
-        packed = tag in self.packed
-        if packed and any(w is not None for _, _, w in members):
+                # an anonymous struct or union member is laid out as one member, and
+                # its fields are the outer one's (C11 6.7.2.1p13): a union's overlap
+                name = f"__anonymous{len(members)}"
+                anonymous.add(name)
+            members.append(Member(name, mt, width, self._alignas(d)))
+        pack = 1 if tag in self.packed else self.pack
+        if pack is not None and any(m.bit_width is not None for m in members):
             raise unsupported("bit-fields in a packed struct", node)
-        self.types.layout(found, members, packed)
+        self.types.layout(found, members, pack)
+        found.fields = [lifted for f in found.fields for lifted in (
+            [replace(g, offset=g.offset + f.offset) for g in f.type.fields]  # type: ignore[attr-defined]
+            if f.name in anonymous else [f])]
+
+    def _alignas(self, d: c_ast.Decl) -> int | None:
+        """The alignment ``_Alignas`` asks of a member: the greatest of its
+        specifiers', a constant or a type's (C11 6.7.5)."""
+        asked = [self.types.alignof(self.resolve(a.alignment)) if isinstance(a.alignment, c_ast.Typename)
+                 else self.const_eval(a.alignment) for a in getattr(d, "align", None) or []]
+        if any(a is None for a in asked):
+            raise unsupported("_Alignas of a non-constant", d)
+        return max(asked, default=None)  # type: ignore[type-var]
+
+    def pragma(self, node: c_ast.Pragma) -> None:
+        """Follow ``#pragma pack``, gcc's (MSVC's) bound on the alignment of the members
+        of the structs defined after it: ``pack(N)``, ``pack()``, ``pack(push[, N])``,
+        ``pack(pop)``. Another form of it would leave cooptest's layout unlike gcc's."""
+        name, _, rest = node.string.strip().partition("(")
+        if name.strip() != "pack":
+            return
+        args = [a.strip() for a in rest.rpartition(")")[0].split(",") if a.strip()]
+        if args == ["pop"]:
+            self.pack = self.packs.pop() if self.packs else None
+            return
+        if args[:1] == ["push"]:
+            self.packs.append(self.pack)
+            args = args[1:]
+            if not args:
+                return
+        if len(args) > 1 or args and not args[0].isdigit():
+            raise unsupported(f"#pragma {node.string.strip()}", node)
+        self.pack = int(args[0]) or None if args else None
 
     def enum(self, node: c_ast.Enum) -> CType:
         if node.values is None:
