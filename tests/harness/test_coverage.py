@@ -216,3 +216,14 @@ def test_the_meter_finds_small_mutants_covering_goals_no_test_covers(tmp_path) -
         assert mutants == [] and runs == 2  # each reported once; none once every goal is hit
     finally:
         meter.close()
+
+
+def test_a_relative_work_folder_counts_the_same(tmp_path, data, monkeypatch):
+    """generate's work folder is in OUT, relative when --out is (the default,
+    ``cooptest-out``): gcov, run in the build folder, was given the notes' path joined
+    with that relative folder, found nothing, and the count had no goals (kbfiltr-1 with
+    0 tests: "TestCov-style 100.0%")."""
+    monkeypatch.chdir(tmp_path)
+    task = load_task(str(data / "harness_branches.c"))
+    r = measure_coverage(task, preprocess(task, "work"), [TestCase(["5"])], "work")
+    assert (r.goals, r.covered) == (4, 3)

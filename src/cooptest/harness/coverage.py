@@ -87,7 +87,9 @@ class CoverageMeter:
     def __init__(self, task: Task, preprocessed: str | Sequence[str], work_dir: str) -> None:
         """Write and compile the labelled program into a new folder under ``work_dir``."""
         os.makedirs(work_dir, exist_ok=True)
-        self.build = tempfile.mkdtemp(prefix="coverage-", dir=work_dir)
+        # absolute: gcov and the runs start in folders of their own (generate's work
+        # folder is in OUT, relative where --out is, as the default cooptest-out)
+        self.build = os.path.abspath(tempfile.mkdtemp(prefix="coverage-", dir=work_dir))
         paths = [preprocessed] if isinstance(preprocessed, str) else list(preprocessed)
         labeller = _Labeller()
         self.programs: list[str] = []
