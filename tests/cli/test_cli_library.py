@@ -223,3 +223,16 @@ def test_bad_functions_are_one_line(tmp_path: Path, source: str, function: str, 
 def test_function_takes_no_environment(tmp_path: Path) -> None:
     assert_one_line(cooptest("cfa", RING, "--function", "ring_push", "--sym-stdin", "4"),
                     "--function makes the program's main")
+
+
+def test_a_header_holding_code_is_declared_not_included(tmp_path: Path) -> None:
+    """jsmn.h holds jsmn_parse's code, ringbuffer.h C99 inline functions: the harness
+    that included them would define them a second time."""
+    (tmp_path / "tok.h").write_text("#include <stddef.h>\ntypedef struct { size_t pos; } tok_t;\n"
+                                    "int tok_next(tok_t *t, size_t n) {\n  if (t->pos < n)\n"
+                                    "    return (int)t->pos++;\n  return -1;\n}\n"
+                                    "inline int tok_done(tok_t *t) { return t->pos == 0; }\n")
+    (tmp_path / "tok.c").write_text('#include "tok.h"\nextern inline int tok_done(tok_t *t);\n')
+    proc = cooptest("cfa", tmp_path / "tok.c", "--function", "tok_next", "--function", "tok_done", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["branch_goals"] == 2  # tok_next's

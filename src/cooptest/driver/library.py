@@ -289,19 +289,35 @@ def context(unit: LibraryUnit, aliases: dict[int, str]) -> list[str]:
     lines: list[tuple[int, str]] = []
     with open(path, errors="replace") as f:
         source = f.read().splitlines()
+    # a header holding the code of functions (jsmn.h, a C99 inline function) would
+    # define them in the harness too: its declarations stand in for its #include line
+    coded = {e.coord.file for e in unit.ast.ext
+             if isinstance(e, c_ast.FuncDef) and e.coord is not None and e.coord.file != path}
+    inlined: dict[str, int] = {}
     for m in _MARKER.finditer(text):  # a return to the file: the line before includes
         if m[2] == path and "2" in m[3].split() and 1 < int(m[1]) <= len(source) + 1:
             directive = source[int(m[1]) - 2].strip()
-            if directive.startswith("#"):
+            named = re.match(r'#\s*include\s*"([^"]+)"', directive)
+            header = next((h for h in coded if named and h.endswith("/" + named[1])), None)
+            if header is not None:
+                inlined[header] = int(m[1]) - 1
+                lines += [(int(m[1]) - 1, ln.strip()) for ln in _system_includes(header)]
+            elif directive.startswith("#"):
                 lines.append((int(m[1]) - 1, directive))
     printed: set[int] = set()
     for ext in unit.ast.ext:
-        if ext.coord is not None and ext.coord.file == path:
+        if ext.coord is not None and (ext.coord.file == path or ext.coord.file in inlined):
             decl = declaration(ext, aliases, printed)
             if decl is not None:
-                lines.append((ext.coord.line, decl))
+                lines.append((ext.coord.line if ext.coord.file == path else inlined[ext.coord.file], decl))
     lines.sort(key=lambda t: t[0])
     return [text for _, text in lines]
+
+
+def _system_includes(header: str) -> list[str]:
+    """The ``#include <...>`` lines of ``header``: what its declarations need."""
+    with open(header, errors="replace") as f:
+        return [ln for ln in f if re.match(r"\s*#\s*include\s*<", ln)]
 
 
 def declaration(ext: c_ast.Node, aliases: dict[int, str], printed: set[int]) -> str | None:
