@@ -115,6 +115,7 @@ def test_harness_rules(tmp_path: Path) -> None:
     assert "char *object" in text and "calloc(5, sizeof *object" in text  # the label: a string
     assert "static int callback" in text and "visit = k" in text
     assert "/* deeper than --max-depth */" in text
+    assert "context = (void *)object" in text  # a void *: a buffer of bytes (README), no refusal
     assert subprocess.run(["gcc", "-fsyntax-only", "-I", str(LIBRARY), "-x", "c", "-"],
                           input=text, text=True, capture_output=True).returncode == 0
 

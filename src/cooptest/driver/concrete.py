@@ -24,6 +24,7 @@ from cooptest.driver.values import NONDET_TYPES, ValueWriter, nondet_name
 from cooptest.errors import UserError
 
 _NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|\d+)")
+_ZERO = re.compile(r" = (0|0u|0LL|0uLL|0x0\.0p\+0);$")  # a zero as ``literal`` writes it
 _ARITHMETIC = re.compile(r"^[\d\s()+\-*/]+$")  # an array dimension gcc folded to digits and operators
 
 
@@ -126,6 +127,20 @@ class ConcreteWriter(ValueWriter):
     def repeat(self, out: list[str], ind: str, times, body) -> None:
         for i in range(int(times)):
             body(out, ind, str(i))
+
+    def fill(self, out: list[str], ind: str, lv: str, node: c_ast.Node, t: CType, depth: int,
+             where: str) -> None:
+        """As the harness fills ``lv``, but a zero stored into a fresh object, which
+        calloc made zero, is left unwritten."""
+        if not isinstance(t, (IntType, FloatType)):
+            super().fill(out, ind, lv, node, t, depth, where)
+            return
+        lines: list[str] = []
+        super().fill(lines, ind, lv, node, t, depth, where)
+        fresh = re.match(r"\*?(\w+)", lv)
+        if fresh and any(m.name == fresh[1] for m in self.objects):
+            lines = [ln for ln in lines if not _ZERO.search(ln)]
+        out += lines
 
     def made(self, obj: str, target: CType, n: str, pointee: c_ast.Node) -> None:
         inner = pointee.type if isinstance(pointee, c_ast.Decl) else pointee

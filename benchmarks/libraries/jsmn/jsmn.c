@@ -1,0 +1,2 @@
+/* The library as one translation unit: jsmn.h holds its code (JSMN_API extern). */
+#include "jsmn.h"
