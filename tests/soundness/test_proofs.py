@@ -3,6 +3,7 @@ seed: the adversarial programs of ``programs.py`` do what a CFA easily gets wron
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,24 @@ def program_under_test(tmp_path: Path, name: str) -> GoalBoard:
     return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
 
 
+PROOFS = Path(__file__).with_name("proofs.json")
+"""The soundness matrix: program -> method -> the goals it proved infeasible when last
+recorded (``COOPTEST_RECORD_PROOFS=1 pytest tests/soundness/test_proofs.py`` rewrites
+the entries of the tests that run). A method that stops proving one of them fails."""
+RECORDED: dict[str, dict[str, list[str]]] = json.loads(PROOFS.read_text()) if PROOFS.exists() else {}
+
+
+def record_proofs(name: str, method: str, proved: set[str]) -> None:
+    data = json.loads(PROOFS.read_text()) if PROOFS.exists() else {}
+    entry = data.setdefault(name, {})
+    entry[method] = sorted(proved)
+    if not proved:
+        del entry[method]
+    if not entry:
+        del data[name]
+    PROOFS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
 @pytest.mark.parametrize("method", sorted(METHODS))
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_no_goal_proved_infeasible_is_covered(tmp_path, name, method):
@@ -44,6 +63,10 @@ def test_no_goal_proved_infeasible_is_covered(tmp_path, name, method):
     assert natively, "the seeds must cover something natively"
     METHODS[method]().run(put, Job(put.open(), Budget.seconds(20)))
     assert not set(put.infeasible) & natively, (put.infeasible, natively)
+    if os.environ.get("COOPTEST_RECORD_PROOFS"):
+        record_proofs(name, method, set(put.infeasible))
+    lost = set(RECORDED.get(name, {}).get(method, ())) - set(put.infeasible)
+    assert not lost, f"{method} no longer proves {sorted(lost)} of {name} ({PROOFS.name})"
     for s in seeds:  # and the board agrees: no proof a seed refutes
         put.submit(s, "seed")
     assert not put.contradictions, put.contradictions
@@ -144,24 +167,41 @@ int step(struct ctx *c, int in) {
   if (c->state == 0) { return 9; } /* read before any store: zero, live */
   return 0;
 }
-int main() { struct ctx *c = malloc(sizeof *c); int r = 0; step(c, 0); c->state = 1;
+int main() { struct ctx *c = ALLOCATE; int r = 0; step(c, 0); c->state = 1;
   while (!r) { r = step(c, __VERIFIER_nondet_int()); } return r; }
 """
 
 
-def test_the_field_invariants_prove_the_state_no_store_names_and_no_other(tmp_path):
-    """``state`` holds 0 (fresh heap), 1, 2 and ``tmp.next``'s 3 and 4: the case 7 and
-    its return are dead; everything else is covered by two runs."""
+@pytest.mark.parametrize("allocate", ["calloc(1, sizeof *c)", "malloc(sizeof *c)"])
+def test_the_field_invariants_prove_the_state_no_store_names_and_no_other(tmp_path, allocate):
+    """``state`` holds 0 (calloc's), 1, 2 and ``tmp.next``'s 3 and 4: the case 7 and
+    its return are dead; everything else is covered by two runs. ``malloc``'s memory
+    may hold 7 when ``step`` first reads it: then nothing is proved."""
     path = tmp_path / "machine.c"
-    path.write_text(STATE_MACHINE)
+    path.write_text(STATE_MACHINE.replace("ALLOCATE", allocate))
     frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
     put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
     for seed in (["0", "0", "0"], ["1", "0", "0"]):
         put.submit(seed, "seed")
     FieldAnalysis().run(put, Job(put.open(), Budget.seconds(5)))
     seven = next(i for i, t in enumerate(STATE_MACHINE.splitlines(), 1) if "case 7" in t)
+    if allocate.startswith("malloc"):
+        assert not put.infeasible
+        return
     assert put.infeasible and {put.goals[g].line for g in put.infeasible} == {seven}
     assert not put.open(), "every other goal is covered"
+
+
+def test_a_field_stored_right_after_malloc_keeps_its_invariant(tmp_path):
+    """``c->state`` and ``c->tmp.next`` stored straight after ``malloc``: no read sees
+    malloc's bytes, so the case no store names is still dead (unlike above)."""
+    path = tmp_path / "machine.c"
+    path.write_text(STATE_MACHINE.replace("ALLOCATE", "malloc(sizeof *c); c->state = 1; c->tmp.next = 3"))
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    FieldAnalysis().run(put, Job(put.open(), Budget.seconds(5)))
+    seven = next(i for i, t in enumerate(STATE_MACHINE.splitlines(), 1) if "case 7" in t)
+    assert seven in {put.goals[g].line for g in put.infeasible}
 
 
 HANDSHAKE = """extern int __VERIFIER_nondet_int(void);

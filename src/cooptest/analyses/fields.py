@@ -18,12 +18,12 @@ program keeps to it; the analysis checks that it does and claims nothing otherwi
   union or other struct holds one; every pointer to one comes from ``malloc``/``calloc``
   (a cast of the allocator's result, no cast from another pointer or an integer, no
   pointer arithmetic, no address of a member), large enough for the whole struct.
-* *Fresh heap memory reads zero*: neither the program (no library function but the
-  allocators and copies into variables is allowed) nor the test harness (TestCov's
-  ``malloc`` per input, never freed) frees anything, so ``malloc`` returns memory never
-  used before, which the kernel hands out zero-filled; a field read before any store
-  reads 0, which every invariant includes. (glibc's ``MALLOC_PERTURB_`` debugging
-  variable would break this; no harness sets it.)
+* *No read sees what the allocator left* (``stored_first``): ``calloc``'s memory
+  reads 0, which the field's invariant then includes; ``malloc``'s holds whatever was
+  there (freed memory, glibc's ``MALLOC_PERTURB_`` bytes), so a field of a root that
+  ``malloc`` makes has an invariant only where the straight-line code after every such
+  allocation stores it before anything reads it (openssl's ``s->state = 8464``), and
+  is unknown otherwise.
 * *No store reaches a field under another name* (``_stores_keep_to_the_model``): every
   store into memory goes through a pointer the program made soundly (from allocations,
   addresses and loads of such pointers; never from an integer, by arithmetic or read
@@ -417,6 +417,15 @@ class BurstallModel:
                 out |= {(root, path) for path in paths}
         return out
 
+    def stored_first(self, key: FieldKey) -> bool:
+        """Whether no read of field ``key`` sees what the allocator left there: every
+        object of its root comes from ``calloc`` (zeroes), or from a ``malloc`` whose
+        straight-line code next stores the field through the new pointer, calling only
+        allocators and reading the field nowhere on the way. ``malloc``'s memory holds
+        whatever was there before (freed memory, ``MALLOC_PERTURB_``): no invariant may
+        take it for 0."""
+        return all(callee_name(call) == "calloc" or _stores_before_reads(call, key)
+                   for call in self.allocations(key[0]))
     def solve(self, keys: set[FieldKey]) -> dict[Place, Values]:
         """The least fixpoint of the values of ``keys`` and of the integer registers."""
         registers = {v for v in [*self.program.globals,
@@ -427,7 +436,7 @@ class BurstallModel:
         values: dict[Place, Values] = {v: frozenset({0}) if v.is_global or v.function is None
                                        else frozenset() for v in registers}
         values.update({v: None for v in uninitialised})
-        values.update({k: frozenset({0}) for k in keys})  # fresh heap memory reads zero
+        values.update({k: frozenset({0}) if self.stored_first(k) else None for k in keys})
         self.values = values
         changed = True
         while changed:
@@ -519,6 +528,48 @@ class BurstallModel:
                 return None  # undefined (a division by zero, an overlong shift)
             out.add(r)
         return frozenset(out)
+
+
+def _stores_before_reads(call: CallEdge, key: FieldKey, steps: int = 256) -> bool:
+    """Whether the straight-line code after the allocation ``call`` stores field
+    ``key`` through the new pointer before anything reads the field or calls a
+    function other than an allocator."""
+    assert isinstance(call.lhs, Var)
+    tmp, pointers = call.lhs.var, set()  # the places that hold the new object
+    loc = call.dst
+    for _ in range(steps):
+        if len(loc.leaving) != 1:
+            return False
+        edge = loc.leaving[0]
+        lhs = _store(edge)
+        if isinstance(edge, CallEdge) and callee_name(edge) not in ALLOCATORS:
+            return False
+        reads = [e for e in expressions(edge) if e is not lhs]
+        if lhs is not None and (pointer := _base_pointer(lhs)) is not None:
+            reads.append(pointer)
+        if any(isinstance(sub, Member) and field_key(sub) == key for e in reads for sub in e.walk()):
+            return False
+        if lhs is not None and field_key(lhs) == key and (alias := _alias(_base_pointer(lhs))) is not None \
+                and alias in pointers:
+            return True
+        if isinstance(edge, AssignEdge) and isinstance(edge.rhs, Cast) \
+                and isinstance(edge.rhs.operand, Var) and edge.rhs.operand.var is tmp:
+            if (alias := _alias(edge.lhs)) is not None:
+                pointers.add(alias)
+        elif lhs is not None:
+            pointers.discard(_alias(lhs))
+        loc = edge.dst
+    return False
+
+
+def _alias(e: Expr | None) -> object:
+    """What names the place ``e``, a pointer the program stores an allocation in: its
+    register, or its field (which no other name reaches in Burstall's model)."""
+    if isinstance(e, Var):
+        return e.var
+    if isinstance(e, Member):
+        return field_key(e)
+    return None
 
 
 def _bit_field(e: Expr) -> bool:
