@@ -104,6 +104,9 @@ def test_a_sound_monitor_spares_solving_and_the_exhaustion_proof_names_it(make_p
     goal = goal_of(board, 6, True)
     assert set(board.infeasible) == set(plain.infeasible) == {goal}
     assert "cut by arg-monitor" in board.infeasible[goal]
+    tree = outcome.state.tree  # the proof's evidence: the size of the tree it exhausted
+    assert f"exhausted ({tree.paths} paths, {tree.size} decisions, depth {tree.max_depth})" \
+        in board.infeasible[goal] and tree.paths > 1
 
 
 def test_a_native_run_leaving_the_automaton_is_counted_and_then_unguided(make_program) -> None:

@@ -74,9 +74,13 @@ def test_predicate_proves_loop_branch_infeasible_and_covers_the_rest(program_of)
     program = program_of(LOOP)
     result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(60)))
     dead = goal_at(program, line_of(LOOP, "infeasible"), True)
-    assert program.infeasible == {dead: "predicate: complete ARG"}
+    assert program.infeasible.keys() == {dead}
     assert set(program.covered) == set(program.goals) - {dead}
     assert result.state.complete and result.state.refinements > 0  # the proof needed predicates
+    # the proof is its evidence: the ARG's size and the predicates it was computed with
+    proof = program.infeasible[dead]
+    assert proof.startswith(f"predicate: complete ARG of {result.state.size()} states, predicates ")
+    assert "main::i" in proof, proof
 
 
 def test_predicate_keeps_loop_counters_exact_instead_of_refining_per_iteration(program_of):
@@ -86,7 +90,8 @@ def test_predicate_keeps_loop_counters_exact_instead_of_refining_per_iteration(p
     program = program_of(COUNTED)
     result = PredicateAnalysis().run(program, Job(program.open(), Budget.seconds(120)))
     dead = goal_at(program, line_of(COUNTED, "infeasible"), True)
-    assert program.infeasible == {dead: "predicate: complete ARG"}
+    assert program.infeasible.keys() == {dead}
+    assert program.infeasible[dead].startswith("predicate: complete ARG of ")
     assert set(program.covered) == set(program.goals) - {dead}
     assert result.state.refinements <= 10
     assert {v.source_name for v in result.state.precision.explicit} <= {"i", "j"}

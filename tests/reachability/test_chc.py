@@ -191,3 +191,23 @@ def test_a_refused_proof_is_not_asked_for_again(program_of):
     outcome = run(board, seconds=20)
     assert not board.infeasible and board.refused
     assert outcome.stopped == "exhausted" and "unsat" in outcome.state.answered.values()
+
+
+DOUBLED = HEAD + """int main(void) { int n = __VERIFIER_nondet_int();
+  if (n < 0 || n > 1000) return 0;
+  int i = 0, s = 0;
+  while (i < n) { s += 2; i++; }
+  if (s != 2 * i) reach_error();
+  return 0;
+}
+"""
+
+
+def test_a_proof_shows_spacers_invariant_at_the_goal(program_of):
+    """A proof is its evidence, not a sentence to take on trust: the invariant Spacer
+    found where the branch is taken, over the program's own variable names."""
+    board = program_of(DOUBLED)
+    run(board)
+    error = next(g for g in board.goals.values() if g.kind == "error-call" and g.function == "main")
+    proof = board.infeasible[error.id]
+    assert f"the invariant at line {error.line}: " in proof and "s == 2*i" in proof, proof

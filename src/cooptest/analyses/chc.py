@@ -210,6 +210,24 @@ class Clauses:
         except z3.Z3Exception:  # Spacer reports its time limit as "canceled"
             return z3.unknown
 
+    def invariant(self, location: Location) -> str | None:
+        """After an ``unsat`` answer, the invariant Spacer found at ``location`` (the
+        definition its answer gives that location's relation), over the frame's
+        variables (its own without the function's prefix; ``n@entry``: the value on
+        entry): the evidence of the proof, where a
+        sentence would ask to be taken on trust. None if the answer does not define it."""
+        frame = self.frames[location.function]
+        names = [z3.Const(str(x).rsplit("!", 1)[0], x.sort()) for x in frame.entry + frame.current]
+        answer = self.fp.get_answer()
+        for q in answer.children() if z3.is_and(answer) else [answer]:
+            if not z3.is_quantifier(q) or q.num_vars() != len(names):
+                continue
+            body = q.body()  # relation(vars) == definition; Var(0) is the last bound
+            if z3.is_eq(body) and z3.is_app(body.arg(0)) and body.arg(0).decl() == self.at[location]:
+                shown = z3.simplify(z3.substitute_vars(body.arg(1), *reversed(names)))
+                return " ".join(str(shown).split()).replace(f"{location.function}::", "")
+        return None
+
     def _frame(self, f: FunctionCFA) -> Frame:
         ret = None
         if _scalar(f.type.ret):  # any other result is unknown to the caller
@@ -400,8 +418,11 @@ class CHCAnalysis:
                 answer = clauses.query(goal.edge, min(limit, left_ms))
                 if answer == z3.unsat:
                     how = ", with calling contexts" if contexts else ""
+                    shown = clauses.invariant(goal.edge.src)
                     board.prove_infeasible(g, f"{ORIGIN}: Spacer found invariants and summaries "
-                                              f"of the program's Horn clauses that exclude it{how}")
+                                              f"of the program's Horn clauses that exclude it{how}"
+                                           + (f"; the invariant at line {goal.line}: {shown}"
+                                              if shown else ""))
                     state.answered[g] = "unsat"
                     break
                 if answer == z3.sat and (contexts or goal.function == program.entry):

@@ -156,9 +156,10 @@ class ConcolicAnalysis:
         arg.seconds = time.monotonic() - started
         if arg.complete:
             cut = f", cut by {', '.join(sorted(arg.guides))}" if arg.guides else ""
+            tree = f"{arg.tree.paths} paths, {arg.tree.size} decisions, depth {arg.tree.max_depth}"
             for g in sorted(program.open()):
-                program.prove_infeasible(g, "concolic: execution tree exhausted with an exact "
-                                            f"symbolic model{cut}")
+                program.prove_infeasible(g, f"concolic: execution tree exhausted ({tree}) with "
+                                            f"an exact symbolic model{cut}")
         elif arg.iterations >= self.max_iterations and program.has_open(goals):
             return Outcome(arg, "iterations")
         return finish(program, job, arg)

@@ -143,6 +143,7 @@ class CEGARAnalysis:
         if not arg.complete:
             return
         reached = {s.edge for s in arg.states()}
+        evidence = f"{self.name}: complete ARG of {arg.size()} states, {arg.precision.evidence()}"
         for g in sorted(board.open(goals)):
             if board.goals[g].edge not in reached:
-                board.prove_infeasible(g, f"{self.name}: complete ARG")
+                board.prove_infeasible(g, evidence)

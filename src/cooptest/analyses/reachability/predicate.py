@@ -60,6 +60,9 @@ ABSTRACTION_CAP = 5.0  # seconds z3 may spend on one query of an abstraction
 MAX_CASES = 16  # WP cases a refinement follows (any subset yields sound predicates)
 
 
+SHOWN = 8  # predicates a proof names; the count says how many more there are
+
+
 @dataclass
 class PredicatePrecision:
     """Predicates per location, keyed by their text (IR expressions compare by identity),
@@ -113,6 +116,14 @@ class PredicatePrecision:
 
     def size(self) -> int:
         return sum(len(p) for p in self.predicates.values())
+
+    def evidence(self) -> str:
+        """What a complete ARG was computed with, for its proofs: the predicates (each
+        once over all locations, the first ``SHOWN``) and the counters kept exactly."""
+        texts = sorted({key for preds in self.predicates.values() for key in preds})
+        more = f", ... ({len(texts)} in all)" if len(texts) > SHOWN else ""
+        exact = f"; kept exactly: {', '.join(sorted(v.name for v in self.explicit))}" if self.explicit else ""
+        return f"predicates {', '.join(texts[:SHOWN]) or 'none'}{more}{exact}"
 
 
 @dataclass

@@ -63,6 +63,11 @@ class ValuePrecision:
 
     tracked: frozenset[Place] = frozenset()
 
+    def evidence(self) -> str:
+        """What a complete ARG was computed with, for its proofs: the places tracked."""
+        names = sorted(getattr(p, "name", str(p)) for p in self.tracked)
+        return f"tracking {', '.join(names) or 'no variable'}"
+
 
 def _global(v: Place) -> bool:
     return not isinstance(v, Variable) or v.is_global
