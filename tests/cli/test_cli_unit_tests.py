@@ -5,6 +5,7 @@ path is known."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -85,6 +86,12 @@ def test_plain_tests_check_what_each_call_did(library: tuple[Path, Path], tmp_pa
     run = subprocess.run(["./build/unit_tests"], cwd=tmp_path / "plain", capture_output=True, text=True)
     assert re.search(r"^not ok \d+ - test_deref_k_gt_10 # is killed by SIGSEGV$", run.stdout, re.M), run.stdout
     assert run.stdout.count("\nok ") == 5
+    if shutil.which("cmake"):  # the same build for CTest, a CTest test per unit test
+        folder = tmp_path / "plain"
+        subprocess.run(["cmake", "-S", ".", "-B", "cmake-build"], cwd=folder, capture_output=True, check=True)
+        subprocess.run(["cmake", "--build", "cmake-build"], cwd=folder, capture_output=True, check=True)
+        ctest = subprocess.run(["ctest", "--test-dir", "cmake-build"], cwd=folder, capture_output=True, text=True)
+        assert "1 tests failed out of 6" in ctest.stdout and "test_deref_k_gt_10" in ctest.stdout
     # the tests reproduce the coverage of the suite exported as it ran (inputs and harness)
     assert branches(proc) == branches(export(library, tmp_path / "inputs"))
     # a regression oracle: a change of what add computes fails its test

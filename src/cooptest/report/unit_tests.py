@@ -44,7 +44,7 @@ from cooptest.harness.coverage import TIMEOUT
 from cooptest.harness.nondet import harness_source
 from cooptest.harness.replay import Replayed, replay
 from cooptest.harness.runner import Executable, RunResult
-from cooptest.report.export import OWN, _write, first_error, make, plan
+from cooptest.report.export import FILE_OPTIONS, OWN, PATH_OPTIONS, _write, first_error, make, plan
 from cooptest.report.html import TEMPLATES
 from cooptest.task import Task
 
@@ -289,10 +289,30 @@ def export_unit_tests(task: Task, suite: str, out: str, framework: str) -> tuple
     _write(out, os.path.join(OWN, "inputs.c"), reader)
     _write(out, os.path.join(OWN, "isolate.c"), TEMPLATES.get_template("export/isolate.c.j2").render(
         timeout=int(TIMEOUT)))
+    _write(out, "CMakeLists.txt", _cmake(units[:-1], harness_unit.flags, tests, context_))
     _write(out, "Makefile", TEMPLATES.get_template("export/unit_Makefile.j2").render(
         arch_flag=task.data_model.gcc_flag, units=units[:-1], test_flags=harness_unit.flags,
         filters=[shlex.quote(re.escape(p) + "$").replace("$", "$$") for p in copies.values()], **context_))
     return tests, skipped
+
+
+def _cmake(units: list, test_flags: str, tests: list[UnitTest], context_: dict[str, str]) -> str:
+    """CMakeLists.txt: the Makefile's build, each unit test a CTest test (plain)."""
+    def listed(flags: str) -> list[str]:
+        """The Makefile's shell words as CMake list items, their folders from the
+        source folder (CMake compiles in its build folder)."""
+        words = shlex.split(flags.replace("$$", "$"))
+        out = []
+        for i, w in enumerate(words):
+            if w.startswith("-I") and len(w) > 2 and not os.path.isabs(w[2:]):
+                w = "-I${CMAKE_CURRENT_SOURCE_DIR}/" + w[2:]
+            elif i and words[i - 1] in PATH_OPTIONS + FILE_OPTIONS and not os.path.isabs(w):
+                w = "${CMAKE_CURRENT_SOURCE_DIR}/" + w
+            out.append(w.replace(";", "\\;").replace('"', '\\"'))
+        return out
+    return TEMPLATES.get_template("export/unit_CMakeLists.txt.j2").render(
+        units=[{"source": u.source, "cmake_flags": listed(u.flags)} for u in units],
+        test_flags=listed(test_flags), tests=tests, **context_)
 
 
 def _inside(path: str, folder: str) -> bool:
