@@ -59,8 +59,26 @@ def test_each_task_gets_the_cores_it_reserves(tmp_path: Path) -> None:
     (["--jobs", "1000"], "1000 tasks at once of 1 cores each need 1000 cores"),
     (["--cores", "1000"], "of 1000 cores each need 1000 cores"),
     (["--jobs", "2", "--ray", "auto"], "--jobs applies without --ray"),
+    (["--benchexec", "--ray", "auto"], "--benchexec measures the tasks on this machine"),
 ])
 def test_more_cores_than_cooptest_may_use_are_refused(tmp_path: Path, options, says) -> None:
     proc = cooptest("bench", EXAMPLES / "triangle.c", "--budget", "2", "--out", tmp_path / "b",
                     *options)
     assert proc.returncode == 2 and says in proc.stderr and not (tmp_path / "b").exists(), proc.stderr
+
+
+def test_bench_under_benchexec_records_its_cpu_time_and_memory(tmp_path: Path) -> None:
+    """``--benchexec``: each generate under BenchExec's run executor, the tool Test-Comp
+    measures with; the table holds BenchExec's CPU time and peak memory."""
+    pytest.importorskip("benchexec")
+    out = tmp_path / "bench"
+    proc = cooptest("bench", EXAMPLES / "triangle.c", "--strategy", "random", "--budget", "3",
+                    "--benchexec", "--out", out)
+    if "BenchExec cannot measure here" in proc.stderr:
+        pytest.skip(proc.stderr)  # no cgroups BenchExec can use (not root, say)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "results.json").read_text())
+    (row,) = doc["rows"]
+    assert doc["config"]["benchexec"] is True and row["exit_code"] == 0 and row["error"] == ""
+    assert row["memory_mb"] > 0 and 0 < row["cpu_s"] <= row["time_s"] * row["cores"], row
+    assert (out / "examples__triangle" / "report.json").exists()

@@ -28,6 +28,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -44,7 +45,7 @@ from cooptest.errors import UserError
 GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
 TESTCOV_LIMIT = 1800.0
 RESULTS_JSON, RESULTS_CSV = "results.json", "results.csv"
-CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov", "cores")  # what makes rows comparable
+CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov", "cores", "benchexec")  # what makes rows comparable
 # What a generate process on a Ray worker needs of the driver's environment to be the
 # same cooptest with the same caches and referee.
 FORWARDED_ENV = ("PYTHONPATH", "COOPTEST_CACHE", "COOPTEST_TESTCOV_MEASURE", "XDG_CACHE_HOME")
@@ -71,7 +72,8 @@ class Row:
     tests: int | None = None
     time_s: float | None = None
     cores: int | None = None  # reserved for the task (--cores)
-    cpu_s: float | None = None  # of generate and every process it waited for
+    cpu_s: float | None = None  # of generate and every process it waited for (or BenchExec's)
+    memory_mb: int | None = None  # peak of all its processes, as BenchExec measures it
     testcov_style: float | None = None  # cooptest's own TestCov-style count
     testcov: float | None = None
     testcov_goals: int | None = None
@@ -104,6 +106,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ray", metavar="ADDRESS",
                    help="run the tasks on the Ray cluster at ADDRESS (host:port of its head, "
                         "or auto); task files and --out must be on a file system every node sees")
+    p.add_argument("--benchexec", action="store_true",
+                   help="run each task under BenchExec's run executor (pip install benchexec), "
+                        "as Test-Comp measures: its cores, --memory for all its processes, "
+                        "and its CPU time and peak memory in the table")
     p.add_argument("--memory", type=memory_mb, default=DEFAULT_LIMIT_MB, metavar="MB",
                    help="memory of each generate run (its --memory), and with --ray what each "
                         "task reserves on the cluster (default %(default)s)")
@@ -141,17 +147,21 @@ def run_task(task: str, args: argparse.Namespace, cpus: tuple[int, ...] | None =
            *(("--jobs", str(args.cores)) if applies("--jobs", args.strategy) else ()),
            "--seed", str(args.seed), "--memory", str(args.memory), "--quiet"]
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, preexec_fn=lambda: _start_child(cpus))
-    err, row.exit_code, row.cpu_s = _wait(proc, args.budget + GRACE)
+    if args.benchexec:
+        err, row.exit_code, row.cpu_s, row.memory_mb = _under_runexec(cmd, cpus, args)
+    else:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL, preexec_fn=lambda: _start_child(cpus))
+        err, row.exit_code, row.cpu_s = _wait(proc, args.budget + GRACE)
     lines = [l for l in err.splitlines() if l.startswith("cooptest:")]
     row.error = lines[-1] if lines else ""
     try:
         with open(os.path.join(out, "report.json")) as f:
             summary = json.load(f)["summary"]
-        for key in ("goals", "covered", "infeasible", "cov_b", "cov_f", "tests"):
-            setattr(row, key, summary[key])
-        row.testcov_style = summary.get("coverage_testcov_style")
+        if summary.get("analysed") is not False:  # stopped while loading: no figures, not 0 of 0
+            for key in ("goals", "covered", "infeasible", "cov_b", "cov_f", "tests"):
+                setattr(row, key, summary[key])
+            row.testcov_style = summary.get("coverage_testcov_style")
     except (OSError, ValueError, KeyError):
         pass
     row.time_s = round(time.monotonic() - start, 2)
@@ -209,6 +219,39 @@ def _wait(proc: subprocess.Popen, limit: float) -> tuple[str, int, float]:
     reader.join()
     proc.stderr.close()
     return "".join(err), proc.returncode, round(usage.ru_utime + usage.ru_stime, 2)
+
+
+def _under_runexec(cmd: list[str], cpus: tuple[int, ...] | None,
+                   args: argparse.Namespace) -> tuple[str, int, float, int]:
+    """``cmd`` run by BenchExec's run executor, the tool Test-Comp measures with: on
+    ``cpus`` (its cpuset), ``--memory`` MB for all its processes together, killed
+    ``GRACE`` past the budget of wall time and of CPU time per core. Its output, exit
+    code (a signal as minus its number), CPU seconds and peak memory in MB, all as
+    BenchExec's cgroups measured them."""
+    from benchexec.runexecutor import RunExecutor
+    with tempfile.NamedTemporaryFile("r", prefix="runexec-", suffix=".log") as log:
+        result = RunExecutor(use_namespaces=False).execute_run(
+            cmd, log.name, walltimelimit=int(args.budget + 2 * GRACE),
+            hardtimelimit=int((args.budget + 2 * GRACE) * args.cores),
+            cores=list(cpus) if cpus is not None else None, memlimit=args.memory << 20,
+            write_header=False)
+        output = log.read()
+    ended = result["exitcode"]
+    code = ended.value if ended.signal is None else -ended.signal
+    return output, code, round(result["cputime"], 2), round(result.get("memory", 0) / (1 << 20))
+
+
+def _benchexec_usable() -> None:
+    """A UserError unless BenchExec is installed and can make its cgroups here."""
+    try:
+        from benchexec.runexecutor import RunExecutor
+        from benchexec import BenchExecException
+    except ModuleNotFoundError:
+        raise UserError("--benchexec needs BenchExec: pip install benchexec") from None
+    try:
+        RunExecutor(use_namespaces=False)
+    except (BenchExecException, OSError, SystemExit) as e:
+        raise UserError(f"--benchexec: BenchExec cannot measure here: {e}") from None
 
 
 def lanes(args: argparse.Namespace) -> list[tuple[int, ...]]:
@@ -350,8 +393,12 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.ray and args.jobs is not None:
         raise UserError("--jobs applies without --ray: on a cluster, Ray runs as many tasks as "
                         "their --cores fit")
+    if args.ray and args.benchexec:
+        raise UserError("--benchexec measures the tasks on this machine, not on a Ray cluster")
     if not args.ray:
         lanes(args)  # refused now, not once the folder is made
+    if args.benchexec:
+        _benchexec_usable()
     tasks = expand(args.tasks)
     if args.shuffle:
         random.Random(args.seed).shuffle(tasks)

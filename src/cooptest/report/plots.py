@@ -39,7 +39,7 @@ def timeline_figure(reports: list[str]) -> Figure:
     ax.set_xlabel("time (s)")
     ax.set_ylabel("goals covered (%)")
     ax.set_ylim(0, 100)
-    if len(ax.lines) <= 10:
+    if 0 < len(ax.lines) <= 10:  # no curve (no run had goals): no legend, nor matplotlib's warning
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     return fig
