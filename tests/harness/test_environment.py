@@ -85,6 +85,28 @@ def test_every_reachable_branch_is_covered(tmp_path, text, options):
     assert doc["summary"]["divergences"] <= doc["summary"]["executions"] // 10
 
 
+STRTOL = """#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  char buf[16];
+  if (!fgets(buf, sizeof buf, stdin)) return 1;
+  long v = strtol(buf, 0, 10);
+  if (v == 4242) return 2;
+  if (v < 0) return 3;
+  return 0;
+}
+"""
+
+
+@pytest.mark.slow
+def test_a_number_parsed_by_strtol_is_found(tmp_path):
+    """The digits of ``v == 4242``: the model multiplies by the base with shifts and adds
+    (over 64-bit multiplications the solver gave up, and 300 iterations found nothing)."""
+    doc = generate(tmp_path, STRTOL, "--sym-stdin", "8", "--strategy", "concolic", "--search", "dfs",
+                   "--max-iterations", "200", budget=600)
+    assert statuses(doc) == ["covered"] * len(doc["goals"]), doc["goals"]
+
+
 def test_replay_reproduces_the_inputs_with_the_same_options(tmp_path):
     doc = generate(tmp_path, FGETS, "--sym-stdin", "8")
     covered = {g["id"] for g in doc["goals"] if g["status"] == "covered"}
