@@ -80,7 +80,7 @@ from typing import Iterator
 
 import z3
 
-from cooptest.analyses.concolic import ConcolicAnalysis, ConcolicARG
+from cooptest.analyses.concolic import DEFAULT, ConcolicAnalysis, ConcolicARG
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path, Pending
 from cooptest.analyses.concolic.inputs import literal
 from cooptest.analyses.concolic.replay import Observer
@@ -224,7 +224,7 @@ class BiTe:
 
     name = ORIGIN
 
-    def __init__(self, search: str = "cgs", rng_seed: int = 0, order: str = "nearest",
+    def __init__(self, search: str = DEFAULT, rng_seed: int = 0, order: str = "nearest",
                  dse_slice: float = 1.0, max_r_states: int = 4000, max_stack: int = 6,
                  solver_cap: float = 2.0) -> None:
         if order not in ORDERS:

@@ -2,7 +2,11 @@
 search), control dependence (CarFast) and distances to uncovered goals (CREST's
 CFG-directed search).
 
-Dominance and post-dominance are intraprocedural, computed per function CFA with the
+Dominance is interprocedural, on the supergraph of the program's CFAs (a call enters
+its callee, whose exit returns to the call's return location), so that a decision in
+``main`` before a call dominates the decisions of the callee, as in the CGS paper (Seo &
+Kim, FSE 2014, Algorithm 2: a dominator says nothing about how the path got to a branch,
+wherever it is). Post-dominance is intraprocedural. Both are computed with the
 Cooper–Harvey–Kennedy iteration. Control dependence follows Ferrante–Ottenstein–Warren:
 the locations control-dependent on a branch edge ``u -> v`` are those reachable from
 ``v`` before the immediate post-dominator of ``u``; taking the closure over nested
@@ -14,7 +18,7 @@ from collections import deque
 from functools import cached_property
 from typing import Callable, Iterable
 
-from cooptest.cfa.calls import address_taken, called_from
+from cooptest.cfa.calls import address_taken, call_targets, callee_name, called_from
 from cooptest.cfa.ir import (AssumeEdge, BlankEdge, CallEdge, DeclEdge, Edge, FunctionCFA, Location,
                              Program, TerminateEdge, branch_goal_id, error_goal_id)
 
@@ -78,6 +82,7 @@ def _dominates(idom: dict[object, object], a: object, b: object) -> bool:
 
 
 _EXIT = object()  # the virtual exit every sink and the function exit lead to
+_ROOT = object()  # the virtual entry of the supergraph
 
 
 class StaticInfo:
@@ -91,9 +96,37 @@ class StaticInfo:
     # -------------------------------------------------------------- dominance
 
     @cached_property
-    def _idom(self) -> dict[str, dict[object, object]]:
-        return {name: immediate_dominators(f.entry, lambda l: [e.dst for e in l.leaving])
-                for name, f in self.program.functions.items()}
+    def _supergraph(self) -> dict[object, list[Location]]:
+        """Successors on the supergraph: intraprocedural edges, but a call to a function
+        with a body goes to its entry and the callee's exit to the call's return location
+        (a call through a pointer may also enter a library function: it steps over too).
+        A virtual root enters ``main`` and every function whose address is taken, which
+        the C library may call back; the extra paths only ever make dominance rarer."""
+        succ: dict[object, list[Location]] = {l: [] for l in self.program.locations()}
+        for e in self.program.edges():
+            targets = call_targets(self.program, e, self._addressed) if isinstance(e, CallEdge) else set()
+            for name in targets:
+                f = self.program.functions[name]
+                succ[e.src].append(f.entry)
+                succ[f.exit].append(e.dst)
+            if not targets or callee_name(e) is None:  # type: ignore[arg-type]
+                succ[e.src].append(e.dst)
+        roots = ({"main"} | self._addressed) & self.program.functions.keys()
+        succ[_ROOT] = [self.program.functions[name].entry for name in sorted(roots)]
+        return succ
+
+    @cached_property
+    def _idom(self) -> dict[object, object]:
+        succ = self._supergraph
+        return immediate_dominators(_ROOT, succ.__getitem__)
+
+    @cached_property
+    def _supergraph_predecessors(self) -> dict[object, list[object]]:
+        preds: dict[object, list[object]] = {}
+        for n, targets in self._supergraph.items():
+            for t in targets:
+                preds.setdefault(t, []).append(n)
+        return preds
 
     @cached_property
     def _ipdom(self) -> dict[str, dict[object, object]]:
@@ -111,19 +144,18 @@ class StaticInfo:
         return bp.true_edge if outcome else bp.false_edge
 
     def branch_dominates(self, branch: int, outcome: bool, other: int) -> bool:
-        """Whether every CFA path to branch point ``other`` takes ``(branch, outcome)``
-        (intraprocedurally: branches of other functions never dominate)."""
+        """Whether every path of the program to branch point ``other`` takes ``(branch,
+        outcome)``: the edge's target dominates ``other`` on the supergraph, and every
+        other way into that target comes from below it (a loop's back edge)."""
         key = (branch, outcome, other)
         hit = self._branch_dominates.get(key)
         if hit is None:
             e = self.edge(branch, outcome)
             target = self.edge(other, True).src
-            hit = False
-            if e.src.function == target.function:
-                idom = self._idom[target.function]
-                v = e.dst
-                hit = _dominates(idom, v, target) and all(
-                    _dominates(idom, v, p.src) for p in v.entering if p is not e)
+            idom, v = self._idom, e.dst
+            others = list(self._supergraph_predecessors[v])
+            others.remove(e.src)
+            hit = _dominates(idom, v, target) and all(_dominates(idom, v, p) for p in others)
             self._branch_dominates[key] = hit
         return hit
 
@@ -162,16 +194,17 @@ class StaticInfo:
     # -------------------------------------------------------------- distances
 
     @cached_property
-    def _predecessors(self) -> dict[Location, list[Location]]:
-        """Interprocedural reverse CFG: intraprocedural edges (a call also steps over to
-        its return location), call -> callee entry, callee exit -> return location."""
-        preds: dict[Location, list[Location]] = {l: [] for l in self.program.locations()}
+    def _predecessors(self) -> dict[Location, list[tuple[Location, int]]]:
+        """Interprocedural reverse CFG, each step with its weight: intraprocedural edges
+        (a call also steps over to its return location), call -> callee entry, callee
+        exit -> return location; a branch edge weighs 1, every other step 0."""
+        preds: dict[Location, list[tuple[Location, int]]] = {l: [] for l in self.program.locations()}
         for e in self.program.edges():
-            preds[e.dst].append(e.src)
+            preds[e.dst].append((e.src, int(isinstance(e, AssumeEdge) and e.branch is not None)))
             if isinstance(e, CallEdge) and isinstance(e.callee, str) and e.callee in self.program.functions:
                 f = self.program.functions[e.callee]
-                preds[f.entry].append(e.src)
-                preds[e.dst].append(f.exit)
+                preds[f.entry].append((e.src, 0))
+                preds[e.dst].append((f.exit, 0))
         return preds
 
     # -------------------------------------------------------------- dead ends
@@ -205,8 +238,11 @@ class StaticInfo:
         return out
 
     def distances(self, open_goals: Iterable[str]) -> dict[Location, int]:
-        """Number of CFA edges from each location to the source of an open goal's edge
-        (locations from which no open goal is reachable are absent)."""
+        """The fewest branch edges on a path from each location to the source of an open
+        goal's edge (locations from which no open goal is reachable are absent). CREST's
+        CFG-directed search (Burnim & Sen, ASE 2008) weighs a branch edge 1
+        and every other edge 0: a path's length is the decisions a run must get right
+        on it, and straight-line code costs none. A 0-1 breadth-first search."""
         edges = self.goal_edges()
         dist: dict[Location, int] = {}
         todo: deque[Location] = deque()
@@ -218,9 +254,12 @@ class StaticInfo:
         preds = self._predecessors
         while todo:
             loc = todo.popleft()
-            d = dist[loc] + 1
-            for p in preds[loc]:
-                if p not in dist:
+            for p, w in preds[loc]:
+                d = dist[loc] + w
+                if d < dist.get(p, d + 1):
                     dist[p] = d
-                    todo.append(p)
+                    if w:
+                        todo.append(p)
+                    else:
+                        todo.appendleft(p)
         return dist

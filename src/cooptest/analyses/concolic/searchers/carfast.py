@@ -2,7 +2,10 @@
 controls the most statements not covered yet: the CFA statements transitively
 control-dependent on that branch edge (post-dominance on the CFA), including the bodies
 of functions called there, minus those some replay already traversed. Ties go to the
-shallowest decision."""
+shallowest decision. As the paper's algorithm has it, only decisions whose other side
+no run has taken yet are candidates: a covered branch is a way to code already run,
+whatever its region still holds. With none left the engine restarts from random
+inputs."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node
@@ -33,6 +36,8 @@ class CarFast(Searcher):
     def select(self, tree: ExecutionTree) -> Node | None:
         best, key = None, None
         for n in tree.frontier:
+            if self.ctx.reached(n.target, n.negation):
+                continue
             k = (-self.score(n), n.depth)
             if key is None or k < key:
                 best, key = n, k

@@ -1,0 +1,138 @@
+"""The searches as their papers define them (issue 40): context-guided search as
+Algorithm 2 of Seo & Kim (a 1-context is the branch alone, every decision's context is
+checked, dominators across calls), CREST's CFG-directed distance (branch edges weigh 1,
+others 0), CarFast's candidates (decisions whose other side is uncovered); cooptest's
+own cgs-eager beside them. Each test fails on the code before the change."""
+from __future__ import annotations
+
+from cooptest.analyses.concolic import ConcolicAnalysis
+from cooptest.analyses.concolic.searchers.carfast import CarFast
+from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.core.analysis import Job
+from cooptest.core.budget import Budget
+
+# Two independent decisions: the branch (b > 0) is reached under a > 0 and under a <= 0.
+TWO = r"""
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  int r = 0;
+  if (a > 0) r = 1; else r = 2;
+  if (b > 0) r += 10; else r += 20;
+  return r;
+}
+"""
+
+# check(v) decides v > 200 twice: on a (at most 100 there: that negation is unsat) and
+# then on b (where it is feasible).
+TWICE = r"""
+extern int __VERIFIER_nondet_int(void);
+int check(int v) {
+  if (v > 200) return 1;
+  return 0;
+}
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  if (a > 100) return 0;
+  return check(a) + check(b);
+}
+"""
+
+# (a > 0)'s true side holds two uncovered regions; its other copy's side is covered.
+REGIONS = r"""
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int c = __VERIFIER_nondet_int();
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  int s = 0;
+  if (c > 0) s = 1; else s = 2;
+  if (a > 0) {
+    if (b == 12345) { s += 1; s += 2; s += 3; s += 4; s += 5; }
+    if (b == 777) { s += 6; s += 7; s += 8; s += 9; s += 10; }
+  }
+  if (b < -3) s = 0;
+  return s;
+}
+"""
+
+
+def run(board, search: str, iterations: int, **options):
+    analysis = ConcolicAnalysis(search=search, max_iterations=iterations, **options)
+    return analysis.run(board, Job(frozenset(board.goals), Budget.seconds(60.0))).state
+
+
+def branch_at(board, source: str, text: str) -> int:
+    """The branch point of the line of ``source`` holding ``text``."""
+    line = next(i for i, t in enumerate(source.splitlines(), 1) if text in t)
+    (bp,) = [b for b in board.program.branch_points.values() if b.line == line]
+    return bp.id
+
+
+def test_the_1_context_is_the_branch_alone(make_program) -> None:
+    """At k = 1 the paper's context of (b > 0) is the branch itself: negated once, under
+    a > 0 or under a <= 0, and not again under the other (before: one preceding
+    decision was already part of the context, and both were negated)."""
+    board = make_program(TWO)
+    arg = run(board, "cgs", 4, k=1)  # a run without inputs, the first, (a > 0) negated, (b > 0) once
+    b = branch_at(board, TWO, "b > 0")
+    open_b = [n for n in arg.tree.frontier if n.branch == b]
+    assert len(open_b) == 1 and board.covered.keys() >= {f"B{b}T", f"B{b}F"}
+    assert arg.searcher.select(arg.tree) is None  # the same 1-context: nothing new
+
+
+def test_an_uncovered_side_gets_no_pass_on_its_context(make_program) -> None:
+    """Algorithm 2 negates a decision only in a new context, covered or not: at k = 1
+    the unsat try of (v > 200) on a spends the branch's context, and its second
+    decision, on b, is skipped though v > 200 is still uncovered (before: an uncovered
+    side was always tried). cgs-eager keeps that pass, and covers it."""
+    board = make_program(TWICE)
+    arg = run(board, "cgs", 3, k=1)  # a run without inputs, the first, (a > 100) negated
+    v = branch_at(board, TWICE, "v > 200")
+    on_a = arg.searcher.select(arg.tree)
+    assert on_a is not None and on_a.branch == v and on_a.depth == 1
+    assert arg.searcher.select(arg.tree) is None  # not (v > 200) on b, uncovered as it is
+    assert f"B{v}T" not in board.covered
+    eager = make_program(TWICE, name="eager.c")
+    run(eager, "cgs-eager", 6)
+    assert f"B{v}T" in eager.covered
+
+
+def test_a_decision_before_a_call_dominates_the_callees_branches(make_program) -> None:
+    """Dominance on the supergraph: (a > 100)'s false side lies on every path into
+    check(), so it is no part of the contexts of check's branch (before: branches of
+    other functions never dominated)."""
+    board = make_program(TWICE)
+    info = StaticInfo(board.program)
+    outer, inner = branch_at(board, TWICE, "a > 100"), branch_at(board, TWICE, "v > 200")
+    assert info.branch_dominates(outer, False, inner)
+    assert not info.branch_dominates(outer, True, inner)  # that side returns at once
+
+
+def test_cfg_distance_counts_branch_edges_only(make_program) -> None:
+    """CREST's CFG-directed search weighs a branch edge 1 and every other edge 0
+    (before: every CFA edge weighed 1, so straight-line code looked far)."""
+    board = make_program(TWO)
+    info = StaticInfo(board.program)
+    first, second = branch_at(board, TWO, "a > 0"), branch_at(board, TWO, "b > 0")
+    dist = info.distances({f"B{second}T"})
+    assert dist[info.edge(first, True).dst] == 0  # an assignment away: no decision
+    assert dist[info.edge(first, True).src] == 1  # one decision away
+    assert dist[board.program.functions["main"].entry] == 1  # the declarations weigh nothing
+
+
+def test_carfast_scores_only_decisions_whose_other_side_is_uncovered(make_program) -> None:
+    """After five breadth-first runs, the copy of (a > 0) under c > 0 is open with its
+    true side covered, controlling the two uncovered blocks: the highest score, but no
+    candidate for CarFast, whose candidates are the uncovered branches (before: it was
+    picked)."""
+    board = make_program(REGIONS)
+    arg = run(board, "bfs", 5)
+    carfast = CarFast(arg.searcher.ctx)
+    covered_side = [n for n in arg.tree.frontier if n.target in board.covered]
+    assert covered_side and max(map(carfast.score, covered_side)) > max(
+        carfast.score(n) for n in arg.tree.frontier if n.target not in board.covered)
+    picked = carfast.select(arg.tree)
+    assert picked is not None and picked.target not in board.covered
