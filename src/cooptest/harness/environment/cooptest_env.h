@@ -410,7 +410,7 @@ static int __cooptest_scan(struct __cooptest_stream *s, const char *fmt, void **
                   : base == 16 && __cooptest_isxdigit(c) ? __cooptest_tolower(c) - 'a' + 10 : -1;
           if (d < 0)
             break;
-          v = v * (unsigned)base + (unsigned)d;
+          v = __cooptest_times(v, (unsigned)base) + (unsigned)d;
           digits++;
           k++;
           s->pos++;
