@@ -22,6 +22,7 @@ from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType, PointerType
 from cooptest.driver.library import Library
 from cooptest.driver.values import NONDET_TYPES, ValueWriter, nondet_name
 from cooptest.errors import UserError
+from cooptest.frontend.literals import c_string
 
 _NUMBER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|\d+)")
 _ZERO = re.compile(r" = (0|0u|0LL|0uLL|0x0\.0p\+0);$")  # a zero as ``literal`` writes it
@@ -125,8 +126,11 @@ class ConcreteWriter(ValueWriter):
         return str(min(int(eval(fixed, {"__builtins__": {}})), most))  # digits and operators only
 
     def repeat(self, out: list[str], ind: str, times, body) -> None:
+        lines: list[str] = []
         for i in range(int(times)):
-            body(out, ind, str(i))
+            body(lines, ind, str(i))
+        byte_arrays = {m.name for m in self.objects if isinstance(m.target, IntType) and m.target.bits == 8}
+        out += _as_string(lines, ind, int(times), byte_arrays)
 
     def fill(self, out: list[str], ind: str, lv: str, node: c_ast.Node, t: CType, depth: int,
              where: str) -> None:
@@ -146,6 +150,24 @@ class ConcreteWriter(ValueWriter):
         inner = pointee.type if isinstance(pointee, c_ast.Decl) else pointee
         constant = isinstance(inner, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in inner.quals
         self.objects.append(Made(obj, target, int(n), constant))
+
+
+_BYTE = re.compile(r"^\s*(\w+)\[(\d+)\] = ('(?:[^'\\])'|-?\d+);$")
+
+
+def _as_string(lines: list[str], ind: str, n: int, byte_arrays: set[str]) -> list[str]:
+    """The bytes of a fresh char array, one statement each, as one ``memcpy`` from a
+    string literal (``memcpy(object5, "{\"a\":1}", 7);``); other lines as they are."""
+    matches = [_BYTE.match(ln) for ln in lines]
+    if n < 2 or not lines or not all(matches) or {m[1] for m in matches} - byte_arrays \
+            or len({m[1] for m in matches}) != 1:
+        return lines
+    data = bytearray(n)
+    for m in matches:
+        value = m[3]
+        data[int(m[2])] = ord(value[1]) if value.startswith("'") else int(value) & 0xFF
+    text = c_string(bytes(data).decode("utf-8", errors="surrogateescape"))
+    return [f"{ind}memcpy({matches[0][1]}, {text}, {n});"]
 
 
 def leaves(lv: str, t: CType, most: int, limit: int = 64) -> list[tuple[str, CType]]:
