@@ -9,7 +9,8 @@ library's files under cooptest's suite (``cooptest export``, ``make coverage``),
 the suite exported as plain unit tests (``export --framework plain``: within 1 point of
 the former is the check), and under libFuzzer's corpus (clang ``-fsanitize=fuzzer``, each
 ``__VERIFIER_nondet_*`` value the next bytes of the fuzzer's input, zeros past its end;
-``-fork=1`` so that a crash does not end the campaign), replayed on a gcc ``--coverage``
+``-fork=1`` so that a crash does not end the campaign), its corpus and the inputs it
+found crashing replayed on a gcc ``--coverage``
 build of the same harness, each input in a child process that writes its counters
 however it ends: the same gcc, gcov and gcovr count both tools. Per function: cov_f and
 gcov branch coverage of its own lines. Writes OUT/libraries.json and prints the tables
@@ -194,6 +195,8 @@ def fuzz(name: str, harness: Path, out: Path, seconds: int) -> tuple[dict, int]:
     corpus = out / "corpus"
     shutil.rmtree(corpus, ignore_errors=True)
     corpus.mkdir()
+    for old in (*out.glob("crash-*"), *out.glob("timeout-*"), *out.glob("oom-*")):
+        old.unlink()
     subprocess.run([str(out / "fuzzer"), "-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1",
                     "-ignore_ooms=1", f"-max_total_time={seconds}", "-timeout=3", str(corpus)],
                    cwd=out, capture_output=True)
@@ -209,7 +212,10 @@ def fuzz(name: str, harness: Path, out: Path, seconds: int) -> tuple[dict, int]:
                     str(gcov / "harness.o")], check=True)
     subprocess.run(["gcc", "-std=gnu11", "-O0", "-w", *built, str(gcov / "harness.o"), str(out / "driver.c"),
                     str(out / "replay.c"), "--coverage", "-o", str(gcov / "replay")], check=True)
-    inputs = sorted(map(str, corpus.iterdir()))
+    # the corpus keeps what covered more; a crash, timeout or out-of-memory input is
+    # kept beside it (cooptest's suite keeps its crashing tests too)
+    inputs = sorted([*map(str, corpus.iterdir()), *(str(p) for kind in ("crash", "timeout", "oom")
+                                                    for p in out.glob(f"{kind}-*"))])
     for start in range(0, len(inputs), 500):
         subprocess.run([str(gcov / "replay"), *inputs[start:start + 500]], cwd=gcov, capture_output=True)
     return gcov_json(LIBRARIES / PROGRAMS[name][0].split("/")[0], gcov), len(inputs)
