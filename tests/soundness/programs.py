@@ -408,6 +408,19 @@ int main() { struct S s; s.tag = 0; s.i = __VERIFIER_nondet_int();
 int main() { int x = __VERIFIER_nondet_int(); struct A a; a.x = x;
   if (sizeof(struct A) == 32) { if (x == 1) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    # asm statements the front end erases: each writes what the goal reads
+    "asm-writes-register": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int y = 0;
+  if (x == 3) { __asm__("movl $5, %0" : "=r"(y)); }
+  if (y == 5) { return 1; } return 0; }
+""", [["3"], ["0"]]),
+    "asm-writes-memory": (HEAD + """int g;
+int main() { int x = __VERIFIER_nondet_int(); g = 0;
+  if (x == 3) { __asm("movl $7, g(%%rip)" ::: "memory"); }
+  if (g == 7) { return 1; } return 0; }
+""", [["3"], ["0"]]),
+    "asm-in-callee": (HEAD + """static int twice(int v) { int r = v; __asm__("addl %0, %0" : "+r"(r)); return r; }
+int main() { int x = __VERIFIER_nondet_int(); if (twice(x) == 8) { return 1; } return 0; }
+""", [["4"], ["0"]]),
     "layout-pragma-pack": (HEAD + """#pragma pack(push, 1)
 struct P { char c; int x; };
 #pragma pack(pop)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,26 @@ def test_what_is_not_modelled_is_refused_with_a_reason(tmp_path, name, why):
     goal = next(iter(put.goals))
     assert not put.prove_infeasible(goal, "a proof")
     assert goal not in put.infeasible and why in put.refused[goal]
+
+
+NONDET = "#include <stdio.h>\nint __VERIFIER_nondet_int(void) { int x = 0; scanf(\"%d\", &x); return x; }\n"
+
+
+@pytest.mark.parametrize("name", ["asm-writes-register", "asm-writes-memory", "asm-in-callee"])
+def test_an_erased_asm_statement_blocks_every_proof(tmp_path, name):
+    """The front end erases ``__asm__("...")`` (and so does its instrumented build: its
+    runs cannot refute a claim the asm makes wrong); gcc's build of the original file
+    returns 1 on the first seed, which the CFA without the asm never does."""
+    source, seeds = PROGRAMS[name]
+    (tmp_path / "prog.c").write_text(source)
+    (tmp_path / "nondet.c").write_text(NONDET)
+    subprocess.run(["gcc", "-w", str(tmp_path / "prog.c"), str(tmp_path / "nondet.c"), "-o",
+                    str(tmp_path / "native")], check=True)
+    run = subprocess.run([str(tmp_path / "native")], input="\n".join(seeds[0]) + "\n", text=True)
+    assert run.returncode == 1, "gcc's build takes the branch the asm decides"
+    put = program_under_test(tmp_path, name)
+    assert all(not put.prove_infeasible(g, "a proof") for g in put.goals)
+    assert all("asm statement" in put.refused[g] for g in put.goals)
 
 
 def test_destructors_block_the_goals_they_run(tmp_path):

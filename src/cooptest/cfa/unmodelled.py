@@ -9,6 +9,8 @@ the program only if the CFA has every path of the native run. It has not when
 * control jumps non-locally (``setjmp``/``longjmp``, ``vfork``, ``*context``);
 * a destructor runs after ``main`` (constructors are modelled: ``CFABuilder`` calls them
   before main), and so does whatever it calls;
+* an asm statement runs, which the front end erases (``__asm__("...")``; the other
+  forms it refuses): it may write any register or memory;
 * ``reach_error()`` returns: the CFA ends the run at every call of it (an error-call
   goal), which is what every sv-benchmarks program's definition does (``abort()``,
   ``assert(0)``); one whose body can return lets the native run go on after the call.
@@ -20,7 +22,7 @@ in the report.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from cooptest.cfa.calls import address_taken, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
@@ -52,16 +54,26 @@ NO_CALLBACK = frozenset({
 })
 
 
-def proof_blockers(program: Program, destructors: Iterable[str], argv_given: bool = False) -> ProofBlockers:
+def proof_blockers(program: Program, destructors: Iterable[str], argv_given: bool = False,
+                   erased_asm: Sequence[tuple[str | None, int | None]] = ()) -> ProofBlockers:
     """Why proofs about (some) goals of ``program`` cannot be trusted; ``argv_given``:
     whether an option made the command line the program's input (``--args``,
-    ``--sym-args``)."""
+    ``--sym-args``); ``erased_asm``: where the front end erased an asm statement of the
+    program (``__asm__("...")``), which may write any register or memory."""
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
+                             or _asm(erased_asm)
                              or (None if argv_given else argv_left_concrete(program)))
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
     return blockers
+
+
+def _asm(erased: Sequence[tuple[str | None, int | None]]) -> str | None:
+    if not erased:
+        return None
+    file, line = erased[0]
+    return f"an asm statement ({file}:{line}), which the CFA does not model, may change anything"
 
 
 def interposed(program: Program, internal: set[str]) -> dict[str, str]:

@@ -57,6 +57,8 @@ class Attributes:
     around_main: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     # function name -> ("constructor" | "destructor", priority or None), in source order
     packed: set[str] = field(default_factory=set)  # struct/union tags
+    asm: list[tuple[str | None, int | None]] = field(default_factory=list)
+    # (file, line) of each asm statement of the user's code the front end erased
 
     def constructors(self) -> list[str]:
         """Constructors in the order gcc runs them: by priority, then in source order."""
@@ -75,16 +77,18 @@ class Attributes:
         for a in parts:
             out.around_main.update(a.around_main)
             out.packed |= a.packed
+            out.asm += a.asm
         return out
 
     def dumps(self) -> str:
-        return json.dumps({"around_main": self.around_main, "packed": sorted(self.packed)})
+        return json.dumps({"around_main": self.around_main, "packed": sorted(self.packed),
+                           "asm": self.asm})
 
     @staticmethod
     def loads(text: str) -> Attributes:
         doc = json.loads(text)
         return Attributes({k: (v[0], v[1]) for k, v in doc["around_main"].items()},
-                          set(doc["packed"]))
+                          set(doc["packed"]), [(f, n) for f, n in doc.get("asm", [])])
 
 
 def system_headers(text: str) -> set[str]:
@@ -159,7 +163,10 @@ def strip(text: str) -> tuple[str, Attributes]:
         for name, args in _split(inner):
             if name in IGNORED:
                 continue
-            if name in CALLED_AROUND_MAIN:
+            if name == "cooptest_asm":  # an asm the preprocessor erased (ERASED_ASM)
+                if _in_a_body(text, start):  # a statement, not a declaration's asm label
+                    attrs.asm.append((file, line))
+            elif name in CALLED_AROUND_MAIN:
                 attrs.around_main[_function_name(text, spans, start, file, line)] = (
                     name, int(args, 0) if args else None)
             elif name == "packed":
@@ -174,6 +181,18 @@ def strip(text: str) -> tuple[str, Attributes]:
     for a, b, new in sorted(edits, key=lambda e: e[0], reverse=True):
         text = text[:a] + new + text[b:]
     return text, attrs
+
+
+_BRACE_OR_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|[{}]')
+
+
+def _in_a_body(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies within braces (a function's body; an asm there is a
+    statement or a register variable's, never a file-scope symbol's name)."""
+    depth = 0
+    for m in _BRACE_OR_LITERAL.finditer(text, 0, pos):
+        depth += {"{": 1, "}": -1}.get(m[0], 0)
+    return depth > 0
 
 
 def _without_attributes(text: str, begin: int, end: int, spans: list[tuple[int, int]]) -> str:
