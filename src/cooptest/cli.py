@@ -103,7 +103,7 @@ def add_strategy_arguments(p: argparse.ArgumentParser, search: str | None) -> No
                         "%(default)s; each one is listed below)")
     p.add_argument("--search", choices=SEARCHES, default=search, metavar="SEARCH",
                    help=f"search strategy of concolic testing: {', '.join(SEARCHES)} "
-                        f"(default {DEFAULT_SEARCH})")
+                        f"(default {DEFAULT_SEARCH}; crabs: {STRATEGIES['crabs'].search})")
 
 
 def load_target(args: argparse.Namespace) -> Task:
@@ -335,8 +335,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
              if k in applied}
     if "frontier_order" in applied:
         extra["bite_order"] = applied["frontier_order"]
-    settings = Settings(args.search or DEFAULT_SEARCH, args.partitions or Settings().partitions,
-                        args.seed, extra)
+    settings = Settings(args.search or STRATEGIES[args.strategy].search,
+                        args.partitions or Settings().partitions, args.seed, extra)
     opts = Options(" ".join(args.target) or args.compile_commands, args.budget, args.out, args.strategy, settings, args.seed_suite,
                    args.data_model, args.quiet, args.memory, args.reduce,
                    started=STARTED, applied=applied)

@@ -137,3 +137,14 @@ def test_an_error_call_task_ends_once_the_error_is_covered(tmp_path: Path, strat
     assert [g["status"] for g in errors] == ["covered"]
     assert doc["summary"]["stopped"] == "done" and doc["summary"]["time_s"] < 10, doc["summary"]
     assert doc["summary"]["unknown"] > 0  # the branch goals were not what it worked for
+
+
+def test_crabs_searches_as_the_paper_unless_told(tmp_path: Path, small: Path) -> None:
+    """Crabs' concolic testing is CREST's CFG-directed search in the paper (before:
+    cooptest's default, cgs); --search still names another."""
+    for options, search in (([], "cfg"), (["--search", "dfs"], "dfs")):
+        out = tmp_path / search
+        proc = cooptest("generate", small, "--budget", "10", "--out", out, "--strategy", "crabs",
+                        *options, "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads((out / "report.json").read_text())["search"] == search

@@ -21,6 +21,8 @@ other, hence the product with every earlier one. Each round starts a fresh execu
 tree over the product, whose first paths are the tests already on the board.
 
 The testing share t_c / (t_c + t_m) is a parameter (the paper's default: about 80%).
+Its concolic search is CREST's CFG-directed one (``cfg``), as the paper's, unless
+``--search`` names another (``registry.STRATEGIES``).
 """
 from __future__ import annotations
 

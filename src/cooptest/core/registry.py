@@ -40,6 +40,7 @@ class StrategySpec:
     make: Callable[[Settings], Analysis]
     proves: bool  # whether it can claim goals infeasible
     uses_search: bool = False
+    search: str = DEFAULT_SEARCH  # the search it runs unless --search names another
 
 
 def _lazy(strategy: str, module: str, factory: str) -> Callable[[Settings], Analysis]:
@@ -79,7 +80,7 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True),
     StrategySpec("crabs", "Crabs: concolic testing steered by monitors made of predicate ARGs",
                  _lazy("crabs", "cooptest.cooperation.crabs", "from_settings"), proves=True,
-                 uses_search=True),
+                 uses_search=True, search="cfg"),  # the paper's: CREST's CFG-directed search
     StrategySpec("coveritest", "CoVeriTest: analyses interleaved with time limits and reuse",
                  _lazy("coveritest", "cooptest.cooperation.coveritest", "from_settings"),
                  proves=True),
