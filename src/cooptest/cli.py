@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 import traceback
-from typing import Iterable, NoReturn, Sequence
+from typing import Iterable, Mapping, NoReturn, Sequence
 
 from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder, jobs, memory_mb,
                                 positive_count, share, sym_file)
@@ -42,7 +42,7 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports bad options as a UserError (one line, exit 2) instead of
     printing the usage and exiting on its own."""
 
-    commands: dict[str, argparse.ArgumentParser]  # the top parser's, by name
+    commands: Mapping[str, argparse.ArgumentParser]  # the top parser's, by name
 
     def error(self, message: str) -> NoReturn:
         raise UserError(f"{message} (see cooptest {self.prog.split()[-1]} --help)"
@@ -399,8 +399,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     if found is not None:
         config.apply(found, parser.commands)
     args = _parse(parser, argv)
-    values = found.applied(args.command, args) if found is not None else {}
-    args.config_file = {"path": found.path, "values": values} if values else None
+    args.config_file = None
+    if found is not None and (values := found.applied(args.command, args)):
+        args.config_file = {"path": found.path, "values": values}
     return args
 
 

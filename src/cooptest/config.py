@@ -24,7 +24,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from cooptest.errors import UserError
 
@@ -49,8 +49,8 @@ class ConfigFile:
         for number, line in enumerate(self.text.splitlines(), 1):
             header = re.match(r"\s*\[([^\]]*)\]", line)
             if header:
-                name = re.sub(r"\s", "", header.group(1))
-                if not own:
+                name: str | None = re.sub(r"\s", "", header.group(1))
+                if not own and name is not None:
                     name = name[len("tool.cooptest"):].lstrip(".") \
                         if name == "tool.cooptest" or name.startswith("tool.cooptest.") else None
                 if command is None and name == key:  # a table where a value belongs
@@ -127,7 +127,7 @@ def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     return keys
 
 
-def apply(config: ConfigFile, commands: dict[str, argparse.ArgumentParser]) -> None:
+def apply(config: ConfigFile, commands: Mapping[str, argparse.ArgumentParser]) -> None:
     """Make the file's values the defaults of the commands' options; a UserError for a
     key no command (or not that command) has, or a value its option refuses."""
     options = {name: options_of(p) for name, p in commands.items()}
@@ -178,8 +178,9 @@ def _convert(config: ConfigFile, table: str | None, key: str, action: argparse.A
     for item in items:
         if isinstance(item, (bool, dict, list)):
             raise config.error(table, key, f"not a value the option takes: {item!r}")
+        convert = action.type if callable(action.type) else str
         try:
-            one = action.type(str(item)) if action.type else str(item)
+            one = convert(str(item))
         except (argparse.ArgumentTypeError, ValueError, TypeError) as e:
             raise config.error(table, key, str(e)) from None
         if action.choices is not None and one not in action.choices:

@@ -20,10 +20,12 @@ def test_bench_tabulates_each_task(tmp_path: Path) -> None:
     doc = json.loads((out / "results.json").read_text())
     for row in doc["rows"]:
         report = json.loads((out / f"examples__{Path(row['task']).stem}" / "report.json").read_text())
-        assert row["covered"] == report["summary"]["covered"]
+        analysed = report["summary"].get("analysed") is not False  # else no figures: not 0 of 0
+        assert row["covered"] == (report["summary"]["covered"] if analysed else None)
         assert row["exit_code"] == 0 and row["error"] == ""
     assert doc["summary"]["tasks"] == 2
-    assert doc["summary"]["mean_cov_b"] == round(sum(r["cov_b"] for r in doc["rows"]) / 2, 2)
+    covs = [r["cov_b"] for r in doc["rows"] if r["cov_b"] is not None]  # a loaded machine
+    assert doc["summary"]["mean_cov_b"] == (round(sum(covs) / len(covs), 2) if covs else None)
     assert "2 tasks: mean TestCov coverage" in proc.stdout
     assert (out / "coverage-over-time.png").stat().st_size > 0
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import glob
+import importlib
 import json
 import os
 import queue
@@ -195,7 +196,9 @@ def _wait(proc: subprocess.Popen, limit: float) -> tuple[str, int, float]:
     After ``limit`` seconds it gets SIGTERM (generate writes its outputs and exits),
     ``GRACE`` later SIGKILL."""
     err: list[str] = []
-    reader = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
+    stderr = proc.stderr
+    assert stderr is not None  # started with stderr=PIPE
+    reader = threading.Thread(target=lambda: err.append(stderr.read()), daemon=True)
     reader.start()
     reaped, lock = False, threading.Lock()
 
@@ -217,7 +220,7 @@ def _wait(proc: subprocess.Popen, limit: float) -> tuple[str, int, float]:
     for timer in timers:
         timer.cancel()
     reader.join()
-    proc.stderr.close()
+    stderr.close()
     return "".join(err), proc.returncode, round(usage.ru_utime + usage.ru_stime, 2)
 
 
@@ -228,9 +231,9 @@ def _under_runexec(cmd: list[str], cpus: tuple[int, ...] | None,
     ``GRACE`` past the budget of wall time and of CPU time per core. Its output, exit
     code (a signal as minus its number), CPU seconds and peak memory in MB, all as
     BenchExec's cgroups measured them."""
-    from benchexec.runexecutor import RunExecutor
+    runexecutor = importlib.import_module("benchexec.runexecutor")  # optional: not typed
     with tempfile.NamedTemporaryFile("r", prefix="runexec-", suffix=".log") as log:
-        result = RunExecutor(use_namespaces=False).execute_run(
+        result = runexecutor.RunExecutor(use_namespaces=False).execute_run(
             cmd, log.name, walltimelimit=int(args.budget + 2 * GRACE),
             hardtimelimit=int((args.budget + 2 * GRACE) * args.cores),
             cores=list(cpus) if cpus is not None else None, memlimit=args.memory << 20,
@@ -244,13 +247,13 @@ def _under_runexec(cmd: list[str], cpus: tuple[int, ...] | None,
 def _benchexec_usable() -> None:
     """A UserError unless BenchExec is installed and can make its cgroups here."""
     try:
-        from benchexec.runexecutor import RunExecutor
-        from benchexec import BenchExecException
+        benchexec = importlib.import_module("benchexec")  # optional, and not typed
+        runexecutor = importlib.import_module("benchexec.runexecutor")
     except ModuleNotFoundError:
         raise UserError("--benchexec needs BenchExec: pip install benchexec") from None
     try:
-        RunExecutor(use_namespaces=False)
-    except (BenchExecException, OSError, SystemExit) as e:
+        runexecutor.RunExecutor(use_namespaces=False)
+    except (benchexec.BenchExecException, OSError, SystemExit) as e:
         raise UserError(f"--benchexec: BenchExec cannot measure here: {e}") from None
 
 
