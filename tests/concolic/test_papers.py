@@ -5,8 +5,12 @@ others 0), CarFast's candidates (decisions whose other side is uncovered); coopt
 own cgs-eager beside them. Each test fails on the code before the change."""
 from __future__ import annotations
 
+import random
+
 from cooptest.analyses.concolic import ConcolicAnalysis
+from cooptest.analyses.concolic.searchers.base import SearchContext
 from cooptest.analyses.concolic.searchers.carfast import CarFast
+from cooptest.analyses.concolic.searchers.cgs import ContextGuided
 from cooptest.analyses.concolic.static import StaticInfo
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
@@ -98,6 +102,24 @@ def test_an_uncovered_side_gets_no_pass_on_its_context(make_program) -> None:
     eager = make_program(TWICE, name="eager.c")
     run(eager, "cgs-eager", 6)
     assert f"B{v}T" in eager.covered
+
+
+def test_the_decisions_of_one_depth_come_in_random_order(make_program) -> None:
+    """Within a depth the paper's CGS favours no decision for having been found first:
+    on one tree, searchers with different random seeds propose its open nodes in
+    different orders (before: always the order of creation)."""
+    board = make_program(REGIONS)
+    arg = run(board, "bfs", 5)
+    ctx = arg.searcher.ctx
+    orders = set()
+    for seed in range(8):
+        cgs = ContextGuided(SearchContext(board.program, board.covered, random.Random(seed), ctx.static), k=4)
+        picked = []
+        while (n := cgs.select(arg.tree)) is not None and n not in picked:
+            picked.append(n)
+        assert set(picked) == set(arg.tree.frontier)  # every open node, once
+        orders.add(tuple(id(n) for n in picked))
+    assert len(orders) > 1
 
 
 def test_a_decision_before_a_call_dominates_the_callees_branches(make_program) -> None:
