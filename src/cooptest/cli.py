@@ -187,7 +187,8 @@ def build_parser() -> Parser:
                    help="bite: which frontier edge first: the R-state fewest backward steps from "
                         "its goal (default), or the order edges were found (the paper's)")
     g.add_argument("--jobs", type=jobs, metavar="N",
-                   help="auto: cores to use (default: all)")
+                   help="auto: cores to use, a lane of analyses on each (default: every core "
+                        "cooptest may use, its CPU affinity)")
     g.add_argument("--parallel", action="store_true",
                    help="coveritest: run the analyses at once on the machine's cores")
     g.add_argument("--max-iterations", type=positive_count, metavar="N",
