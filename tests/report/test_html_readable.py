@@ -103,6 +103,21 @@ def test_a_mark_names_its_condition_and_outcome_and_why_it_is_open(random_out: P
     assert all(g["condition"] for g in doc["goals"] if g["kind"] == "branch")  # in report.json too
 
 
+def test_a_proof_shows_its_evidence_on_the_mark_and_in_the_table(predicate_out: Path,
+                                                                   tmp_path: Path) -> None:
+    """A proof is the evidence it rests on, not a sentence: the complete ARG's size and
+    the predicates it was computed with, where the reader hovers the mark and in the
+    table of goals."""
+    doc = json.loads((predicate_out / "report.json").read_text())
+    seen = probe(predicate_out / "report.html", tmp_path, MARKS_AND_REASONS)
+    proven = [g for g in doc["goals"] if g["status"] == "infeasible"]
+    assert proven
+    for g in proven:
+        assert g["proof"].startswith("predicate: complete ARG of ") and "(clamp::n > 100)" in g["proof"]
+        assert f"infeasible: {g['proof']}" in seen["marks"][g["id"]]["title"]
+        assert g["proof"] in seen["rows"][g["id"]]
+
+
 def test_an_open_goal_names_the_proof_blocker(tmp_path: Path) -> None:
     """A proof the program's callback from the C library makes untrustworthy: the open
     goal's row says so (report.json's ``refused``)."""
