@@ -33,7 +33,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Self
 
 import z3
 
@@ -47,6 +47,7 @@ from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, Bl
                              CallEdge, Cast, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr,
                              FuncRef, Index, Location, Member, NondetEdge, Program, ReturnEdge,
                              StringLit, TerminateEdge, Unary, Var, Variable, in_memory)
+from cooptest.harness import ctype_tables
 
 _names = itertools.count()
 _tokens = itertools.count(1)  # owners of frames and memory objects (see "Copies share")
@@ -93,10 +94,11 @@ class MemoryObject:
     array: z3.ArrayRef | None = None
     owner: int = 0  # the state that may write it in place
     null: z3.BoolRef | None = None  # an allocation that may have failed: "it returned NULL"
+    table: ctype_tables.Table | None = None  # glibc's read-only table it holds: read by its runs
 
     def copy(self, owner: int) -> MemoryObject:
         return MemoryObject(self.base, self.size, self.name, self.default, dict(self.cells), self.array,
-                            owner, self.null)
+                            owner, self.null, self.table)
 
 
 @dataclass
@@ -150,6 +152,7 @@ class SymbolicState:
         self._bases: list[int] = []
         self._next_base = 0x10000
         self._strings: dict[int, int] = {}
+        self._ctype: dict[str, int] = {}  # glibc's ctype functions -> the pointer they return
         self._functions = {name: FUNCTION_BASE + 16 * i for i, name in enumerate(
             sorted(set(program.functions) | set(program.declared_functions)))}
         self._function_at = {a: n for n, a in self._functions.items()}
@@ -161,7 +164,7 @@ class SymbolicState:
 
     @classmethod
     def havoc_at(cls, program: Program, call_stack: list[CallEdge],
-                 concretize: Callable[[z3.ExprRef], int] | None = None) -> SymbolicState:
+                 concretize: Callable[[z3.ExprRef], int] | None = None) -> Self:
         """A state inside a call stack where nothing is known: every read is fresh."""
         s = cls(program, concretize)
         s.call_stack = list(call_stack)
@@ -170,7 +173,7 @@ class SymbolicState:
 
     APPEND_ONLY = ("path_condition", "inputs")  # lists a state only ever appends to
 
-    def copy(self) -> SymbolicState:
+    def copy(self) -> Self:
         s = self._share()
         for name in self.APPEND_ONLY:
             setattr(s, name, list(getattr(self, name)))
@@ -182,7 +185,7 @@ class SymbolicState:
         goes on appending to, are shared, and only their lengths kept."""
         return Frozen(self._share(), tuple(len(getattr(self, n)) for n in self.APPEND_ONLY))
 
-    def _share(self) -> SymbolicState:
+    def _share(self) -> Self:
         """A copy whose append-only lists are still this state's."""
         s = object.__new__(type(self))
         s.__dict__.update(self.__dict__)
@@ -192,6 +195,7 @@ class SymbolicState:
         self._token, s._token = next(_tokens), next(_tokens)
         s._bases = list(self._bases)
         s._strings = dict(self._strings)
+        s._ctype = dict(self._ctype)
         s._native_bases = dict(self._native_bases)
         return s
 
@@ -297,6 +301,8 @@ class SymbolicState:
         self.imprecise = True
         sort = z3.BitVecSort(self.ptr_bits)
         for base, obj in list(self.objects.items()):
+            if obj.table is not None:
+                continue  # read-only: the C library's own tables
             self.objects[base] = MemoryObject(obj.base, obj.size, obj.name,
                                               z3.Array(self.fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)),
                                               owner=self._token, null=obj.null)
@@ -310,6 +316,11 @@ class SymbolicState:
         obj = self._resolve(addr, a)
         if obj is None:
             return None
+        if a is None and obj.table is not None and n == obj.table.size:
+            # exact for indices from -128 to 255 only: what C allows (an unsigned char's
+            # value or EOF), but a path whose index may lie beyond proves nothing
+            self.imprecise = True
+            return _table_entry(obj.table, addr - self.ptr(obj.base), self.ptr_bits)
         if a is not None and obj.array is None:
             cells = [obj.cells.get(a + i) for i in range(n)]
             first = cells[0]
@@ -342,6 +353,7 @@ class SymbolicState:
             self._havoc_memory()
             return
         obj = self._own(obj)
+        obj.table = None  # written: its cells say what it holds
         if a is not None and obj.array is None:
             for i in range(n):
                 obj.cells[a + i] = (value, i, n)
@@ -420,7 +432,7 @@ class SymbolicState:
                 frame.values[e.var] = value
             return value
         if isinstance(e, Member):
-            f = e.base.type.field(e.field)  # type: ignore[union-attr]
+            f = e.member
             if f.bit_width is not None:
                 unit = self.load(self.address(e), f.type)
                 assert isinstance(f.type, IntType)
@@ -435,7 +447,7 @@ class SymbolicState:
             self._frame_of(lhs.var).values[lhs.var] = value
             return
         if isinstance(lhs, Member):
-            f = lhs.base.type.field(lhs.field)  # type: ignore[union-attr]
+            f = lhs.member
             if f.bit_width is not None:
                 addr = self.address(lhs)
                 unit = self.load(addr, f.type)
@@ -628,7 +640,7 @@ class SymbolicState:
             obj.cells, obj.array = {}, None
             return
         for i, b in enumerate(data):
-            self._store_bytes(_add(dst, self.ptr(i)), b)  # type: ignore[arg-type]
+            self._store_bytes(_add(dst, self.ptr(i)), b)
 
     def _declare(self, v: Variable) -> None:
         frame = self._frame_of(v)
@@ -680,6 +692,7 @@ class SymbolicState:
         name = callee_name(edge)
         if name is not None:
             return name
+        assert not isinstance(edge.callee, str)  # a name is callee_name's
         target = z3.simplify(self.eval(edge.callee))
         if not z3.is_bv_value(target) and self.concretize is not None:
             value = self.concretize(target)
@@ -766,23 +779,34 @@ class SymbolicState:
                 self.write(edge.lhs, sem.cast(value, edge.ftype.ret, edge.lhs.type))
             return
         if name == "memset" and len(edge.args) == 3:
-            n = _as_int(self.eval(edge.args[2]))
+            count = _as_int(self.eval(edge.args[2]))
             byte = z3.Extract(7, 0, self.eval(edge.args[1]))
             dst = self.eval(edge.args[0])
-            self._fill(dst, [byte] * n if n is not None and n <= MAX_BYTE_LOOP else None)
+            self._fill(dst, [byte] * count if count is not None and count <= MAX_BYTE_LOOP else None)
             self._result(edge, dst)
             return
         if name in ("memcpy", "memmove") and len(edge.args) == 3:
-            n = _as_int(self.eval(edge.args[2]))
+            count = _as_int(self.eval(edge.args[2]))
             dst, src = self.eval(edge.args[0]), self.eval(edge.args[1])
-            data = [self._load_bytes(_add(src, self.ptr(i)), 1) for i in range(n)] \
-                if n is not None and n <= MAX_BYTE_LOOP else None
+            data = [self._load_bytes(_add(src, self.ptr(i)), 1) for i in range(count)] \
+                if count is not None and count <= MAX_BYTE_LOOP else None
             self._fill(dst, data)
             self._result(edge, dst)
             return
         if name in strings.MODELLED:
             self._string_function(edge, name)
             return
+        if name in ctype_tables.FUNCTIONS and not edge.args \
+                and (location := self._ctype_table(name)) is not None:
+            self._result(edge, self.ptr(location))
+            return
+        if name in ctype_tables.CASE_MAPS and len(edge.args) == 1 \
+                and (value := self._case_map(name, self.eval(edge.args[0]))) is not None:
+            if edge.lhs is not None:
+                self.write(edge.lhs, sem.cast(value, self.types.int, edge.lhs.type))
+            return
+        if name == "setlocale":
+            self.imprecise = True  # the ctype tables are the "C" locale's
         for a in edge.args:
             self.eval(a)
         if name not in PURE_EXTERNALS and (any(isinstance(a.type, PointerType) for a in edge.args)
@@ -830,9 +854,64 @@ class SymbolicState:
                 break
         return out
 
+    def _ctype_table(self, name: str) -> int | None:
+        """Where ``name()`` (``__ctype_b_loc`` and its kin) points: an object holding
+        the address of entry 0 of glibc's table (``harness.ctype_tables``), so that
+        ``isalnum(c)`` on an input byte is a read of known bytes at a symbolic index.
+        None if glibc could not be asked."""
+        if name in self._ctype:
+            return self._ctype[name]
+        known = ctype_tables.tables(self.program.data_model)
+        if known is None:
+            return None
+        table = known[name]
+        data = self._allocate(len(table.entries) * table.size, f"{name} table", zero=True)
+        for i, value in enumerate(table.entries):
+            entry = z3.BitVecVal(value, 8 * table.size)
+            for k in range(table.size):
+                self.objects[data].cells[data + i * table.size + k] = (entry, k, table.size)
+        self.objects[data].table = table
+        width = self.ptr_bits // 8
+        location = self._allocate(width, name, zero=True)
+        address = self.ptr(data - ctype_tables.FIRST * table.size)
+        for k in range(width):
+            self.objects[location].cells[location + k] = (address, k, width)
+        self._ctype[name] = location
+        return location
+
+    def _case_map(self, name: str, c: z3.ExprRef) -> z3.ExprRef | None:
+        """``tolower(c)``/``toupper(c)`` (an int) as glibc computes them: its table's
+        entry for ``c`` from -128 to 255, ``c`` itself beyond."""
+        known = ctype_tables.tables(self.program.data_model)
+        if known is None or c.size() != 32:
+            return None
+        table = known[ctype_tables.CASE_MAPS[name]]
+        offset = (z3.SignExt(self.ptr_bits - 32, c) - ctype_tables.FIRST) * table.size
+        inside = z3.And(c >= ctype_tables.FIRST, c <= ctype_tables.LAST)
+        return z3.If(inside, _table_entry(table, offset, self.ptr_bits), c)
+
     def _result(self, edge: CallEdge, value: z3.ExprRef) -> None:
         if edge.lhs is not None:
             self.write(edge.lhs, sem.cast(value, self.types.pointer(self.types.void), edge.lhs.type))
+
+
+def _table_entry(table: ctype_tables.Table, offset: z3.ExprRef, ptr_bits: int) -> z3.ExprRef:
+    """The entry at byte ``offset`` (a term, a multiple of the entry's size) of a
+    table, as a choice among its runs; past either end, the nearest run's term (C
+    leaves such a read undefined)."""
+    bits = 8 * table.size
+    index = z3.LShR(offset, table.size.bit_length() - 1)  # sizes are powers of two
+    position = z3.Extract(bits - 1, 0, index) if bits <= ptr_bits else z3.ZeroExt(bits - ptr_bits, index)
+
+    def term(run: ctype_tables.Run) -> z3.ExprRef:
+        if run.step == 0:
+            return z3.BitVecVal(run.value, bits)
+        return position + z3.BitVecVal(run.value - run.first, bits)
+
+    result = term(table.runs[-1])
+    for run in reversed(table.runs[:-1]):
+        result = z3.If(z3.ULE(index, run.last), term(run), result)
+    return result
 
 
 def _numeral(term: z3.ExprRef) -> int | None:
