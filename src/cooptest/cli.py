@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import dataclasses
 import json
 import os
 import sys
@@ -196,6 +197,9 @@ def build_parser() -> Parser:
                         "(concolic; auto: each concolic lane)")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
+    g.add_argument("--per-function", action="store_true",
+                   help="a library's functions (--function, --all-functions): one job per function, "
+                        "--jobs at a time, then the harness of them all seeded with their tests")
     g.add_argument("--memory", type=memory_mb, default=DEFAULT_LIMIT_MB, metavar="MB",
                    help="memory of cooptest's own processes together (default %(default)s MB; "
                         "each test has its own limit)")
@@ -342,6 +346,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
                    args.data_model, args.quiet, args.memory, args.reduce,
                    started=STARTED, applied=applied)
     task, code = load_within_budget(lambda: load_target(args), opts)  # loading counts too
+    if task is not None and args.per_function:
+        if task.harness is None or args.seed_suite:
+            raise UserError("--per-function runs one job per function of --function or --all-functions, "
+                            "and seeds the last run with their tests (no --seed-suite)")
+        from cooptest.driver.jobs import per_function
+        merged, record = per_function(args, task, STARTED, args.jobs or os.cpu_count() or 1)
+        opts = dataclasses.replace(opts, seed_suite=merged, applied={**opts.applied, "per_function": record})
     if task is not None:
         _, code = generate(task, opts)
     return code
