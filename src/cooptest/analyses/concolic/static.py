@@ -100,8 +100,9 @@ class StaticInfo:
         """Successors on the supergraph: intraprocedural edges, but a call to a function
         with a body goes to its entry and the callee's exit to the call's return location
         (a call through a pointer may also enter a library function: it steps over too).
-        A virtual root enters ``main`` and every function whose address is taken, which
-        the C library may call back; the extra paths only ever make dominance rarer."""
+        A virtual root enters the program's entry and every function whose address is
+        taken, which the C library may call back; the extra paths only ever make dominance
+        rarer."""
         succ: dict[object, list[Location]] = {l: [] for l in self.program.locations()}
         for e in self.program.edges():
             targets = call_targets(self.program, e, self._addressed) if isinstance(e, CallEdge) else set()
@@ -111,7 +112,7 @@ class StaticInfo:
                 succ[f.exit].append(e.dst)
             if not targets or callee_name(e) is None:  # type: ignore[arg-type]
                 succ[e.src].append(e.dst)
-        roots = ({"main"} | self._addressed) & self.program.functions.keys()
+        roots = ({self.program.entry} | self._addressed) & self.program.functions.keys()
         succ[_ROOT] = [self.program.functions[name].entry for name in sorted(roots)]
         return succ
 
