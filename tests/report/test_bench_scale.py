@@ -95,7 +95,8 @@ def test_bench_on_a_ray_cluster_gives_the_local_results(ray_address: str, tmp_pa
         assert b[name]["exit_code"] == 0 and b[name]["error"] == ""
         assert b[name]["goals"] == a[name]["goals"]
         assert b[name]["cores"] == 1 and b[name]["cpu_s"] > 0  # Ray's num_cpus, generate's --jobs
-        assert abs(b[name]["cov_b"] - a[name]["cov_b"]) <= 25  # random testing, 4 s: noise
+        if a[name]["cov_b"] is not None and b[name]["cov_b"] is not None:  # else stopped loading
+            assert abs(b[name]["cov_b"] - a[name]["cov_b"]) <= 25  # random testing, 4 s: noise
         assert (remote / f"examples__{Path(name).stem}" / "report.html").exists()
     assert rows_of(remote)["triangle.c"]["task"] == str(TASKS[0])  # as given, not made absolute
     resumed = cooptest("bench", *TASKS, *BENCH, "--out", remote, "--ray", ray_address)
