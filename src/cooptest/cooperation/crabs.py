@@ -78,7 +78,7 @@ class Crabs:
                     state.complete = True
                     break
                 if self.use_monitors:
-                    state.monitors.append(state.arg.monitor())  # type: ignore[attr-defined]
+                    state.monitors.append(state.arg.monitor(board))  # type: ignore[attr-defined]
             board.context = ""
         board.context = ""
         return finish(board, job, state)

@@ -111,10 +111,10 @@ class ReachabilityARG(AnalysisState):
         from cooptest.analyses.reachability.automata import condition_from_arg
         return condition_from_arg(self, board)
 
-    def monitor(self) -> Any:
-        """The ARG as Crabs' monitor (``automata.py``)."""
+    def monitor(self, board: GoalBoard | None = None) -> Any:
+        """The ARG as Crabs' monitor, for runs on ``board`` (``automata.py``)."""
         from cooptest.analyses.reachability.automata import monitor_from_arg
-        return monitor_from_arg(self)
+        return monitor_from_arg(self, board)
 
     def frontier_size(self) -> int:
         return sum(1 for s in self.frontier if not s.removed and s.covered_by is None)

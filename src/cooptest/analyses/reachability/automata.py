@@ -82,14 +82,24 @@ def _snapshot(arg: ReachabilityARG, name: str) -> ARGAutomaton:
     return automaton
 
 
-def monitor_from_arg(arg: ReachabilityARG) -> ARGAutomaton:
-    """Crabs' MonitorFromARG (module docstring)."""
-    return _snapshot(arg, f"monitor({arg.analysis})")
+def monitor_from_arg(arg: ReachabilityARG, board: GoalBoard | None = None) -> ARGAutomaton:
+    """Crabs' MonitorFromARG (module docstring). With ``board`` (as Crabs builds it),
+    the monitor also has no transition into a state from which no open goal is
+    reachable, as the condition: it steers concolic search towards the goals left.
+    Without, only the edges the ARG proved infeasible are cut, and on loop_foo, the
+    paper's own example, that cut nothing: every negation of ``x != 10`` is feasible;
+    what the ARG knows is that after it ``foo`` is out of reach."""
+    automaton = _snapshot(arg, f"monitor({arg.analysis})")
+    return automaton if board is None else _without_done(automaton, board)
 
 
 def condition_from_arg(arg: ReachabilityARG, board: GoalBoard | None = None) -> ARGAutomaton:
     """The condition of the ARG for runs on ``board`` (module docstring)."""
-    automaton = _snapshot(arg, f"condition({arg.analysis})")
+    return _without_done(_snapshot(arg, f"condition({arg.analysis})"), board)
+
+
+def _without_done(automaton: ARGAutomaton, board: GoalBoard | None) -> ARGAutomaton:
+    """``automaton`` with no transition into its done states for runs on ``board``."""
     decided = set(board.covered) | set(board.infeasible) if board is not None else set()
     automaton.open_edges = {e for moves in automaton.moves.values() for e in moves
                             if goal_of(e) is not None and goal_of(e) not in decided}

@@ -63,8 +63,8 @@ class PartitionedARG(AnalysisState):
         whole program (only its targets differ), so each one's condition is sound."""
         return Product(tuple(a.condition(board) for a in self.args if a is not None))
 
-    def monitor(self) -> Any:
-        return Product(tuple(a.monitor() for a in self.args if a is not None))
+    def monitor(self, board: GoalBoard | None = None) -> Any:
+        return Product(tuple(a.monitor(board) for a in self.args if a is not None))
 
 
 def partition(program: GoalBoard, goals: frozenset[str], partitioning: str, partitions: int,
