@@ -26,7 +26,7 @@ def test_bench_tabulates_each_task(tmp_path: Path) -> None:
     assert doc["summary"]["tasks"] == 2
     covs = [r["cov_b"] for r in doc["rows"] if r["cov_b"] is not None]  # a loaded machine
     assert doc["summary"]["mean_cov_b"] == (round(sum(covs) / len(covs), 2) if covs else None)
-    assert "2 tasks: mean TestCov coverage" in proc.stdout
+    assert proc.stdout.startswith("2 tasks, ") and "TestCov" not in proc.stdout  # not measured
     assert (out / "coverage-over-time.png").stat().st_size > 0
 
 
@@ -84,3 +84,13 @@ def test_bench_under_benchexec_records_its_cpu_time_and_memory(tmp_path: Path) -
     assert doc["config"]["benchexec"] is True and row["exit_code"] == 0 and row["error"] == ""
     assert row["memory_mb"] > 0 and 0 < row["cpu_s"] <= row["time_s"] * row["cores"], row
     assert (out / "examples__triangle" / "report.json").exists()
+
+
+def test_the_last_line_gives_means_only_of_what_was_measured() -> None:
+    """It said "mean TestCov coverage None (over 0)" where nothing was measured."""
+    from cooptest.report.bench import Row, summarize, summary_line
+    rows = [Row("a", goals=10, covered=5, infeasible=0, cov_b=50.0, cov_f=50.0, tests=1),
+            Row("b", exit_code=2, error="cooptest: b: no such file")]
+    assert summary_line(summarize(rows), testcov=True).startswith(
+        "2 tasks, 1 with figures: TestCov measured none, mean cov_b 50.0, mean cov_f 50.0, decided 0")
+    assert "None" not in summary_line(summarize(rows[1:]), testcov=False)

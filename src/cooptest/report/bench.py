@@ -35,6 +35,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from cooptest.arguments import budget_seconds, folder, memory_mb, positive_count
 from cooptest.core.lifetime import die_with_parent
@@ -327,6 +328,19 @@ def summarize(rows: list[Row]) -> dict[str, object]:
             "errors": sum(bool(r.error) for r in rows)}
 
 
+def summary_line(s: dict[str, Any], testcov: bool) -> str:
+    """The bench's last line: means only of what was measured (no "mean TestCov coverage
+    None (over 0)" of a bench without --testcov, no mean of tasks without figures)."""
+    means = [f"mean cov_b {s['mean_cov_b']}", f"mean cov_f {s['mean_cov_f']}"] \
+        if s["with_report"] else []
+    if testcov:
+        means.insert(0, f"mean TestCov coverage {s['mean_testcov']} of {s['testcov_measured']} measured"
+                     if s["testcov_measured"] else "TestCov measured none")
+    return (f"{s['tasks']} tasks, {s['with_report']} with figures: " + ", ".join(
+        [*means, f"decided {s['decided']}", f"tests {s['tests']}", f"time {s['time_s']}s",
+         f"errors {s['errors']}"]))
+
+
 def _map_local(tasks: list[str], args: argparse.Namespace, done) -> None:
     """Each task on a lane of cores (``lanes``) that no other task runs on meanwhile."""
     free: queue.Queue[tuple[int, ...]] = queue.Queue()
@@ -426,9 +440,7 @@ def run_bench(args: argparse.Namespace) -> int:
     (_map_ray if args.ray else _map_local)(todo, args, done)
     write_table(sorted(rows, key=lambda r: r.task), args.out, config)
     s = summarize(rows)
-    print(f"{s['tasks']} tasks: mean TestCov coverage {s['mean_testcov']} "
-          f"(over {s['testcov_measured']}), mean cov_b {s['mean_cov_b']}, mean cov_f {s['mean_cov_f']}, "
-          f"decided {s['decided']}, tests {s['tests']}, time {s['time_s']}s, errors {s['errors']}")
+    print(summary_line(s, args.testcov))
     from cooptest.report.compare import choose_metric, coverage_by_task, write_category_table
     from cooptest.report.plots import plot_timelines
     plot_timelines([os.path.join(args.out, run_name(r.task), "report.json") for r in rows],
