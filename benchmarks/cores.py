@@ -68,7 +68,8 @@ def show(name: str, rows: list[dict]) -> None:
     for r in rows:
         ratio = r["cpu_s"] / r["time_s"] if r["time_s"] else 0.0
         ratios.append(ratio)
-        print(f"  {Path(r['task']).stem[:44]:<44} {r['cores']} {r['time_s']:7.2f} {r['cpu_s']:7.2f} {ratio:5.2f}")
+        print(f"  {Path(r['task']).stem[:44]:<44} {r['cores']} {r['time_s']:7.2f} "
+              f"{r['cpu_s']:7.2f} {ratio:5.2f}")
     print(f"  max CPU/wall {max(ratios):.2f}, mean {sum(ratios) / len(ratios):.2f}; "
           f"above the cores reserved: {sum(q > r['cores'] for q, r in zip(ratios, rows))}")
 
@@ -86,14 +87,16 @@ def main() -> None:
     only = args.only or ["unpinned", "bench", "ray"]
     print(f"load average at the start: {os.getloadavg()[0]:.1f}", flush=True)
     if "unpinned" in only:
-        show("unpinned (two generate --strategy auto at once)", unpinned(chosen, args.budget, args.out / "unpinned"))
+        show("unpinned (two generate --strategy auto at once)",
+             unpinned(chosen, args.budget, args.out / "unpinned"))
     if "bench" in only:
         show("bench --jobs 2 --cores 1", bench(chosen, args.budget, args.out / "bench", "--jobs", "2"))
     if "ray" in only:
         sys.path.insert(0, str(REPO / "tests" / "report"))
         from ray_head import local_ray_head
         with local_ray_head(num_cpus=2) as address:
-            show("bench --ray (2 CPUs) --cores 1", bench(chosen, args.budget, args.out / "ray", "--ray", address))
+            show("bench --ray (2 CPUs) --cores 1",
+                 bench(chosen, args.budget, args.out / "ray", "--ray", address))
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 

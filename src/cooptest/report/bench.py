@@ -47,7 +47,8 @@ from cooptest.errors import UserError
 GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
 TESTCOV_LIMIT = 1800.0
 RESULTS_JSON, RESULTS_CSV = "results.json", "results.csv"
-CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov", "cores", "benchexec")  # what makes rows comparable
+# what makes rows comparable
+CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov", "cores", "benchexec")
 # What a generate process on a Ray worker needs of the driver's environment to be the
 # same cooptest with the same caches and referee.
 FORWARDED_ENV = ("PYTHONPATH", "COOPTEST_CACHE", "COOPTEST_TESTCOV_MEASURE", "XDG_CACHE_HOME")
@@ -274,7 +275,8 @@ def configuration(args: argparse.Namespace) -> dict[str, object]:
     """What makes rows comparable, with the configuration file's values where one
     applied (``cooptest.config``)."""
     config_file = getattr(args, "config_file", None)
-    return {**{k: getattr(args, k) for k in CONFIG_KEYS}, **({"config_file": config_file} if config_file else {})}
+    return {**{k: getattr(args, k) for k in CONFIG_KEYS},
+            **({"config_file": config_file} if config_file else {})}
 
 
 def write_table(rows: list[Row], out: str, config: dict[str, object]) -> None:
