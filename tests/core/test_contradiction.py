@@ -4,11 +4,11 @@ and the board, report.json, the summary line and report.html name the prover, it
 and the test, whichever of the two came first, also when they came from worker
 processes (``core.parallel``); the run goes on and exits 0.
 
-The program is one a real prover gets wrong: an unsigned bit-field narrower than
-``int`` promotes to ``int``, so ``s.a - 8 < 0`` holds for ``s.a < 8``, while chc (which
-takes the expression as unsigned) proves the branch dead. Once a prover models the
-promotion, replace it here by another construct some prover gets wrong; the board-level
-tests below do not depend on it.
+The program is one a real prover gets wrong: the C library starts ``optind`` at 1, so
+``optind * 1000 - (x & 15) > 995`` holds for ``x == 3``, while chc (which takes a global
+no code of the program initialises for 0) proves the branch dead. Once a prover models the
+library's globals, replace it here by another construct some prover gets wrong; the
+board-level tests below do not depend on it.
 """
 from __future__ import annotations
 
@@ -33,27 +33,25 @@ from cooptest.report.report import Report
 pytestmark = pytest.mark.contradictions  # on purpose, all of them (see tests/conftest.py)
 
 PROMOTED = """extern int __VERIFIER_nondet_int(void);
-struct S { unsigned a : 4; };
+#include <unistd.h>
 int main(void) {
-  struct S s;
-  s.a = __VERIFIER_nondet_int();
-  if (s.a - 8 < 0) {
+  int x = __VERIFIER_nondet_int();
+  if (optind * 1000 - (x & 15) > 995) {
     return 1;
   }
   return 0;
 }
 """
-REACHES = ["3"]  # s.a == 3: 3 - 8 < 0, as int
+REACHES = ["3"]  # 1 * 1000 - 3 > 995, as glibc starts optind at 1
 # The same behind a needle random testing does not find at once, so that in a run chc's
 # claim comes first: a goal covered already is no prover's question.
-GUARDED = PROMOTED.replace("  struct S s;", "  int x = __VERIFIER_nondet_int();\n  struct S s;") \
-    .replace("  if (s.a - 8 < 0) {", "  if (x == 4242 && s.a - 8 < 0) {")
+GUARDED = PROMOTED.replace("  if (optind", "  int y = __VERIFIER_nondet_int();\n  if (y == 4242 && optind")
 PROOF = "a prover: a proof that does not hold"
 
 
 @pytest.fixture
 def promoted(program_of) -> tuple[GoalBoard, str]:
-    """The board of ``PROMOTED`` and the goal only ``s.a < 8`` reaches."""
+    """The board of ``PROMOTED`` and the goal ``x == 3`` reaches and ``x == 9`` not."""
     board = program_of(PROMOTED)
     (goal,) = board.executor.run(REACHES).covered - board.executor.run(["9"]).covered
     return board, goal
@@ -84,7 +82,7 @@ def test_a_real_prover_s_wrong_claim_is_withdrawn(promoted) -> None:
     from cooptest.analyses.chc import CHCAnalysis
     board, goal = promoted
     CHCAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
-    assert goal in board.infeasible, "chc models the promotion now: pick another construct"
+    assert goal in board.infeasible, "chc models optind now: pick another construct"
     board.submit(REACHES, "random")
     (c,) = board.contradictions
     assert c.prover == "chc" and c.proof.startswith("chc:") and c.first == "proof"
@@ -160,12 +158,12 @@ def test_a_run_whose_prover_is_wrong_exits_0_and_reports_it(tmp_path: Path) -> N
     testing's test in the other (was: exit 3, "internal error: AssertionError")."""
     prog, out = tmp_path / "promoted.c", tmp_path / "out"
     prog.write_text(GUARDED)
-    r = subprocess.run([sys.executable, "-m", "cooptest.cli", "generate", str(prog), "--budget", "8",
-                        "--out", str(out), "--jobs", "2", "--quiet"],
-                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    r = subprocess.run([sys.executable, "-m", "cooptest.cli", "generate", str(prog), "--budget", "20",
+                        "--out", str(out), "--jobs", "2", "--quiet"],  # it ends once all is decided
+                       capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stderr
     doc = json.loads((out / "report.json").read_text())
-    assert doc["contradictions"], "no prover claimed the promoted branch dead: pick another construct"
+    assert doc["contradictions"], "no prover claimed the optind branch dead: pick another construct"
     (c,) = doc["contradictions"]
     assert c["first"] == "proof"
     assert c["prover"].startswith("chc") and c["proof"].startswith("chc:")

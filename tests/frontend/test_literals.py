@@ -51,3 +51,28 @@ def test_the_instrumented_build_checks_the_magic_the_program_has(tmp_path: Path)
     executor = Executor(frontend, str(tmp_path / "build"))
     assert executor.run(["127", "69", "76", "70"]).exit_code == 1
     assert executor.run(["254", "76", "70", "0"]).exit_code == 0
+
+
+@pytest.mark.parametrize("literal", ['L"ab"', 'u"ab"', 'U"ab"'])
+def test_a_wide_string_is_refused_in_one_line(tmp_path: Path, literal: str) -> None:
+    """Its elements are 2 or 4 bytes, which the CFA's char arrays cannot hold: read as
+    bytes, ``sizeof(L"ab")`` was 3, not 12."""
+    source = tmp_path / "w.c"
+    source.write_text(f"int main(void) {{ return sizeof({literal}) == 12; }}\n")
+    r = subprocess.run(["cooptest", "cfa", str(source)], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"cooptest: {source}:1: unsupported construct: a wide or Unicode string literal"
+
+
+def test_character_constants_are_gccs(tmp_path: Path) -> None:
+    """A multi-character constant is gcc's int of its bytes; a wide one the code."""
+    from cooptest.cfa.ctype import DataModel, Types
+    from cooptest.frontend.literals import char_literal
+    texts = ["'ab'", "'\\xff'", "'\\xff\\xff'", "'abcde'", "L'\\x1234'", "u'\\xe9'", "U'\\n'"]
+    source = tmp_path / "c.c"
+    source.write_text("#include <stdio.h>\nint main(void) {\n"
+                      + "".join(f'  printf("%lld\\n", (long long) {t});\n' for t in texts) + "}\n")
+    subprocess.run(["gcc", "-w", "-o", tmp_path / "c", source], check=True)
+    native = [int(v) for v in subprocess.run([tmp_path / "c"], capture_output=True, text=True).stdout.split()]
+    types = Types(DataModel.LP64)
+    assert [char_literal(types, t).value for t in texts] == native

@@ -408,6 +408,26 @@ int main() { struct S s; s.tag = 0; s.i = __VERIFIER_nondet_int();
 int main() { int x = __VERIFIER_nondet_int(); struct A a; a.x = x;
   if (sizeof(struct A) == 32) { if (x == 1) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    # A bit-field narrower than int promotes to int, whatever type declares it
+    "bitfield-promotes-minus": (HEAD + """struct S { unsigned a : 4; unsigned long long b : 40; };
+int main() { struct S s; s.a = __VERIFIER_nondet_int(); s.b = 1;
+  if (s.a - 8 < 0) { return 1; } if (s.b - 2 < 0) { return 3; } return 0; }
+""", [["3"], ["12"]]),
+    "bitfield-promotes-negate": (HEAD + """struct S { unsigned c : 7; };
+int main() { struct S s; s.c = __VERIFIER_nondet_int(); if (-s.c < 0) { return 1; } return 0; }
+""", [["5"], ["0"]]),
+    "bitfield-promotes-compare": (HEAD + """struct S { unsigned long long a : 4; unsigned b : 32; };
+int main() { struct S s; s.a = __VERIFIER_nondet_int(); s.b = s.a;
+  if (s.a > -1) { if (s.b > -1) { return 2; } return 1; } return 0; }
+""", [["3"]]),
+    # character constants as gcc reads them: 'ab' is 0x6162, L'\x1234' a code, not bytes
+    "multichar-constant": (HEAD + """int main() { int x = __VERIFIER_nondet_int();
+  if (x < 10) { if ('ab' + x == 24931) { return 1; } } return 0; }
+""", [["1"], ["2"]]),
+    "wide-char-constant": (HEAD + """int main() { int x = __VERIFIER_nondet_int();
+  if (x < 10) { if (L'\\x1234' + x == 4661) { return 1; } if (u'\\xe9' + x == 236) { return 2; } }
+  return 0; }
+""", [["1"], ["3"], ["5"]]),
     # asm statements the front end erases: each writes what the goal reads
     "asm-writes-register": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int y = 0;
   if (x == 3) { __asm__("movl $5, %0" : "=r"(y)); }

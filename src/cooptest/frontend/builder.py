@@ -32,8 +32,8 @@ from cooptest.frontend.declarations import TypeResolver, unsupported, where
 from cooptest.frontend.generic import (Levels, NoSelection, Selection, compatible,
                                        declarator_levels)
 from cooptest.frontend.parser import CaseRange, GenericSelection, IndexRange, StatementExpression
-from cooptest.frontend.literals import (char_literal, float_literal, int_literal,
-                                        string_literal)
+from cooptest.frontend.literals import (UnicodeString, char_literal, float_literal,
+                                        int_literal, string_literal)
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
 
 TERMINATING_FUNCTIONS = {"abort": "abort", "exit": "exit", "_exit": "exit", "_Exit": "exit",
@@ -1035,7 +1035,10 @@ class CFABuilder:
     def _parse_constant(self, node: c_ast.Constant) -> Expr:
         t = self.types
         if node.type == "string":
-            return string_literal(t, node.value)
+            try:
+                return string_literal(t, node.value)
+            except UnicodeString:
+                raise unsupported("a wide or Unicode string literal", node) from None
         if node.type == "char" or node.value.startswith(("'", "L'", "u'", "U'")):
             return char_literal(t, node.value)
         c = int_literal(t, node.value)

@@ -9,7 +9,7 @@ from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntTy
                                 PointerType, StructType, Types)
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AddrOf, ARITH_OPS, Binary, Cast, COMPARE_OPS, Const, Expr,
-                             FuncRef, Index, SHIFT_OPS, Unary)
+                             FuncRef, Index, Member, SHIFT_OPS, Unary)
 
 
 class TypeMismatch(Exception):
@@ -31,12 +31,30 @@ def decayed_type(types: Types, t: CType) -> CType:
 
 
 def decay(types: Types, e: Expr) -> Expr:
-    """Lvalue conversion of ``e`` to a value of its ``decayed_type``."""
+    """Lvalue conversion of ``e`` to a value of its ``decayed_type``; a bit-field's
+    value has the type its width fits (``bit_field_type``)."""
     if isinstance(e.type, ArrayType):
         return AddrOf(decayed_type(types, e.type), Index(e.type.elem, e, Const(types.int, 0)))
     if isinstance(e.type, FunctionType) and isinstance(e, FuncRef):
         return FuncRef(decayed_type(types, e.type), e.name)
+    if isinstance(e, Member) and (t := bit_field_type(types, e)) is not None:
+        return Cast(t, e)
     return e
+
+
+def bit_field_type(types: Types, e: Member) -> IntType | None:
+    """The type the value of a bit-field promotes to where it is narrower than its
+    declared type (C11 6.3.1.1p2, gcc for every integer type): ``int`` when an ``int``
+    holds all its values (``unsigned a : 4`` makes ``s.a - 8 < 0`` true), ``unsigned
+    int`` for 32 unsigned bits; None for an ordinary member or a wider bit-field."""
+    base = e.base.type
+    if not isinstance(base, StructType) or not isinstance(e.type, IntType) or e.type.is_bool:
+        return None
+    width = base.field(e.field).bit_width
+    if width is None or width > types.int.bits:
+        return None
+    t = types.int if width < types.int.bits or e.type.signed else types.uint
+    return None if e.type == t else t
 
 
 def argument_type(types: Types, t: CType) -> CType:

@@ -11,6 +11,11 @@ _ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7
             "f": 12, "v": 11, "?": 63, "e": 27}
 
 
+class UnicodeString(Exception):
+    """A wide or Unicode string literal, whose elements the CFA's char arrays cannot
+    hold (the caller refuses the program)."""
+
+
 def int_literal(types: Types, text: str) -> Const | None:
     """An integer constant with the type C11 6.4.4.1 gives it."""
     m = _INT.match(text)
@@ -81,16 +86,55 @@ def unescape(body: str) -> bytes:
 
 
 def char_literal(types: Types, text: str) -> Const:
-    """``'a'`` has type int in C, with the value of a (signed) char."""
+    """``'a'`` has type int in C, with the value of a (signed) char; a multi-character
+    constant ``'ab'`` is gcc's int of its bytes, the first most significant (0x6162);
+    ``L'x'`` (wchar_t, int on Linux), ``u'x'`` (char16_t) and ``U'x'`` (char32_t) hold
+    the character's code."""
     prefix = text[0] if text[0] in "LuU" else ""
-    data = unescape(text[len(prefix) + 1:-1])
+    body = text[len(prefix) + 1:-1]
     if prefix:
-        return Const(types.int, int.from_bytes(data[:4].ljust(1, b"\0"), "little"))
+        t = {"L": types.int, "u": types.ushort, "U": types.uint}[prefix]
+        codes = _codes(body)
+        return Const(t, t.wrap(codes[0]) if codes else 0)
+    data = unescape(body)
+    if len(data) > 1:
+        return Const(types.int, types.int.wrap(int.from_bytes(data, "big")))
     return Const(types.int, types.char.wrap(data[0]) if data else 0)
 
 
+def _codes(body: str) -> list[int]:
+    """The character codes of a wide literal's body: an escape is one code, however
+    many bytes its value needs."""
+    out: list[int] = []
+    i = 0
+    while i < len(body):
+        if body[i] != "\\":
+            out.append(ord(body[i]))
+            i += 1
+            continue
+        n = body[i + 1]
+        j = i + 2
+        if n in "01234567":
+            j = i + 1
+            while j < len(body) and j < i + 4 and body[j] in "01234567":
+                j += 1
+            out.append(int(body[i + 1:j], 8))
+        elif n in "xuU":
+            while j < len(body) and body[j] in "0123456789abcdefABCDEF" and (n == "x" or j < i + {"u": 6, "U": 10}[n]):
+                j += 1
+            out.append(int(body[i + 2:j], 16))
+        else:
+            out.append(_ESCAPES.get(n, ord(n)))
+        i = j
+    return out
+
+
 def string_literal(types: Types, text: str) -> StringLit:
-    if text.startswith(("L", "u", "U")):
+    """A string literal's bytes as an array of char; ``u8"..."`` is one too. A wide or
+    Unicode string (``L"ab"``: an array of 4-byte wchar_t) is not: UnicodeString."""
+    if text.startswith(("L", "u", "U")) and not text.startswith("u8"):
+        raise UnicodeString(text)
+    if text.startswith("u8"):
         text = text[text.index('"'):]
     parts = re.findall(r'"((?:[^"\\]|\\.)*)"', text, re.S)
     data = b"".join(unescape(p) for p in parts) + b"\0"
