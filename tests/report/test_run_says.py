@@ -36,7 +36,9 @@ def test_a_run_whose_every_test_crashes_says_so_with_where(tmp_path: Path) -> No
     crashed: the summary line and report.json now say how the runs ended."""
     line, doc = run(tmp_path, "early.c", NULL_WRITE % "")
     runs = doc["run_endings"]["killed by SIGSEGV before reaching any goal"]
-    said = f"every test run failed: {runs} killed by SIGSEGV before reaching any goal"
+    # with where: on the code every run takes from main to the first goal, line 6's
+    said = (f"every test run failed: {runs} killed by SIGSEGV before reaching any goal "
+            "(on the way from main to early.c:6)")
     assert doc["summary"]["every_run_failed"] == said and runs > 10
     assert line.strip().endswith(f"; {said}") and doc["summary"]["tests"] == 0
     assert f"E{said[1:]}: cooptest could not run" in (tmp_path / "early" / "report.html").read_text()
@@ -148,3 +150,37 @@ def test_each_goal_count_and_coverage_figure_says_what_it_counts(tmp_path: Path)
     assert cards["goals"][2] == "condition outcomes and reach_error() calls"
     assert cards["cov_b %"][2] == "covered/goals" and cards["cov_f %"][2] == "covered/(goals-infeasible)"
     assert cards["TestCov-style %"][2] == "of TestCov's goals"
+
+
+CALLS_FIRST = """extern int __VERIFIER_nondet_int(void);
+int g;
+void init(void) { g = 1; }
+int check(int v) {
+  if (v > g) return 1;
+  return 0;
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  init();
+  void (*f)(void) = init;
+  int r = check(x);
+  f();
+  return r;
+}
+"""
+
+
+def test_the_first_goal_every_run_meets_is_found_through_calls(tmp_path: Path) -> None:
+    """Where a run that reached no goal ended: on the path every run shares from main,
+    calls entered as they run (init's body has no condition, check's has the first)."""
+    import tempfile
+    from cooptest.cfa.calls import first_decision
+    from cooptest.frontend import load_program
+    from cooptest.task import load_task
+    program = tmp_path / "calls.c"
+    program.write_text(CALLS_FIRST)
+    cfa = load_program(load_task(str(program)), tempfile.mkdtemp(dir=tmp_path)).program
+    assert first_decision(cfa) == (str(program), 5)
+    program.write_text(CALLS_FIRST.replace("  init();\n", "  (*(void (**)(void))&g)();\n"))
+    cfa = load_program(load_task(str(program)), tempfile.mkdtemp(dir=tmp_path)).program
+    assert first_decision(cfa) is None  # a call through a pointer: its body is the run's

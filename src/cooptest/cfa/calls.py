@@ -14,8 +14,9 @@ from typing import Iterable, Iterator, Sequence
 
 from cooptest.cfa.ctype import FunctionType, IntType, PointerType
 from cooptest.cfa.fold import fold
-from cooptest.cfa.ir import (AddrOf, AssignEdge, CallEdge, Cast, Const, Edge, Expr, FuncRef,
-                             Program, ReturnEdge, Var, Variable, in_memory)
+from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, CallEdge, Cast, Const, Edge, ErrorEdge,
+                             Expr, FuncRef, FunctionCFA, Location, Program, ReturnEdge,
+                             TerminateEdge, Var, Variable, in_memory)
 
 
 def callee_name(edge: CallEdge) -> str | None:
@@ -63,6 +64,41 @@ def path_contexts(program: Program, edges: Sequence[Edge]) -> dict[int, CallCont
         elif isinstance(edge, ReturnEdge) and stack:
             out[i] = CallContext(stack.pop())
     return out
+
+
+def first_decision(program: Program) -> tuple[str, int] | None:
+    """The file and line of the first goal every run meets: the first condition with a
+    goal (or ``reach_error()`` call) on the one path all runs share from ``main``'s entry,
+    calls entered as they run. A run that ends before reaching any goal ended on that
+    path, before that line. None where the shared path ends first, or forks at what is
+    no goal (a condition of a system header), or calls through a pointer."""
+    function, location = program.main, program.main.entry
+    returns: list[tuple[FunctionCFA, Location]] = []  # where each entered call goes on
+    seen: set[Location] = set()
+    while location not in seen:  # a loop without a condition ends no run: say nothing
+        seen.add(location)
+        leaving = location.leaving
+        if not leaving:  # the function's exit: back to its caller
+            if not returns:
+                return None
+            function, location = returns.pop()
+            continue
+        goal = next((e for e in leaving if isinstance(e, ErrorEdge)
+                     or (isinstance(e, AssumeEdge) and e.branch is not None)), None)
+        if goal is not None:
+            return (getattr(goal, "file", "") or function.file, goal.line)
+        if len(leaving) != 1 or isinstance(leaving[0], (AssumeEdge, TerminateEdge)):
+            return None
+        edge = leaving[0]
+        callee = program.functions.get(callee_name(edge) or "") if isinstance(edge, CallEdge) else None
+        if isinstance(edge, CallEdge) and callee_name(edge) is None:
+            return None  # through a pointer: which body runs is the run's
+        if callee is not None:
+            returns.append((function, edge.dst))
+            function, location = callee, callee.entry
+        else:
+            location = edge.dst
+    return None
 
 
 def expressions(edge: Edge) -> Iterator[Expr]:

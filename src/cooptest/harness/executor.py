@@ -67,6 +67,7 @@ def starved(ex: Execution) -> bool:
 
 
 ENDED = "ended: "  # the prefix of the board's counts of how test runs ended (``failure``)
+NO_GOAL = "before reaching any goal"  # how ``failure`` ends the words of a run that reached none
 
 
 def failure(ex: Execution) -> str | None:
@@ -82,10 +83,10 @@ def failure(ex: Execution) -> str | None:
         name = signal.Signals(ex.signal).name if ex.signal else "a signal"
         last = next((e for e in reversed(ex.events) if e != TRUNCATED), None)
         if last is None:
-            return f"killed by {name} before reaching any goal"
+            return f"killed by {name} {NO_GOAL}"
         goal = branch_goal_id(last >> 1, bool(last & 1)) if last >= 0 else error_goal_id(-last - 1)
         return f"killed by {name} after {goal}"
-    return None if ex.covered else f"exited with code {ex.exit_code} before reaching any goal"
+    return None if ex.covered else f"exited with code {ex.exit_code} {NO_GOAL}"
 
 
 def aborted(ex: Execution) -> bool:

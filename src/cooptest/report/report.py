@@ -30,10 +30,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
+from cooptest.cfa.calls import first_decision
 from cooptest.cfa.ir import Goal
 from cooptest.core.analysis import Run
 from cooptest.core.board import TICK, GoalBoard
-from cooptest.harness.executor import ENDED
+from cooptest.harness.executor import ENDED, NO_GOAL
 
 WRITE_SHARE = 0.05  # of the run's time, at most, spent rewriting report.json
 
@@ -56,12 +57,15 @@ def per_function(goals: list[dict[str, Any]], functions: list[str]) -> dict[str,
     return out
 
 
-def every_run_failed(endings: dict[str, int], goals: dict[str, Goal]) -> str | None:
+def every_run_failed(endings: dict[str, int], goals: dict[str, Goal],
+                     first: tuple[str, int] | None = None) -> str | None:
     """What to say of a run none of whose tests ended normally, from the counts of how
     they ended (``harness.executor.failure``, with ``normally`` for the others): how
     many crashed, timed out or exited before any goal, and, for crashes, the goal they
     reached last (most often), where to look. None if a test ended normally (or none
-    ran): kbfiltr-1's 1,278 runs all crashed, and the run said only "0 tests"."""
+    ran): kbfiltr-1's 1,278 runs all crashed, and the run said only "0 tests". A run
+    that ended before any goal ended before ``first`` (``cfa.calls.first_decision``):
+    on the code every run takes from main's entry to that line, where to look then."""
     runs = sum(endings.values())
     if not runs or endings.get("normally") or not goals:
         return None
@@ -75,7 +79,9 @@ def every_run_failed(endings: dict[str, int], goals: dict[str, Goal]) -> str | N
     parts = []
     for kind, n in kinds.most_common():
         if kind not in last:
-            parts.append(f"{n} {kind}")
+            before = f" (on the way from main to {os.path.basename(first[0])}:{first[1]})" \
+                if first is not None and kind.endswith(NO_GOAL) else ""
+            parts.append(f"{n} {kind}{before}")
             continue
         goal, m = last[kind].most_common(1)[0]
         g = goals.get(goal)
@@ -178,7 +184,8 @@ class Report:
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
         stats = {k: v for k, v in board.stats.items() if not k.startswith(ENDED)}
         endings = {k[len(ENDED):]: v for k, v in board.stats.items() if k.startswith(ENDED)}
-        failed = every_run_failed(endings, board.goals)
+        failed = every_run_failed(endings, board.goals, first_decision(board.program)) \
+            if endings and not endings.get("normally") else None
         configuration = self.applied()
         summary = {
             "goals": n, "covered": covered, "infeasible": infeasible,
