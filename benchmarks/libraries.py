@@ -9,8 +9,8 @@ library's files under cooptest's suite (``cooptest export``, ``make coverage``),
 the suite exported as plain unit tests (``export --framework plain``: within 1 point of
 the former is the check), and under libFuzzer's corpus (clang ``-fsanitize=fuzzer``, each
 ``__VERIFIER_nondet_*`` value the next bytes of the fuzzer's input, zeros past its end;
-``-fork=1`` so that a crash does not end the campaign), its corpus and the inputs it
-found crashing replayed on a gcc ``--coverage``
+a crash returning to the fuzzer, which goes on), its corpus and the inputs it found
+crashing replayed on a gcc ``--coverage``
 build of the same harness, each input in a child process that writes its counters
 however it ends: the same gcc, gcov and gcovr count both tools. Per function: cov_f and
 gcov branch coverage of its own lines. Writes OUT/libraries.json and prints the tables
@@ -24,16 +24,19 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 LIBRARIES = REPO / "benchmarks" / "libraries"
-# name: the program as cooptest takes it (files or folders, then flags)
-PROGRAMS = {"jsmn": ["jsmn/jsmn.c"], "base64": ["base64/base64.c"],
-            "ringbuffer": ["ringbuffer/ringbuffer.c"], "crc": ["crc/src", "-I", "crc/include"],
-            "timestamp": ["timestamp"]}
+# name: the library's files or folders, and the options cooptest and the builds take;
+# c-timestamp parses RFC 3339 timestamps, 20 characters at least: arrays of 32, not 8
+PROGRAMS = {"jsmn": (["jsmn/jsmn.c"], []), "base64": (["base64/base64.c"], []),
+            "ringbuffer": (["ringbuffer/ringbuffer.c"], []), "crc": (["crc/src"], ["-I", "crc/include"]),
+            "timestamp": (["timestamp"], ["--max-array", "32"])}
 
 # libFuzzer's entry: the harness's main, its inputs the fuzzer's bytes
 FUZZ_DRIVER = r"""
@@ -63,12 +66,32 @@ void cooptest_run(const uint8_t *data, size_t size) {
   cooptest_harness_main();
 }
 """
+# A crash or an abort returns to libFuzzer (its own handlers off), which goes on with the
+# next input: the harness's NULL arguments crash many functions at once, and a fuzzer
+# that stops, or restarts a job (-fork), at each crash spends its time restarting.
 FUZZ_ENTRY = r"""
+#include <setjmp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 void cooptest_run(const uint8_t *data, size_t size);
+static sigjmp_buf cooptest_escape;
+static void cooptest_crashed(int sig) { siglongjmp(cooptest_escape, sig); }
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  int s[] = {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL};
+  struct sigaction sa;
+  unsigned k;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = cooptest_crashed;
+  sa.sa_flags = SA_NODEFER;
+  for (k = 0; k < sizeof s / sizeof *s; k++)
+    sigaction(s[k], &sa, 0);
+  return 0;
+}
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  cooptest_run(data, size);
+  if (sigsetjmp(cooptest_escape, 1) == 0)
+    cooptest_run(data, size);
   return 0;
 }
 """
@@ -112,21 +135,17 @@ int main(int argc, char **argv) {
 
 def program(name: str) -> list[str]:
     """The arguments naming the library for cooptest (its files and folders absolute)."""
-    return [a if a.startswith("-") else str(LIBRARIES / a) for a in PROGRAMS[name]]
+    paths, options = PROGRAMS[name]
+    return [str(LIBRARIES / p) for p in paths] + [
+        str(LIBRARIES / o) if i and options[i - 1] == "-I" else o for i, o in enumerate(options)]
 
 
 def sources(name: str) -> tuple[list[str], list[str]]:
     """The library's C files and the flags that build them."""
-    files, flags, args = [], [], program(name)
-    i = 0
-    while i < len(args):
-        if args[i] == "-I":
-            flags += ["-I", args[i + 1]]
-            i += 2
-            continue
-        path = Path(args[i])
-        files += sorted(map(str, path.rglob("*.c"))) if path.is_dir() else [str(path)]
-        i += 1
+    paths, options = PROGRAMS[name]
+    files = [f for p in paths for f in (sorted(map(str, (LIBRARIES / p).rglob("*.c")))
+                                        if (LIBRARIES / p).is_dir() else [str(LIBRARIES / p)])]
+    flags = [f"-I{LIBRARIES / o}" for i, o in enumerate(options) if i and options[i - 1] == "-I"]
     return files, flags + [f"-I{d}" for d in dict.fromkeys(os.path.dirname(f) for f in files)]
 
 
@@ -197,9 +216,20 @@ def fuzz(name: str, harness: Path, out: Path, seconds: int) -> tuple[dict, int]:
     corpus.mkdir()
     for old in (*out.glob("crash-*"), *out.glob("timeout-*"), *out.glob("oom-*")):
         old.unlink()
-    subprocess.run([str(out / "fuzzer"), "-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1",
-                    "-ignore_ooms=1", f"-max_total_time={seconds}", "-timeout=3", str(corpus)],
-                   cwd=out, capture_output=True)
+    end = time.monotonic() + seconds
+    while (left := int(end - time.monotonic())) > 0:  # again after a timeout or out of memory
+        with open(out / "fuzzer.log", "a") as log:  # a process it starts may keep a pipe open
+            proc = subprocess.Popen([str(out / "fuzzer"), "-handle_segv=0", "-handle_abrt=0", "-handle_fpe=0",
+                                     "-handle_bus=0", "-handle_ill=0", "-rss_limit_mb=1024",
+                                     f"-max_total_time={left}", "-timeout=3", str(corpus)],
+                                    cwd=out, stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
+            try:
+                proc.wait(timeout=left + 10)
+            except subprocess.TimeoutExpired:  # a crash left the heap locked: a deadlock
+                pass
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     gcov = out / "gcov"
     shutil.rmtree(gcov, ignore_errors=True)
     gcov.mkdir()
@@ -218,20 +248,26 @@ def fuzz(name: str, harness: Path, out: Path, seconds: int) -> tuple[dict, int]:
                                                     for p in out.glob(f"{kind}-*"))])
     for start in range(0, len(inputs), 500):
         subprocess.run([str(gcov / "replay"), *inputs[start:start + 500]], cwd=gcov, capture_output=True)
-    return gcov_json(LIBRARIES / PROGRAMS[name][0].split("/")[0], gcov), len(inputs)
+    return gcov_json(LIBRARIES / PROGRAMS[name][0][0].split("/")[0], gcov), len(inputs)
 
 
-def measure(name: str, budget: int, out: Path) -> dict:
+def measure(name: str, budget: int, out: Path, before: dict | None = None) -> dict:
+    """One library's row; ``before``: its row of an earlier run, whose cooptest run and
+    exports are taken as they are (libFuzzer alone again)."""
     run = out / name
-    shutil.rmtree(run, ignore_errors=True)
-    gen = cooptest("generate", *program(name), "--all-functions", "--budget", budget, "--out",
-                   run / "cooptest", "--quiet")
-    if gen.returncode != 0:
-        raise SystemExit(f"{name}: generate failed: {gen.stderr}")
+    if before is not None:
+        inputs, unit = gcov_json(run / "export", run / "export" / "cov"), gcov_json(run / "unit", run / "unit" / "cov")
+        unit_line = before["unit_tests"]
+    else:
+        shutil.rmtree(run, ignore_errors=True)
+        gen = cooptest("generate", *program(name), "--all-functions", "--budget", budget, "--out",
+                       run / "cooptest", "--quiet")
+        if gen.returncode != 0:
+            raise SystemExit(f"{name}: generate failed: {gen.stderr}")
+        suite = run / "cooptest" / "test-suite.zip"
+        inputs, _ = exported(name, suite, run / "export")
+        unit, unit_line = exported(name, suite, run / "unit", "--framework", "plain")
     report = json.loads((run / "cooptest" / "report.json").read_text())
-    suite = run / "cooptest" / "test-suite.zip"
-    inputs, _ = exported(name, suite, run / "export")
-    unit, unit_line = exported(name, suite, run / "unit", "--framework", "plain")
     fuzzed, corpus = fuzz(name, run / "cooptest" / "harness.c", run / "libfuzzer", budget)
     per = {k: branches(d, by_function=True) for k, d in (("cooptest", inputs), ("libfuzzer", fuzzed))}
     summary = report["summary"]
@@ -253,27 +289,41 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=60)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--only", default=",".join(PROGRAMS))
+    ap.add_argument("--fuzz-only", action="store_true", help="libFuzzer again beside the cooptest runs in OUT")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
+    before = {r["library"]: r for r in json.loads((args.out / "libraries.json").read_text())} \
+        if args.fuzz_only else {}
     for name in args.only.split(","):
-        rows.append(measure(name, args.budget, args.out.resolve()))
+        rows.append(measure(name, args.budget, args.out.resolve(), before.get(name) if args.fuzz_only else None))
         (args.out / "libraries.json").write_text(json.dumps(rows, indent=1))
         r = rows[-1]
         print(f"{name}: {len(r['functions'])} functions, cov_f {r['cov_f']}%, gcov branches "
               f"cooptest {r['gcov_cooptest']}% / unit tests {r['gcov_unit_tests']}% / libFuzzer "
               f"{r['gcov_libfuzzer']}% of {r['branches']}", flush=True)
-    print("\n| library | functions | goals | cov_f | gcov branches: cooptest | its unit tests | libFuzzer | gcc branches |")
+    table(rows)
+
+
+def shown(value: float | None) -> str:
+    return "—" if value is None else f"{value}%"
+
+
+def table(rows: list[dict]) -> None:
+    """The tables for benchmarks/RESULTS.md."""
+    print("\n| library | functions | goals | cov_f | gcov branches: cooptest | its unit tests | libFuzzer "
+          "| gcc branches |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['library']} | {len(r['functions'])} | {r['goals']} | {r['cov_f']}% | {r['gcov_cooptest']}% "
-              f"| {r['gcov_unit_tests']}% | {r['gcov_libfuzzer']}% | {r['branches']} |")
+        print(f"| {r['library']} | {len(r['functions'])} | {r['goals']} | {r['cov_f']}% | "
+              f"{shown(r['gcov_cooptest'])} | {shown(r['gcov_unit_tests'])} | {shown(r['gcov_libfuzzer'])} "
+              f"| {r['branches']} |")
     print("\n| function | cov_f | gcov branches: cooptest | libFuzzer | gcc branches |")
     print("|---|---|---|---|---|")
     for r in rows:
         for f, p in r["per_function"].items():
-            print(f"| {r['library']}: {f} | {p['cov_f']}% | {p['gcov_cooptest']}% | {p['gcov_libfuzzer']}% "
-                  f"| {p['branches']} |")
+            print(f"| {r['library']}: {f} | {p['cov_f']}% | {shown(p['gcov_cooptest'])} | "
+                  f"{shown(p['gcov_libfuzzer'])} | {p['branches']} |")
 
 
 if __name__ == "__main__":
