@@ -350,8 +350,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         if task.harness is None or args.seed_suite:
             raise UserError("--per-function runs one job per function of --function or --all-functions, "
                             "and seeds the last run with their tests (no --seed-suite)")
+        from cooptest.core.parallel import usable_cores
         from cooptest.driver.jobs import per_function
-        merged, record = per_function(args, task, STARTED, args.jobs or os.cpu_count() or 1)
+        merged, record = per_function(args, task, STARTED, args.jobs or len(usable_cores()))
         opts = dataclasses.replace(opts, seed_suite=merged, applied={**opts.applied, "per_function": record})
     if task is not None:
         _, code = generate(task, opts)
