@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Ablations as the papers ran them (issue 40), each beside the paper's own ranking.
+
+``cgs``: the CGS paper's Figure 8 (Seo & Kim, FSE 2014): context-guided search with a
+fixed k = 1, 2, 3 against incremental k, and without dominators, plus cooptest's
+``cgs-eager``; goals covered after a number of iterations (native runs), so that the
+figures measure the search, not the machine's load. Subjects: the paper's own replace
+(CREST's Siemens program), the CGS seed examples and dev tasks of real C code.
+
+``reuse``: CoVeriTest's nine reuse types (Beyer & Jakobs, FASE 2019, Sect. 3) at one
+time pair, on the seed examples and dev tasks: goals covered and decided, per task and
+in total (one ``generate --strategy coveritest`` run each).
+
+    python benchmarks/ablation_papers.py cgs [--iterations 500] [--budget 90] [--out DIR]
+        [--configs cfg carfast]   (the other searches; PYTHONPATH=OLD/src --out OLD-DIR for
+                                   the revision before)
+    python benchmarks/ablation_papers.py reuse [--pair 20/80] [--budget 20] [--out DIR]
+
+Results are kept in ``DIR/<mode>.json`` (one entry per run, written after each), so an
+interrupted table resumes; ``--table`` prints it without running anything.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "benchmarks"
+SEEDS = SHARED / "seed-examples"
+TESTCOMP = SHARED / "testcomp"
+REPLACE = SHARED / "realworld" / "crest" / "replace" / "replace.c"
+
+CGS_SUBJECTS = {
+    "replace": REPLACE,
+    "context.c": SEEDS / "context.c",
+    "branches.c": SEEDS / "branches.c",
+    "kbfiltr-2": TESTCOMP / "ntdrivers" / "kbfiltr.i.cil-2.yml",
+    "s3_srvr.01-2": TESTCOMP / "openssl" / "s3_srvr.blast.01.i.cil-2.yml",
+    "pals_lcr": TESTCOMP / "combinations" / "pals_lcr.3.1.ufo.UNBOUNDED.pals+Problem12_label02.yml",
+}
+# search name and searcher options of each configuration of the CGS ablation
+CGS_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "cgs (incremental k)": ("cgs", {}),
+    "cgs k=1": ("cgs", {"k": 1}),
+    "cgs k=2": ("cgs", {"k": 2}),
+    "cgs k=3": ("cgs", {"k": 3}),
+    "cgs, no dominators": ("cgs", {"dominators": False}),
+    "cgs-eager": ("cgs-eager", {}),
+}
+# the other searches issue 40 changed, for runs of two revisions (PYTHONPATH=OLD/src)
+OTHER_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {"cfg": ("cfg", {}), "carfast": ("carfast", {})}
+CGS_PAPER = ("incremental k is the paper's choice, its best in Figure 8 against fixed k; "
+             "dominators are left out of contexts (its Algorithm 2). The paper's own figures "
+             "could not be read here: the ranking is the paper's choice, not its numbers")
+
+REUSE_TYPES = ("plain", "cond-v", "cond-p", "cond-vp", "reuse-prec", "reuse-arg",
+               "cond-v+r", "cond-p+r", "cond-vp+r")
+REUSE_SUBJECTS = {
+    "loop_foo.c": SEEDS / "loop_foo.c",
+    "unreach.c": SEEDS / "unreach.c",
+    "check_valves.c": SEEDS / "check_valves.c",
+    "simple_while.c": SEEDS / "simple_while.c",
+    "jain_1-2": TESTCOMP / "bitvector" / "jain_1-2.yml",
+    "nested_1b": TESTCOMP / "loop-simple" / "nested_1b.yml",
+    "bhmr2007": TESTCOMP / "loop-lit" / "bhmr2007.yml",
+    "kbfiltr-2": TESTCOMP / "ntdrivers" / "kbfiltr.i.cil-2.yml",
+}
+REUSE_PAPER = ("reuse-arg with 20/80 is the paper's best configuration (Beyer & Jakobs, "
+               "FASE 2019), cooptest's default; the paper's figures per reuse type could "
+               "not be read here")
+
+
+def one_cgs(subject: str, config: str, iterations: int, budget: float) -> dict[str, Any]:
+    """One concolic run in this process (called in a child, one per run)."""
+    from cooptest.analyses.concolic import ConcolicAnalysis
+    from cooptest.core.analysis import Job
+    from cooptest.core.board import GoalBoard
+    from cooptest.core.budget import Budget
+    from cooptest.frontend import load_program
+    from cooptest.harness.executor import Executor
+    from cooptest.task import load_task
+
+    search, options = (CGS_CONFIGS | OTHER_CONFIGS)[config]
+    with tempfile.TemporaryDirectory() as work:
+        task = load_task(str(CGS_SUBJECTS[subject]))
+        fe = load_program(task, str(Path(work) / "fe"))
+        board = GoalBoard(fe.program, Executor(fe, str(Path(work) / "build")), None)
+        started = time.monotonic()
+        outcome = ConcolicAnalysis(search=search, max_iterations=iterations, **options).run(
+            board, Job(frozenset(board.goals), Budget.seconds(budget)))
+        return {"goals": len(board.goals), "covered": len(board.covered),
+                "infeasible": len(board.infeasible), "iterations": outcome.state.iterations,
+                "stopped": outcome.stopped, "seconds": round(time.monotonic() - started, 1)}
+
+
+def one_reuse(subject: str, reuse: str, pair: str, budget: float, out: Path) -> dict[str, Any]:
+    folder = out / f"reuse-{subject}-{reuse}"
+    cmd = [sys.executable, "-m", "cooptest.cli", "generate", str(REUSE_SUBJECTS[subject]), "--strategy",
+           "coveritest", "--reuse", reuse, "--time-pair", pair, "--budget", str(budget), "--out",
+           str(folder), "--quiet"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget + 120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    if not (folder / "report.json").exists():
+        return {"error": proc.stderr.strip()[-300:]}
+    s = json.loads((folder / "report.json").read_text())["summary"]
+    return {"goals": s["goals"], "covered": s["covered"], "infeasible": s["infeasible"],
+            "stopped": s.get("stopped"), "seconds": s["time_s"]}
+
+
+def table(results: list[dict[str, Any]], configs: list[str], subjects: list[str], paper: str) -> str:
+    """Goals covered (+ proven infeasible) per subject and configuration; the last
+    column sums them; a rank per column of its best."""
+    head = ["configuration", *subjects, "total decided"]
+    rows = [head]
+    for c in configs:
+        cells, total = [c], 0
+        for s in subjects:
+            r = next((x for x in results if x["config"] == c and x["subject"] == s), None)
+            if r is None or "error" in r:
+                cells.append("-" if r is None else "error")
+                continue
+            decided = r["covered"] + r["infeasible"]
+            total += decided
+            cells.append(f"{r['covered']}+{r['infeasible']}/{r['goals']}")
+        cells.append(str(total))
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    loads = [x["load"] for x in results if "load" in x]
+    note = f"load average during the runs: {min(loads):.1f}-{max(loads):.1f}" if loads else ""
+    return "\n".join(["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+                     + ["", "covered+infeasible/goals; " + note, "paper: " + paper])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("mode", choices=("cgs", "reuse", "one-cgs"))
+    ap.add_argument("--iterations", type=int, default=500, help="cgs: native runs per run")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="seconds per run (cgs: 90, a cap the iterations should reach first; reuse: 20)")
+    ap.add_argument("--pair", default="20/80", help="reuse: the time pair")
+    ap.add_argument("--subjects", nargs="+", default=None)
+    ap.add_argument("--configs", nargs="+", default=None)
+    ap.add_argument("--out", default="ablation-out")
+    ap.add_argument("--table", action="store_true")
+    args, rest = ap.parse_known_args()
+    if args.mode == "one-cgs":  # the child of a cgs run
+        print(json.dumps(one_cgs(rest[0], rest[1], args.iterations, args.budget or 90.0)))
+        return
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{args.mode}.json"
+    results: list[dict[str, Any]] = json.loads(path.read_text()) if path.exists() else []
+    configs = args.configs or list(CGS_CONFIGS if args.mode == "cgs" else REUSE_TYPES)
+    subjects = args.subjects or list(CGS_SUBJECTS if args.mode == "cgs" else REUSE_SUBJECTS)
+    budget = args.budget or (90.0 if args.mode == "cgs" else 20.0)
+    if not args.table:
+        done = {(r["subject"], r["config"]) for r in results if "error" not in r}
+        for subject in subjects:
+            for config in configs:
+                if (subject, config) in done:
+                    continue
+                print(f"{args.mode}: {subject} {config} ...", file=sys.stderr, flush=True)
+                load = os.getloadavg()[0]
+                if args.mode == "cgs":
+                    proc = subprocess.run([sys.executable, __file__, "one-cgs", subject, config,
+                                           "--iterations", str(args.iterations), "--budget", str(budget)],
+                                          capture_output=True, text=True, timeout=budget + 300)
+                    r = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 \
+                        else {"error": proc.stderr.strip()[-300:]}
+                else:
+                    r = one_reuse(subject, config, args.pair, budget, out)
+                r |= {"subject": subject, "config": config,
+                      "load": round((load + os.getloadavg()[0]) / 2, 1)}
+                results = [x for x in results if (x["subject"], x["config"]) != (subject, config)] + [r]
+                path.write_text(json.dumps(results, indent=1))
+                print(json.dumps(r), file=sys.stderr, flush=True)
+    print(table(results, configs, subjects, CGS_PAPER if args.mode == "cgs" else REUSE_PAPER))
+
+
+if __name__ == "__main__":
+    main()
