@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
-from cooptest.cfa.ctype import CType, DataModel, FunctionType, IntType, PointerType, Types
+from cooptest.cfa.ctype import (ArrayType, CType, DataModel, Field, FunctionType, IntType, PointerType,
+                               StructType, Types)
 
 # ---------------------------------------------------------------------------- variables
 
@@ -85,6 +86,7 @@ class Const(Expr):
 class StringLit(Expr):
     """A string literal: an array of char (``type`` is ``char[n+1]``), bytes with the NUL."""
 
+    type: ArrayType
     value: bytes
 
     def __repr__(self) -> str:
@@ -195,6 +197,17 @@ class Member(Expr):
 
     base: Expr
     field: str
+
+    @property
+    def struct(self) -> StructType:
+        """The struct or union type of ``base``."""
+        assert isinstance(self.base.type, StructType), self
+        return self.base.type
+
+    @property
+    def member(self) -> Field:
+        """The field of ``struct`` this member is."""
+        return self.struct.field(self.field)
 
     def children(self) -> tuple[Expr, ...]:
         return (self.base,)
@@ -571,7 +584,7 @@ class Program:
             for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge)):
                 out.append(Goal(branch_goal_id(bp.id, outcome), "branch", bp.line, edge, bp.function,
                                 bp.file, bp.text))
-        for cid, edge in sorted(self.error_calls.items()):
-            out.append(Goal(error_goal_id(cid), "error-call", edge.line, edge, edge.src.function,
-                            edge.file))
+        for cid, call in sorted(self.error_calls.items()):
+            out.append(Goal(error_goal_id(cid), "error-call", call.line, call, call.src.function,
+                            call.file))
         return out
