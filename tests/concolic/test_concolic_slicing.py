@@ -39,10 +39,13 @@ int main(void) {
 
 def sliced(board, max_slices: int = 2000) -> tuple[Outcome, int]:
     """Slices until the analysis stops for another reason than its budget; a fresh
-    analysis object each time, so that only the state carries over."""
+    analysis object each time, so that only the state carries over. A slice grows by
+    SLICE every 200: on a loaded machine one native run and its replay can take longer
+    than SLICE, and slices that never finish an iteration never reach a verdict."""
     state = None
     for n in range(1, max_slices + 1):
-        outcome = ConcolicAnalysis().run(board, Job(frozenset(board.goals), Budget.seconds(SLICE), state=state))
+        budget = Budget.seconds(SLICE * (1 + n // 200))
+        outcome = ConcolicAnalysis().run(board, Job(frozenset(board.goals), budget, state=state))
         state = outcome.state
         if outcome.stopped != "budget":
             return outcome, n
