@@ -297,7 +297,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     tests = read_suite(existing(args.suite))
     with tempfile.TemporaryDirectory(prefix="cooptest-coverage-") as work:
         result = measure_coverage(task, preprocess(task, work), tests, work)
-    doc = {"coverage": round(result.percent, 2), "goals": result.goals,
+    doc: dict[str, object] = {"coverage": round(result.percent, 2), "goals": result.goals,
            "covered": result.covered, "tests": result.tests}
     files = several_files(((result.goal_files.get(g) or task.program,
                             "covered" if g in result.covered_goals else "unknown")
@@ -334,10 +334,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     applied = {APPLIED[flag]: value for flag, value in given.items()}
     if args.config_file:
         applied["config_file"] = args.config_file
-    extra = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs",
-                                      "no_monitor", "testing_share", "max_iterations",
-                                      "partitioning", "partition_size")
-             if k in applied}
+    extra: dict[str, object] = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs",
+                                                         "no_monitor", "testing_share", "max_iterations",
+                                                         "partitioning", "partition_size")
+                                if k in applied}
     if "frontier_order" in applied:
         extra["bite_order"] = applied["frontier_order"]
     settings = Settings(args.search or STRATEGIES[args.strategy].search,
@@ -465,8 +465,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if debug:
             traceback.print_exc()
-        where = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
-        at = f" at {os.path.basename(where.filename)}:{where.lineno}" if where else ""
+        frame = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
+        at = f" at {os.path.basename(frame.filename)}:{frame.lineno}" if frame else ""
         print(f"cooptest: internal error: {type(e).__name__}: {e}{at}"
               f"{'' if debug else ' (rerun with --debug for the traceback)'}", file=sys.stderr)
         return EXIT_INTERNAL

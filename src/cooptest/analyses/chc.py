@@ -82,7 +82,8 @@ class OutsideFragment(Exception):
 
     def __init__(self, what: str) -> None:
         super().__init__(what)
-        self.what, self.line = what, None
+        self.what = what
+        self.line: int | None = None
 
     def __str__(self) -> str:
         return self.what if self.line is None else f"line {self.line}: {self.what}"

@@ -274,7 +274,7 @@ class BurstallModel:
                 return False  # a local in memory: maybe never written
             return v not in untrusted and v in self.init[id(edge)]
         if isinstance(e, (Member, Index, Deref)):
-            base = e
+            base: Expr = e
             while isinstance(base, (Member, Index)):
                 base = base.base
             on_stack = isinstance(base, Var) and not base.var.is_global and base.var.function
@@ -303,9 +303,10 @@ class BurstallModel:
             lhs = _store(edge)
             if lhs is not None and not self._lvalue_sound(lhs, edge, self.untrusted):
                 raise Refused(f"line {edge.line}: a store to {lhs!r} may land anywhere")
-            if isinstance(edge, CallEdge) and callee_name(edge) is None \
-                    and not self.trusted(edge.callee, edge, self.untrusted):
-                raise Refused(f"line {edge.line}: a call through a pointer made unsoundly")
+            if isinstance(edge, CallEdge) and callee_name(edge) is None:
+                assert not isinstance(edge.callee, str)  # a name is callee_name's
+                if not self.trusted(edge.callee, edge, self.untrusted):
+                    raise Refused(f"line {edge.line}: a call through a pointer made unsoundly")
 
     # -- the struct types whose objects are fresh heap memory
 
@@ -518,11 +519,12 @@ class BurstallModel:
 
     def _combine(self, e: Expr, operands: tuple[Expr, ...], edge: Edge,
                  rebuild: Callable[[list[Const]], Expr]) -> Values:
-        sets = [self.evaluate(x, edge) for x in operands]
-        if any(v is None for v in sets) or prod(len(v) for v in sets) > MAX_VALUES:  # type: ignore[arg-type]
+        evaluated = [self.evaluate(x, edge) for x in operands]
+        sets = [v for v in evaluated if v is not None]
+        if len(sets) < len(evaluated) or prod(len(v) for v in sets) > MAX_VALUES:
             return None
         out: set[int] = set()
-        for combo in product(*sets):  # type: ignore[arg-type]
+        for combo in product(*sets):
             r = const_int(rebuild([Const(x.type, v) for x, v in zip(operands, combo)]))
             if r is None:
                 return None  # undefined (a division by zero, an overlong shift)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from dataclasses import dataclass, field
-from typing import Callable, Self
+from typing import Callable, ClassVar, Self
 
 import z3
 
@@ -171,7 +171,7 @@ class SymbolicState:
         s.frames = [Frame(owner=s._token) for _ in range(len(call_stack) + 1)]
         return s
 
-    APPEND_ONLY = ("path_condition", "inputs")  # lists a state only ever appends to
+    APPEND_ONLY: ClassVar[tuple[str, ...]] = ("path_condition", "inputs")  # lists a state only ever appends to
 
     def copy(self) -> Self:
         s = self._share()

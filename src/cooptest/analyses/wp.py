@@ -45,6 +45,7 @@ predicate analysis) is :func:`truth`: the term z3 is asked about.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
@@ -181,16 +182,16 @@ def _access(lvalue: Expr) -> tuple[Variable | None, list[tuple[str, object]] | N
     """The variable an lvalue lies in (None: reached through a pointer) and the steps
     from it (fields, constant indices; None if an index is not constant)."""
     root, chosen = selectors(lvalue)
-    steps: list[tuple[str, object]] | None = []
+    var = root.var if isinstance(root, Var) else None
+    steps: list[tuple[str, object]] = []
     for e in chosen:
         if isinstance(e, Member):
-            steps.append(("union" if e.base.type.is_union else "field", e.field))  # type: ignore[union-attr]
+            steps.append(("union" if e.struct.is_union else "field", e.field))
         elif (index := const_int(e.index)) is not None:
             steps.append(("index", index))
         else:
-            steps = None
-            break
-    return (root.var if isinstance(root, Var) else None), steps
+            return var, None
+    return var, steps
 
 
 def alias(a: Expr, b: Expr) -> bool | None:
@@ -212,7 +213,7 @@ def alias(a: Expr, b: Expr) -> bool | None:
 
 def _bit_field(lvalue: Expr) -> bool:
     return isinstance(lvalue, Member) and \
-        lvalue.base.type.field(lvalue.field).bit_width is not None  # type: ignore[union-attr]
+        lvalue.member.bit_width is not None
 
 
 def _replace_read(e: Expr, read: str, value: Expr, lvalue: bool = False) -> Expr:
@@ -295,9 +296,9 @@ class BackwardTransfer:
                 continue
             hit.update({repr(r): view or rhs for r, same, view in reads if same or view is not None})
             split.update(maybe)
-        base = post.keep(set(post.literals) - dropped)
+        base: Formula | None = post.keep(set(post.literals) - dropped)
         for text, value in hit.items():
-            base = base.map(lambda e, t=text, v=value: _replace_read(e, t, v)) if base is not None else None
+            base = base.map(functools.partial(_replace_read, read=text, value=value)) if base is not None else None
         target = address(self.program, lhs)
         cases: list[Formula] = []
         for aliased in itertools.product((False, True), repeat=len(split)):
@@ -308,7 +309,7 @@ class BackwardTransfer:
                 case = case.conjoin(Binary(self.program.types.int, "==", target,
                                            address(self.program, read)), same)
                 if same and case is not None:
-                    case = case.map(lambda e, t=text: _replace_read(e, t, rhs))
+                    case = case.map(functools.partial(_replace_read, read=text, value=rhs))
             cases.extend(_some(case))
         return cases
 
@@ -340,7 +341,7 @@ class BackwardTransfer:
         offset = 0
         for e in chosen:
             if isinstance(e, Member):
-                f = e.base.type.field(e.field)  # type: ignore[union-attr]
+                f = e.member
                 if f.bit_width is not None:
                     return None
                 offset += f.offset

@@ -71,9 +71,9 @@ def fold(e: Expr) -> Expr:
         assert isinstance(a, int) and isinstance(b, int)
         if e.op in COMPARE:
             return Const(e.type, int(COMPARE[e.op](a, b)))
-        r = int_binary(e.op, a, b, e.type)
-        if r is not None:
-            return Const(e.type, r)
+        folded = int_binary(e.op, a, b, e.type)
+        if folded is not None:
+            return Const(e.type, folded)
     return e
 
 

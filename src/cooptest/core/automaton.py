@@ -28,7 +28,8 @@ State = Hashable
 
 
 class EdgeAutomaton(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def initial(self) -> State: ...
 

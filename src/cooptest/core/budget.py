@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Literal
 
 
 class Budget:
@@ -64,6 +65,6 @@ class Budget:
         deadline (z3 takes 0 as "no limit", so at least 1 ms)."""
         return max(1, int(min(self.remaining(), cap) * 1000))
 
-    def stop_reason(self) -> str:
+    def stop_reason(self) -> Literal["budget", "cancelled"]:
         """Why an analysis that ran out of this budget stopped."""
         return "cancelled" if self.cancelled else "budget"

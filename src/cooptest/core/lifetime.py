@@ -126,7 +126,7 @@ def remove_abandoned(parent: str) -> list[str]:
     """Remove the work folders in ``parent`` whose run is gone (its lock is free), and
     return them. Of a folder without its lock file (a SIGKILL between making the folder
     and the file) only an empty one is removed: nothing else is known to be ours."""
-    removed = []
+    removed: list[str] = []
     try:
         names = [n for n in os.listdir(parent) if n.startswith(WORK_PREFIX)]
     except OSError:

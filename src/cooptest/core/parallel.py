@@ -270,6 +270,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         for p in workers:
             p.join(timeout=2)
             if p.is_alive():
+                assert p.pid is not None  # started
                 os.kill(p.pid, signal.SIGKILL)
                 p.join()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -153,7 +153,10 @@ def array_lengths(names: list[str], types: list[CType]) -> dict[int, str]:
     length: named as one (``LENGTH_NAME``), just after the pointer (``buf, len``) or
     else just before it (``n, a``)."""
     def length(j: int) -> bool:
-        return 0 <= j < len(types) and isinstance(types[j], IntType) and not types[j].is_bool \
+        if not 0 <= j < len(types):
+            return False
+        t = types[j]
+        return isinstance(t, IntType) and not t.is_bool \
             and LENGTH_NAME.match(names[j]) is not None and names[j] not in out.values()
     out: dict[int, str] = {}
     for i, t in enumerate(types):

@@ -69,7 +69,7 @@ def literal(value: int | float, ctype: CType) -> str:
         if math.isinf(value):
             return f"{'-' if value < 0 else ''}__builtin_inf()"
         return float(value).hex()
-    assert isinstance(ctype, IntType)
+    assert isinstance(ctype, IntType) and isinstance(value, int)  # value_of: an integer's input
     if ctype.bits == 8 and not ctype.is_bool and 32 <= value < 127 and chr(value) not in "'\\":
         return f"'{chr(value)}'"
     if value == -(1 << (ctype.bits - 1)) and ctype.bits >= 32:
@@ -111,6 +111,7 @@ class ConcreteWriter(ValueWriter):
 
     def pick(self, out: list[str], ind: str, lv: str, options: list[str], otherwise) -> None:
         k = self.take("uint")
+        assert isinstance(k, int)
         out.append(f"{ind}{lv} = {options[k] if k < len(options) else otherwise()};")
 
     def either(self, out: list[str], ind: str, null, made) -> None:
@@ -158,8 +159,8 @@ _BYTE = re.compile(r"^\s*(\w+)\[(\d+)\] = ('(?:[^'\\])'|-?\d+);$")
 def _as_string(lines: list[str], ind: str, n: int, byte_arrays: set[str]) -> list[str]:
     """The bytes of a fresh char array, one statement each, as one ``memcpy`` from a
     string literal (``memcpy(object5, "{\"a\":1}", 7);``); other lines as they are."""
-    matches = [_BYTE.match(ln) for ln in lines]
-    if n < 2 or not lines or not all(matches) or {m[1] for m in matches} - byte_arrays \
+    matches = [m for ln in lines if (m := _BYTE.match(ln)) is not None]
+    if n < 2 or not lines or len(matches) < len(lines) or {m[1] for m in matches} - byte_arrays \
             or len({m[1] for m in matches}) != 1:
         return lines
     data = bytearray(n)

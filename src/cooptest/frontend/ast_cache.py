@@ -63,7 +63,7 @@ def parse(text: str, filename: str) -> c_ast.FileAST:
     path = os.path.join(folder, f"ast-{key[:32]}.pickle")
     try:
         with open(path, "rb") as f:
-            return pickle.load(f)  # type: ignore[no-any-return]
+            return pickle.load(f)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, IndexError):
         pass  # absent, or written by another pycparser: parse and replace it
     ast = CParser().parse(text, filename)

@@ -303,7 +303,7 @@ class CFABuilder:
         which becomes current. With an explicit ``dst``, the code after is unreachable."""
         src = self._here(line)
         target = dst if dst is not None else self._new_loc(line)
-        e = cls(src, target, line, **kw)  # type: ignore[call-arg]
+        e = cls(src, target, line, **kw)
         if not self._sandbox:
             src.leaving.append(e)
             target.entering.append(e)
@@ -590,7 +590,7 @@ class CFABuilder:
 
     def _init_length(self, t: ArrayType, init: c_ast.Node) -> int:
         if isinstance(init, c_ast.Constant) and init.type == "string":
-            return string_literal(self.types, init.value).type.length or 0  # type: ignore[union-attr]
+            return string_literal(self.types, init.value).type.length or 0
         if isinstance(init, c_ast.InitList):
             n = idx = 0
             for e in init.exprs:
@@ -622,8 +622,9 @@ class CFABuilder:
             data = string_literal(self.types, init.value).value
             for i, b in enumerate(data[: t.length]):
                 if b:
+                    assert isinstance(t.elem, IntType)  # an array a string initialises is of chars
                     self._edge(AssignEdge, None, line, lhs=Index(t.elem, target, Const(self.types.int, i)),
-                               rhs=Const(t.elem, t.elem.wrap(b)))  # type: ignore[union-attr]
+                               rhs=Const(t.elem, t.elem.wrap(b)))
             return
         if not isinstance(init, c_ast.InitList):
             if isinstance(t, (ArrayType, StructType)) and not self._is_aggregate_value(init):
@@ -706,6 +707,7 @@ class CFABuilder:
             self._cond(node.exprs[-1], t, f, kind, slot(node.exprs, len(node.exprs) - 1))
         elif isinstance(node, GenericSelection):
             chosen = self._generic(node)
+            assert node.selected is not None  # _generic chose it
             self._cond(chosen, t, f, kind, slot(node.associations[node.selected], "expr"))
         else:
             line = node.coord.line if node.coord else 0
@@ -1207,9 +1209,9 @@ class CFABuilder:
                     self.instrumentation.error_calls.append((self._next_error, node, self._unit))
                 return Const(t.int, 0)
             if callee in TERMINATING_FUNCTIONS:
-                values = [self._rvalue(a) for a in args]
+                codes = [self._rvalue(a) for a in args]
                 self._edge(TerminateEdge, self._sink(line), line, kind=TERMINATING_FUNCTIONS[callee],
-                           code=values[0] if values and callee != "__assert_fail" else None)
+                           code=codes[0] if codes and callee != "__assert_fail" else None)
                 return Const(t.int, 0)
             if callee == "__VERIFIER_assume":
                 cond = conv.to_condition(t, self._rvalue(args[0]))

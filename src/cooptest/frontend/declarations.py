@@ -200,7 +200,7 @@ class TypeResolver:
             if own is not found and not same_layout(own, found):
                 raise unsupported(f"{own} defined differently here and in "
                                   f"{self.linked.canonical[key][1]}", node)  # type: ignore[index]
-            self.linked.adopted.discard(key)  # type: ignore[arg-type]
+            self.linked.adopted.discard(key)
             if key is not None:
                 earlier = self.linked.canonical.get(key)
                 if earlier is None:

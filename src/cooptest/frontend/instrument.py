@@ -65,9 +65,9 @@ def instrumented_source(fe: Frontend) -> list[str]:
                                                             c_ast.IdentifierType(site.promoted.name.split())))
         site.node.cond = c_ast.Cast(to, call)
     error_functions: dict[str, set[str]] = {}
-    for call_id, call, unit in ins.error_calls:
+    for call_id, call, unit_path in ins.error_calls:
         name = call.name.name
-        error_functions.setdefault(unit, set()).add(name)
+        error_functions.setdefault(unit_path, set()).add(name)
         call.name = c_ast.ID(f"__cooptest_reach_{name}")
         call.args = c_ast.ExprList([_int(call_id)])
     out: list[str] = []

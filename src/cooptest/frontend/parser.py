@@ -13,7 +13,7 @@ literal is closed by writing the right literal's first character as an octal esc
 from __future__ import annotations
 
 import re
-from typing import Callable, NoReturn
+from typing import Callable, Iterator, NoReturn
 
 from pycparser import c_ast, c_parser
 
@@ -69,7 +69,7 @@ class GenericAssociation(c_ast.Node):
     def children(self) -> tuple[tuple[str, c_ast.Node], ...]:
         return ((("type", self.type),) if self.type is not None else ()) + (("expr", self.expr),)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[c_ast.Node]:
         for _, child in self.children():
             yield child
 
@@ -93,7 +93,7 @@ class GenericSelection(c_ast.Node):
         return (("expr", self.expr),) + tuple((f"associations[{i}]", a)
                                              for i, a in enumerate(self.associations))
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[c_ast.Node]:
         for _, child in self.children():
             yield child
 
@@ -112,7 +112,7 @@ class TypeOf(c_ast.Node):
     def children(self) -> tuple[tuple[str, c_ast.Node], ...]:
         return (("expr", self.expr),)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[c_ast.Node]:
         yield self.expr
 
 
@@ -130,7 +130,7 @@ class CaseRange(c_ast.Node):
     def children(self) -> tuple[tuple[str, c_ast.Node], ...]:
         return (("low", self.low), ("high", self.high))
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[c_ast.Node]:
         yield self.low
         yield self.high
 
@@ -169,6 +169,7 @@ class CParser(c_parser.CParser):
                 coord = self._tok_coord(tok)
                 msg = f"{msg} before: {tok.value}"
         super()._parse_error(msg, coord)
+        raise AssertionError("unreachable: pycparser's _parse_error raises ParseError")
 
     def _last_token(self) -> c_parser._Token | None:
         consumed = self._tokens._buffer[:self._tokens._index]
@@ -242,7 +243,7 @@ class CParser(c_parser.CParser):
                 spec, first = part, coord
             else:
                 for kind in ("qual", "storage", "type", "function", "alignment"):
-                    spec[kind] = spec.get(kind, []) + part.get(kind, [])  # type: ignore[literal-required]
+                    spec[kind] = spec.get(kind, []) + part.get(kind, [])
             saw_type = saw_type or saw
 
     def _parse_declaration_specifiers(self, allow_no_type: bool = False,

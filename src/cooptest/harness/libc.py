@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 
 from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
 from cooptest.cfa.ctype import DataModel
@@ -40,7 +41,7 @@ def _libc_self_calls(data_model: DataModel) -> frozenset[str]:
         with open(proc.stdout.strip(), "rb") as f:
             elf = ELFFile(f)
             for section in elf.iter_sections():
-                if not section.name.startswith((".rela.", ".rel.")):
+                if not (section.name.startswith((".rela.", ".rel.")) and isinstance(section, RelocationSection)):
                     continue
                 table = elf.get_section(section["sh_link"])
                 if not isinstance(table, SymbolTableSection):

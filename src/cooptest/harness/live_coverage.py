@@ -27,6 +27,7 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from cooptest.core.board import GoalBoard
@@ -46,11 +47,11 @@ class LiveMeter:
     test so far in shared memory (``_so_far``): what a run stopped before it could ask
     (a signal, an analysis that overran the budget) reports, without waiting."""
 
-    def __init__(self, task: Task, preprocessed: str, work_dir: str) -> None:
+    def __init__(self, task: Task, preprocessed: str | Sequence[str], work_dir: str) -> None:
         ctx = multiprocessing.get_context("fork")
         inbox, self.requests = ctx.Pipe(duplex=False)
         self.replies, outbox = ctx.Pipe(duplex=False)
-        self._so_far = ctx.Value(ctypes.c_longlong, -1, lock=False)  # one word: read whole
+        self._so_far = ctx.RawValue(ctypes.c_longlong, -1)  # one word (no lock): read whole
         self.child = ctx.Process(target=_serve, daemon=True,
                                  args=(inbox, outbox, task, preprocessed, work_dir, os.getpid(),
                                        self._so_far))
@@ -119,6 +120,7 @@ class LiveMeter:
 
     def close(self) -> None:
         if self.child.is_alive():
+            assert self.child.pid is not None  # started
             try:  # the child and its compiler: a process group of their own
                 os.killpg(self.child.pid, signal.SIGKILL)
             except OSError:
@@ -128,7 +130,7 @@ class LiveMeter:
         self.replies.close()
 
 
-def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str, work_dir: str,
+def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str | Sequence[str], work_dir: str,
            parent: int, so_far: Any) -> None:
     """The child's body: build, then answer requests in the order they were sent."""
     die_with_parent(signal.SIGKILL, parent)

@@ -173,7 +173,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         names={t.path: t.name for t in totals},
         lines=[line for v in views for line in v.lines], highlighted=highlighted,
         functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),
-        contradictions=[{**c, "line": g["line"], "anchor": line_id(g["file"], g["line"])} if (g := goal_of.get(c["goal"]))
+        contradictions=[{**c, "line": gc["line"], "anchor": line_id(gc["file"], gc["line"])} if (gc := goal_of.get(c["goal"]))
                         else {**c, "line": None} for c in doc.get("contradictions", [])],
         noted={g["id"]: g for g in goals if g["status"] != "covered" or _notes(g)},
         extra_keys=sorted({k for g in goals for k in _notes(g)}),
@@ -338,7 +338,8 @@ def timeline_plot(timeline: list[list[float]], summary: dict[str, Any]) -> dict[
     end = max([summary.get("time_s") or 0.0] + [t[0] for t in timeline]) or 1.0
 
     def steps(index: int, final: int) -> str:
-        points, last = [(0.0, 0)], 0
+        points: list[tuple[float, float]] = [(0.0, 0)]
+        last: float = 0
         for t in timeline:
             points += [(t[0], last), (t[0], t[index])]
             last = t[index]

@@ -321,7 +321,9 @@ def _inside(path: str, folder: str) -> bool:
 
 def _defined(definition: str) -> str:
     """The name a function definition defines."""
-    return re.match(r"[^(]*?(\w+)\s*\(", definition).group(1)
+    m = re.match(r"[^(]*?(\w+)\s*\(", definition)
+    assert m is not None, definition
+    return m.group(1)
 
 
 def _build_recorder(task: Task, work: str) -> Executable:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 from cooptest.analyses.concolic.execution_tree import (DEAD_END, MISPREDICTED, UNKNOWN, UNSAT,
                                                        ConcolicARG, Decision, ExecutionTree, Node,
@@ -61,6 +61,15 @@ SNAPSHOTS = 2048  # replay states kept for resuming (the oldest go first); with 
 # cost 35 MB there
 
 
+class _SolverOptions(TypedDict):
+    """The keyword arguments of a ``PathSolver``."""
+
+    timeout: float
+    slicing: bool
+    cache: bool
+    incremental: bool
+
+
 class ConcolicAnalysis:
     """``run`` explores until the budget ends, every requested goal is covered or the
     state has made ``max_iterations`` native runs (CREST's ``run_crest PROGRAM N``, so
@@ -79,8 +88,8 @@ class ConcolicAnalysis:
         self.max_iterations = math.inf if max_iterations is None else max_iterations
         self.search_options = search_options
         self.rng_seed = rng_seed
-        self.solver_options = dict(timeout=solver_timeout, slicing=slicing, cache=cache,
-                                   incremental=incremental)
+        self.solver_options: _SolverOptions = {"timeout": solver_timeout, "slicing": slicing,
+                                               "cache": cache, "incremental": incremental}
 
     def new_arg(self, program: GoalBoard) -> ConcolicARG:
         """A fresh execution tree; the tests already on the board are its first runs."""
@@ -144,7 +153,7 @@ class ConcolicAnalysis:
                 continue  # cut by the deadline: pending
             nodes = arg.tree.insert(path)
             _keep_snapshots(arg, path, nodes)
-            if negated is not None:
+            if negated is not None and negated.parent is not None:
                 arg.snapshots.pop(negated.parent, None)  # its other children are decided
             if negated is not None and negated.closed is None:
                 arg.tree.close(negated, MISPREDICTED)

@@ -80,14 +80,14 @@ def to_z3(value: int | float, t: CType) -> z3.ExprRef:
 def literal(value: z3.ExprRef, t: CType) -> str:
     """C literal text of a model value of an input of type ``t``."""
     if isinstance(t, ArrayType):
-        data = value.as_long().to_bytes(t.length or 0, "little")  # type: ignore[attr-defined]
+        data = value.as_long().to_bytes(t.length or 0, "little")
         return '"' + data.split(b"\0", 1)[0].decode("latin-1") + '"'
     if isinstance(t, FloatType):
         f = float_of(value)
         if math.isnan(f):
             return "nan"
         return repr(f)
-    v = value.as_long()  # type: ignore[attr-defined]
+    v = value.as_long()
     if isinstance(t, IntType):
         if t.is_bool:
             return "1" if v else "0"
@@ -98,10 +98,10 @@ def literal(value: z3.ExprRef, t: CType) -> str:
 def float_of(value: z3.ExprRef) -> float:
     """The Python float of a z3 floating-point value, exactly, through its IEEE bits
     (``semantics.eval_fp`` relies on ``FPNumRef.as_decimal``, which z3 lacks)."""
-    if value.isNaN():  # type: ignore[attr-defined]
+    if value.isNaN():
         return math.nan  # its IEEE bits are unspecified in z3
     bits = z3.simplify(z3.fpToIEEEBV(value)).as_long()
-    if value.sort().ebits() == 8:  # type: ignore[attr-defined]
+    if value.sort().ebits() == 8:
         return struct.unpack("<f", struct.pack("<I", bits))[0]
     return struct.unpack("<d", struct.pack("<Q", bits))[0]
 

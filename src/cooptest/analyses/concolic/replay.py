@@ -76,7 +76,7 @@ class TermMemo:
 def _ref(term: z3.ExprRef) -> int:
     """A memo key of a term: the address of its z3 AST. Unique among live terms, like
     ``get_id()``, but read without a call into z3; the memo holds the terms it keys by."""
-    return term.ast.value  # type: ignore[no-any-return]
+    return term.ast.value
 
 
 def _memoizable(e: Expr) -> bool:
@@ -127,7 +127,7 @@ class ConcolicState(SymbolicState):
         self.model = model
 
         def concretize(term: z3.ExprRef) -> int:
-            value: int = model.eval(term, model_completion=True).as_long()  # type: ignore[attr-defined]
+            value: int = model.eval(term, model_completion=True).as_long()
             self.concretizations.append((term, value))
             return value
         self.concretize = concretize
@@ -380,11 +380,12 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             break
         first = leaving[0]
         if isinstance(first, AssumeEdge) and first.branch is not None:
-            queue = queues.get(first.branch)
+            branch = first.branch  # the branch point's, on both of its edges
+            queue = queues.get(branch)
             if not queue:
                 break  # the native run ended before this decision
             outcome = queue.popleft()
-            edge = next(e for e in leaving if e.positive == outcome)
+            edge = next(e for e in leaving if isinstance(e, AssumeEdge) and e.positive == outcome)
             before = len(pc)
             cond = state.condition(edge)
             pc.append(cond)
@@ -392,16 +393,17 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             if syms:
                 concrete = _ref(model.eval(cond, model_completion=True)) == _ref(TRUE)
             else:
-                concrete = memo.truth.get(_ref(cond))
-                if concrete is None:
-                    concrete = memo.truth[_ref(cond)] = not z3.is_false(z3.simplify(cond))
+                known = memo.truth.get(_ref(cond))
+                if known is None:
+                    known = memo.truth[_ref(cond)] = not z3.is_false(z3.simplify(cond))
+                concrete = known
             if not concrete:
                 path.divergences += 1
             decision = None
             if syms & input_ids:
-                decision = Decision(edge.branch, outcome, cond, before, len(pc), edge, len(path.trace))
+                decision = Decision(branch, outcome, cond, before, len(pc), edge, len(path.trace))
                 path.decisions.append(decision)
-            path.trace.append((edge.branch, outcome))
+            path.trace.append((branch, outcome))
             visited.add(edge)
             for observe in observers:
                 observe(edge, state)
@@ -417,23 +419,24 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             if k >= len(inputs):
                 path.starved = True
                 break
-            loc = state.step(first)
+            after = state.step(first)
             read = state.inputs[-1]
             value = parse_literal(inputs[k], read.type)
             if value is not None:
                 model.update_value(read.symbol, to_z3(value, read.type))
                 input_ids.add(read.symbol.get_id())
         elif isinstance(first, AssumeEdge):  # __VERIFIER_assume: the native run aborts when false
-            loc = state.step(first)
+            after = state.step(first)
             if _ref(model.eval(pc[-1], model_completion=True)) != _ref(TRUE):
                 assumed_false = True
                 break
         else:
-            loc = state.step(first)
+            after = state.step(first)
         for observe in observers:
             observe(first, state)
-        if loc is None:
+        if after is None:
             break
+        loc = after
     path.concretized = state.concretized
     path.imprecise = state.imprecise
     aborted = assumed_false or isinstance(last, ErrorEdge) or \

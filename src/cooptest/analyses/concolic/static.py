@@ -133,10 +133,13 @@ class StaticInfo:
     def _ipdom(self) -> dict[str, dict[object, object]]:
         out = {}
         for name, f in self.program.functions.items():
-            sinks = [l for l in f.locations if not l.leaving or l is f.exit]
+            sinks: list[object] = [l for l in f.locations if not l.leaving or l is f.exit]
 
-            def pred(n: object, f: FunctionCFA = f, sinks: list[Location] = sinks) -> list[object]:
-                return sinks if n is _EXIT else [e.src for e in n.entering]  # type: ignore[attr-defined]
+            def pred(n: object, f: FunctionCFA = f, sinks: list[object] = sinks) -> list[object]:
+                if n is _EXIT:
+                    return sinks
+                assert isinstance(n, Location)
+                return [e.src for e in n.entering]
             out[name] = immediate_dominators(_EXIT, pred)
         return out
 

@@ -145,7 +145,8 @@ class MultiGoalAnalysis:
         sub = analysis.run(board, Job(frozenset(state.partitions[k]), share, state=state.args[k],
                                       precision=job.precision, condition=job.condition,
                                       monitor=job.monitor))
-        state.args[k] = sub.state  # type: ignore[assignment]
+        assert isinstance(sub.state, ReachabilityARG)  # a CEGAR run's state
+        state.args[k] = sub.state
         state.seconds[k] += time.monotonic() - started
         state.stopped[k] = sub.stopped
         return sub

@@ -278,12 +278,12 @@ class PredicateCPA:
             block.write(Var(v.type, v), value)
             literals.add((f"{v.name} == {value}", True))
         preds = precision.predicates.get(location, {})
-        kept = sorted(lit for lit in literals if lit[0] in preds)
-        definitions = _definitions_in_order({key: d for key, value in kept
+        held = sorted(lit for lit in literals if lit[0] in preds)
+        definitions = _definitions_in_order({key: d for key, value in held
                                              if value and (d := _definition(preds[key])) is not None})
-        for v, e in definitions.values():  # v == e holds: v's value is e's (keeps pointers exact)
-            block.write(v, block.eval(e))
-        for key, value in kept:
+        for lhs, e in definitions.values():  # v == e holds: v's value is e's (keeps pointers exact)
+            block.write(lhs, block.eval(e))
+        for key, value in held:
             if key not in definitions:
                 term = truth(block, preds[key])
                 block.path_condition.append(term if value else z3.Not(term))

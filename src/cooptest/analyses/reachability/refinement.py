@@ -131,12 +131,15 @@ def relevant_places(program: Program, edges: list[Edge], core: set[int],
         if isinstance(edge, AssignEdge) and places(edge, edge.lhs) & relevant:
             relevant |= places(edge, edge.rhs)
         elif isinstance(edge, CallEdge) and ctx is not None:
-            callee = program.functions[ctx.callee]  # type: ignore[index]
+            assert ctx.callee is not None  # path_contexts: an entered call's callee
+            callee = program.functions[ctx.callee]
             for param, a in callee.bind(edge.args):
                 if a is not None and param in relevant:
                     relevant |= places(edge, a)
         elif isinstance(edge, ReturnEdge) and ctx is not None:
-            lhs = ctx.call.lhs  # type: ignore[union-attr]
-            if lhs is not None and edge.value is not None and places(ctx.call, lhs) & relevant:
+            call = ctx.call
+            assert call is not None  # path_contexts: the call a return returns to
+            lhs = call.lhs
+            if lhs is not None and edge.value is not None and places(call, lhs) & relevant:
                 relevant |= places(edge, edge.value)
     return relevant

@@ -49,7 +49,7 @@ modulo its width; comparisons with C's usual arithmetic conversions):
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -153,13 +153,13 @@ def _step_of(v: Variable, rhs: Expr) -> tuple[str, Expr] | None:
     """``(op, e)`` where ``rhs`` is ``v op e`` (or ``e + v``), ``op`` + or -, ``e`` not
     reading ``v``, computed at ``v``'s width or wider (a narrower sum would wrap at
     another width): ``v``'s old value is then the new one minus ``e``, modulo its width."""
-    rhs = _unwidened(rhs, v.type.bits)
+    rhs = _unwidened(rhs, _bits(v))
     if not (isinstance(rhs, Binary) and rhs.op in ("+", "-") and isinstance(rhs.type, IntType)
-            and rhs.type.bits >= v.type.bits):
+            and rhs.type.bits >= _bits(v)):
         return None
     orders = ((rhs.left, rhs.right), (rhs.right, rhs.left)) if rhs.op == "+" else ((rhs.left, rhs.right),)
     for own, other in orders:
-        own = _unwidened(own, v.type.bits)
+        own = _unwidened(own, _bits(v))
         if isinstance(own, Var) and own.var == v and v not in variables_of(other):
             return rhs.op, other
     return None
@@ -186,7 +186,7 @@ def _span(v: Variable, rhs: Expr) -> tuple[int, int] | None:
     else:
         inner = uncast(e)
         t = inner.type
-        if not (isinstance(t, IntType) and not t.signed and t.bits < v.type.bits and _unwidened(e, t.bits) is inner):
+        if not (isinstance(t, IntType) and not t.signed and t.bits < _bits(v) and _unwidened(e, t.bits) is inner):
             return None
         lo, hi = 0, t.max
     return (lo, hi) if op == "+" else (-hi, -lo)
@@ -194,6 +194,12 @@ def _span(v: Variable, rhs: Expr) -> tuple[int, int] | None:
 
 def _register(v: Variable) -> bool:
     return isinstance(v.type, IntType) and not v.type.is_bool and not in_memory(v) and not v.temporary
+
+
+def _bits(v: Variable) -> int:
+    """The width of ``v``, an integer variable (``_register``)."""
+    assert isinstance(v.type, IntType), v
+    return v.type.bits
 
 
 def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
@@ -220,13 +226,13 @@ def loop_of(program: Program, head: Location, addressed: set[str]) -> Loop:
     exact = sorted((v for v, s in loop.steps.items() if s is not None), key=lambda v: v.name)
     bounded = loop.written - unbounded
     for path in _iterations(head, edges):
-        span = dict.fromkeys(bounded, (0, 0))
+        sums = dict.fromkeys(bounded, (0, 0))
         for e in path:
-            if e in spans and spans[e][0] in span:
+            if e in spans and spans[e][0] in sums:
                 v, lo, hi = spans[e]
-                span[v] = (span[v][0] + lo, span[v][1] + hi)
-        loop.spans.append(span)
-        loop.deltas.append({v: span[v][0] for v in exact})  # a constant step spans itself
+                sums[v] = (sums[v][0] + lo, sums[v][1] + hi)
+        loop.spans.append(sums)
+        loop.deltas.append({v: sums[v][0] for v in exact})  # a constant step spans itself
     loop.entry, loop.facts = _entry(program, loop)
     return loop
 
@@ -345,7 +351,7 @@ def _over(e: Expr) -> bool:
                and (not isinstance(x, Var) or _register(x.var)) for x in e.walk())
 
 
-def _relations(loop: Loop, scope: set[Variable]) -> list[dict[Variable, int]]:
+def _relations(loop: Loop, scope: Set[Variable]) -> list[dict[Variable, int]]:
     """Integer coefficients ``c`` with ``sum c[v] * delta[v] == 0`` on every path through
     the body (a basis of the null space), over two or more variables of ``scope``."""
     if not loop.deltas:
@@ -430,8 +436,8 @@ def loop_templates(program: Program, loop: Loop, scope: list[Variable]) -> dict[
             mask = Const(v.type, stride - 1)
             for c in range(stride if stride > 2 else 1):  # mod 2: one predicate and its negation
                 add(_compare("==", Binary(v.type, "&", var[v], mask), Const(v.type, c), program))
-    for c in _relations(loop, var.keys()):
-        form, k = _at_entry(c, loop.entry)
+    for relation in _relations(loop, var.keys()):
+        form, k = _at_entry(relation, loop.entry)
         if form.keys() <= var.keys():
             add(_affine(program, form, k, var))
     for fact in loop.facts:
@@ -440,7 +446,7 @@ def loop_templates(program: Program, loop: Loop, scope: list[Variable]) -> dict[
     for v in sorted(loop.written & var.keys(), key=lambda v: v.name):
         steps, start = loop.steps[v], loop.entry.get(v)
         if steps and start is not None and (isinstance(start, int) or start in var):
-            first = Const(v.type, start & ((1 << v.type.bits) - 1)) if isinstance(start, int) else var[start]
+            first = Const(v.type, start & ((1 << _bits(v)) - 1)) if isinstance(start, int) else var[start]
             if min(steps) > 0:
                 add(_compare("<=", first, var[v], program))
             elif max(steps) < 0:
@@ -449,8 +455,8 @@ def loop_templates(program: Program, loop: Loop, scope: list[Variable]) -> dict[
     for v in sorted(loop.spans[0].keys() & var.keys() if loop.spans else (), key=lambda v: v.name):
         hi = max(span[v][1] for span in loop.spans)
         if loop.steps[v] is None and min(span[v][0] for span in loop.spans) >= 0 and hi > 0:
-            for i in counters:  # v grows by at most hi an iteration: v - v0 <= hi * (i - i0)
-                form, k = _at_entry({v: 1, i: -hi}, loop.entry)
+            for counter in counters:  # v grows by at most hi an iteration: v - v0 <= hi * (i - i0)
+                form, k = _at_entry({v: 1, counter: -hi}, loop.entry)
                 if form.keys() <= var.keys():
                     add(_affine(program, form, k, var, "<="))
     unit = {v: next(iter(s)) for v, s in loop.steps.items()

@@ -144,9 +144,10 @@ class ValueState:
         if not all(isinstance(o.type, IntType) for o in operands):
             return None
         values = [self.evaluate(o, place) for o in operands]
-        if any(v is None for v in values):
+        known = [v for v in values if v is not None]
+        if len(known) < len(values):
             return None
-        consts = [Const(o.type, v) for o, v in zip(operands, values)]
+        consts = [Const(o.type, v) for o, v in zip(operands, known)]
         if isinstance(e, Binary):
             folded = fold(replace(e, left=consts[0], right=consts[1]))
         else:
@@ -271,7 +272,7 @@ class ValueCPA:
         if isinstance(edge, DeclEdge):
             return data.set(edge.var, 0 if edge.var.is_global else None, tracked)
         if isinstance(edge, NondetEdge):
-            return data.set(place(edge.lhs), None, tracked)
+            return data.set(place(edge.lhs), None, tracked) if edge.lhs is not None else data
         if isinstance(edge, CallEdge):
             if len(succ.call_stack) > len(state.call_stack):  # entering a body
                 callee = self.program.functions[callee_name(edge)]  # type: ignore[index]
@@ -285,9 +286,9 @@ class ValueCPA:
             return data.set(place(edge.lhs), None, tracked) if edge.lhs is not None else data
         if isinstance(edge, ReturnEdge) and len(succ.call_stack) < len(state.call_stack):
             call = state.call_stack[-1]
-            value = data.value_of(edge.value, place) if edge.value is not None else None
+            result = data.value_of(edge.value, place) if edge.value is not None else None
             returned = data.returned()
-            return returned.set(self.place_at(call)(call.lhs), value, tracked) \
+            return returned.set(self.place_at(call)(call.lhs), result, tracked) \
                 if call.lhs is not None else returned
         return data
 
@@ -329,7 +330,7 @@ class ValueCPA:
 def _writes(program: Program, edge: Edge, ctx: CallContext | None, cpa: ValueCPA) -> set[Place]:
     """The places an edge of a path gives a (possibly known) value."""
     if isinstance(edge, AssignEdge | NondetEdge):  # a nondet place tracked keeps facts
-        return _written(cpa, edge, edge.lhs)
+        return _written(cpa, edge, edge.lhs) if edge.lhs is not None else set()
     if isinstance(edge, DeclEdge):
         return {edge.var}
     if isinstance(edge, CallEdge) and ctx is not None:
