@@ -219,7 +219,7 @@ def build_parser() -> Parser:
 
     from cooptest.report.bench import add_arguments
     b = sub.add_parser("bench", help="generate and measure suites for many tasks")
-    add_strategy_arguments(b, DEFAULT_SEARCH)
+    add_strategy_arguments(b, None)  # the strategy's own search unless given (run_bench)
     add_arguments(b)
 
     r = sub.add_parser("report", help="write OUT/report.html from a run's output folder")

@@ -148,3 +148,7 @@ def test_crabs_searches_as_the_paper_unless_told(tmp_path: Path, small: Path) ->
                         *options, "--quiet")
         assert proc.returncode == 0, proc.stderr
         assert json.loads((out / "report.json").read_text())["search"] == search
+    out = tmp_path / "bench"  # bench runs each strategy's own search too, and records it
+    proc = cooptest("bench", small, "--strategy", "crabs", "--budget", "5", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((out / "results.json").read_text())["config"]["search"] == "cfg"

@@ -41,7 +41,7 @@ from cooptest.arguments import budget_seconds, folder, memory_mb, positive_count
 from cooptest.core.lifetime import die_with_parent
 from cooptest.core.memory import DEFAULT_LIMIT_MB
 from cooptest.core.parallel import usable_cores
-from cooptest.core.registry import applies
+from cooptest.core.registry import STRATEGIES, applies
 from cooptest.errors import UserError
 
 GRACE = 30.0  # seconds past the budget before a generate run gets SIGTERM
@@ -409,6 +409,7 @@ def _check_reachable(address: str) -> None:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    args.search = args.search or STRATEGIES[args.strategy].search  # crabs' is cfg: as generate
     if args.ray and args.jobs is not None:
         raise UserError("--jobs applies without --ray: on a cluster, Ray runs as many tasks as "
                         "their --cores fit")
