@@ -1,7 +1,8 @@
 """glibc's ctype tables in the symbolic engine (``harness.ctype_tables``): ``isalnum``
 and its kin read ``*__ctype_b_loc()`` at the input byte, ``tolower``/``toupper`` map
 through their tables, so concolic search flips branches on character classes without
-any option, and its replays agree with the native runs."""
+any option, and its replays agree with the native runs. And the page size is the
+machine's."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -61,3 +62,26 @@ def test_the_runs_of_each_table_are_its_entries(data_model: DataModel) -> None:
     b = known["__ctype_b_loc"]
     assert b.entries[ord("a") - ctype_tables.FIRST] != b.entries[ord("!") - ctype_tables.FIRST]
     assert known["__ctype_toupper_loc"].entries[ord("q") - ctype_tables.FIRST] == ord("Q")
+
+
+PAGES = """extern int __VERIFIER_nondet_int(void);
+extern int getpagesize(void);
+int main(void) {
+  int n = __VERIFIER_nondet_int(), page = getpagesize();
+  if (page > 100 && n > page) return 1;
+  return 0;
+}
+"""
+
+
+def test_the_page_size_is_the_machine_s(tmp_path: Path) -> None:
+    """``getpagesize()`` is the machine's constant, not an unknown read as 0: the
+    replay agrees with the native run and ``n > page`` is solved for the real page."""
+    path = tmp_path / "pages.c"
+    path.write_text(PAGES)
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
+    ConcolicAnalysis(search="dfs", max_iterations=20).run(
+        put, Job(frozenset(put.goals), Budget.seconds(120.0)))
+    assert put.stats.get("divergences", 0) == 0
+    assert {"B1T", "B2T", "B2F"} <= set(put.covered), put.covered

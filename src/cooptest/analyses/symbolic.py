@@ -40,7 +40,7 @@ import z3
 from cooptest.analyses import semantics as sem
 from cooptest.analyses import strings
 from cooptest.cfa.calls import callee_name
-from cooptest.cfa.builtins import FLOAT_CONSTANTS
+from cooptest.cfa.builtins import FLOAT_CONSTANTS, INT_CONSTANTS
 from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType)
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, BlankEdge,
@@ -771,6 +771,10 @@ class SymbolicState:
                 self.write(edge.lhs, sem.cast(self.ptr(base), t.pointer(t.void), edge.lhs.type))
             return
         if name == "free":
+            return
+        if name in INT_CONSTANTS and not edge.args:
+            if edge.lhs is not None:
+                self.write(edge.lhs, sem.cast(sem.const(INT_CONSTANTS[name], t.int), t.int, edge.lhs.type))
             return
         if name in FLOAT_CONSTANTS and edge.ftype is not None \
                 and isinstance(edge.ftype.ret, FloatType):
