@@ -200,6 +200,9 @@ def build_parser() -> Parser:
     g.add_argument("--per-function", action="store_true",
                    help="a library's functions (--function, --all-functions): one job per function, "
                         "--jobs at a time, then the harness of them all seeded with their tests")
+    g.add_argument("--ray", metavar="ADDRESS",
+                   help="--per-function: run the jobs as Ray tasks on the cluster at ADDRESS "
+                        "(one CPU each; its machines see the program's files at the same paths)")
     g.add_argument("--memory", type=memory_mb, default=DEFAULT_LIMIT_MB, metavar="MB",
                    help="memory of cooptest's own processes together (default %(default)s MB; "
                         "each test has its own limit)")
@@ -331,6 +334,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     given = {flag: getattr(args, key) for flag, key in APPLIED.items()
              if getattr(args, key) is not None and getattr(args, key) is not False}
     check_options(args.strategy, given)  # each one applies, or the run does not begin
+    if args.ray and not args.per_function:
+        raise UserError("--ray applies to --per-function (the jobs of a library's functions)")
+    if args.ray and args.jobs is not None:
+        raise UserError("--jobs applies without --ray: on a cluster, Ray runs as many jobs as it has CPUs")
     applied = {APPLIED[flag]: value for flag, value in given.items()}
     if args.config_file:
         applied["config_file"] = args.config_file

@@ -25,7 +25,6 @@ import os
 import queue
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from cooptest.arguments import budget_seconds, folder, memory_mb, positive_count
+from cooptest.core.cluster import joined
 from cooptest.core.lifetime import die_with_parent
 from cooptest.core.memory import DEFAULT_LIMIT_MB
 from cooptest.core.parallel import usable_cores
@@ -51,7 +51,6 @@ RESULTS_JSON, RESULTS_CSV = "results.json", "results.csv"
 CONFIG_KEYS = ("strategy", "search", "budget", "seed", "testcov", "cores", "benchexec")
 # What a generate process on a Ray worker needs of the driver's environment to be the
 # same cooptest with the same caches and referee.
-FORWARDED_ENV = ("PYTHONPATH", "COOPTEST_CACHE", "COOPTEST_TESTCOV_MEASURE", "XDG_CACHE_HOME")
 
 
 def testcov_measure() -> Path:
@@ -366,19 +365,8 @@ def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
     """Each task a Ray task of ``--cores`` CPUs and ``--memory`` MB on the cluster at ``--ray``;
     rows arrive as tasks finish. Paths are made absolute: a worker's working directory
     is not ours."""
-    try:
-        import ray
+    with joined(args.ray) as ray:
         from ray.exceptions import RayError
-    except ModuleNotFoundError:
-        raise UserError("--ray needs Ray: pip install 'cooptest[ray]'") from None
-    _check_reachable(args.ray)
-    env = {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
-    try:
-        ray.init(address=args.ray, runtime_env={"env_vars": env}, log_to_driver=False,
-                 logging_level="ERROR")
-    except (ConnectionError, RuntimeError, ValueError) as e:
-        raise UserError(f"cannot join the Ray cluster at {args.ray}: {e}") from None
-    try:
         remote = ray.remote(run_task).options(num_cpus=args.cores, memory=args.memory << 20)
         remote_args = argparse.Namespace(**{**vars(args), "out": os.path.abspath(args.out)})
         pending = {remote.remote(os.path.abspath(t), remote_args): t for t in tasks}
@@ -392,20 +380,6 @@ def _map_ray(tasks: list[str], args: argparse.Namespace, done) -> None:
                 except RayError as e:
                     row = Row(task, error=f"ray: {type(e).__name__}")
                 done(row)
-    finally:
-        ray.shutdown()
-
-
-def _check_reachable(address: str) -> None:
-    """Fail at once when nothing listens at a ``host:port`` address (Ray itself keeps
-    retrying for minutes); other forms (``auto``, ``ray://…``) are Ray's to resolve."""
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit() or "/" in address:
-        return
-    try:
-        socket.create_connection((host, int(port)), timeout=10).close()
-    except OSError as e:
-        raise UserError(f"cannot join the Ray cluster at {address}: {e.strerror or e}") from None
 
 
 def run_bench(args: argparse.Namespace) -> int:
