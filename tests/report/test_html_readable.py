@@ -49,7 +49,7 @@ def long_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from clitools import cooptest
     folder = tmp_path_factory.mktemp("long")
     (folder / "long.c").write_text(long_program())
-    proc = cooptest("generate", folder / "long.c", "--budget", "4", "--out", folder / "out",
+    proc = cooptest("generate", folder / "long.c", "--budget", "10", "--out", folder / "out",
                     "--strategy", "random", "--seed", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
     return folder / "out"

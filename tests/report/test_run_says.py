@@ -25,7 +25,7 @@ int main(void) {
 def run(tmp_path: Path, name: str, source: str) -> tuple[str, dict]:
     program = tmp_path / name
     program.write_text(source)
-    proc = cooptest("generate", program, "--budget", "5", "--out", tmp_path / name.removesuffix(".c"),
+    proc = cooptest("generate", program, "--budget", "10", "--out", tmp_path / name.removesuffix(".c"),
                     "--strategy", "random", "--seed", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
     return proc.stderr, json.loads((tmp_path / name.removesuffix(".c") / "report.json").read_text())
