@@ -448,4 +448,18 @@ struct Q { char c; int x; };
 int main() { int x = __VERIFIER_nondet_int();
   if (sizeof(struct P) == 5 && sizeof(struct Q) == 8) { if (x == 1) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    # variables the C library defines: set before main, changed by its calls
+    "library-optind": (HEAD + """#include <unistd.h>
+int main() { int x = __VERIFIER_nondet_int(); if (optind == 1) { if (x) { return 1; } return 2; }
+  return 0; }
+""", [["1"], ["0"]]),
+    "library-stdout": (HEAD + """#include <stdio.h>
+int main() { int x = __VERIFIER_nondet_int(); if (stdout != NULL) { if (x) { return 1; } return 2; }
+  return 0; }
+""", [["1"], ["0"]]),
+    "library-optind-after-call": (HEAD + """#include <unistd.h>
+int main(int argc, char **argv) { int before = optind, x = __VERIFIER_nondet_int();
+  char *args[] = {"p", "-a", 0}; getopt(2, args, "a");
+  if (optind != before) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
 }

@@ -21,10 +21,8 @@ from dataclasses import dataclass
 
 from cooptest.cfa.calls import callee_name, callees, expressions
 from cooptest.cfa.ir import CallEdge, Const, Expr, Program, StringLit, Var, variables_of
-from cooptest.cfa.unmodelled import USER_MAIN, argv_left_concrete
+from cooptest.cfa.unmodelled import MODEL_PREFIX, USER_MAIN, argv_left_concrete
 from cooptest.task import Environment
-
-MODEL_PREFIX = "__cooptest_"  # the environment model's own functions (cooptest_io.h)
 
 STDIN_READERS = frozenset({"getchar", "getchar_unlocked", "scanf", "vscanf", "gets"})
 STREAM_READERS = frozenset({"fgetc", "getc", "fgets", "fread", "fscanf", "vfscanf", "getline",

@@ -551,6 +551,7 @@ class Program:
     files: list[str] = field(default_factory=list)  # the translation units, in link order
     system_files: frozenset[str] = frozenset()  # headers gcc marks as the system's: no goals
     unemitted: frozenset[str] = frozenset()  # static inline functions nothing refers to: no code
+    library_globals: frozenset[str] = frozenset()  # declared extern, defined by no unit: the C library's
 
     @property
     def main(self) -> FunctionCFA:

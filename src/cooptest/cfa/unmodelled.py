@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from cooptest.cfa.calls import address_taken, callees, expressions
+from cooptest.cfa.calls import address_taken, callee_name, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
-from cooptest.cfa.ir import ERROR_FUNCTIONS, CallEdge, Program, ProofBlockers, variables_of
+from cooptest.cfa.ir import ERROR_FUNCTIONS, CallEdge, Program, ProofBlockers, Var, variables_of
 
 USER_MAIN = "__cooptest_main"  # the program's main, renamed by the environment model
+MODEL_PREFIX = "__cooptest_"  # the environment model's own functions (cooptest_io.h)
 
 NON_LOCAL_JUMPS = frozenset({
     "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
@@ -62,7 +63,8 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     program (``__asm__("...")``), which may write any register or memory."""
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
                              or _asm(erased_asm)
-                             or (None if argv_given else argv_left_concrete(program)))
+                             or (None if argv_given else argv_left_concrete(program))
+                             or library_global(program))
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
@@ -99,6 +101,40 @@ def argv_left_concrete(program: Program) -> str | None:
         return None
     return ("main() reads argc/argv, which no option made inputs (every run had argc = 1); "
             "give --args or --sym-args")
+
+
+def library_global(program: Program) -> str | None:
+    """Why no proof holds when the program reads a variable the C library defines
+    (``optind``, ``stdout``, ``environ``, ``signgam``): the library sets it before
+    ``main`` and changes it in calls (``getopt``), where every prover starts it at 0 and
+    keeps it across calls, so ``optind == 1`` looked dead. A read that is only the
+    direct argument of a library call (``fprintf(stderr, ...)``) is harmless: the call's
+    result is unknown to every prover anyway."""
+    if not program.library_globals:
+        return None
+    model = USER_MAIN in program.functions  # the environment model's: its main is the entry
+    for name in sorted(callees(program, {program.entry})):
+        if _modelled(name) or (model and name == program.entry):
+            continue  # the model's code compares streams with stdin, passes environ on as envp
+        for edge in program.functions[name].edges():
+            harmless: set[int] = set()
+            if isinstance(edge, CallEdge) and (callee_name(edge) not in program.functions
+                                               or _modelled(callee_name(edge) or "")):
+                harmless = {id(a) for a in edge.args if isinstance(a, Var)}
+            for e in expressions(edge):
+                if id(e) in harmless:
+                    continue
+                read = {v for v in variables_of(e) if v.name in program.library_globals}
+                if read:
+                    v = min(read, key=lambda v: v.name)
+                    return (f"line {edge.line}: {v.source_name} is the C library's (set before main and "
+                            "changed by its calls), which no prover models")
+    return None
+
+
+def _modelled(name: str) -> bool:
+    """Whether ``name`` is a function of the environment model (``cooptest_io.h``)."""
+    return name.startswith(MODEL_PREFIX) and name != USER_MAIN
 
 
 def _external_calls(program: Program) -> dict[str, None]:

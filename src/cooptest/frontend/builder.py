@@ -125,6 +125,7 @@ class CFABuilder:
         self.resolver.type_of = self._type_of
         self._selection = Selection(self._type_of, lambda n: self.resolver.resolve(n),
                                     self._variable_levels, self._typedef_levels)
+        self._defined_globals: set[str] = set()  # globals some unit defines; the others are the C library's
         self.prelude = self._new_function_state("main", FunctionType(types.int, ()))
         self.fs = self.prelude
         self.linkage: dict[str, Variable] = {}  # objects of external linkage, by name
@@ -174,7 +175,9 @@ class CFABuilder:
         self.path = self._defined_in.get(entry, self.path)
         return Program(self.path, self.types.model, self.types, self.globals, self.functions,
                        self.branch_points, self.error_calls, self.declared, entry,
-                       files=[path for path, _ in units])
+                       files=[path for path, _ in units],
+                       library_globals=frozenset(v.name for v in self.globals
+                                                 if v.name not in self._defined_globals))
 
     def _function_name(self, name: str) -> str:
         """The CFA's name of the function this unit calls ``name``."""
@@ -557,6 +560,8 @@ class CFABuilder:
                 if found is not None:
                     self.scope.declare(node.name, found, file_scope=True)
             if isinstance(found, Variable) and found.is_global:
+                if "extern" not in storage or node.init is not None:
+                    self._defined_globals.add(found.name)
                 if isinstance(found.type, ArrayType) and found.type.length is None:
                     found.type = t
                 if node.init is not None:
@@ -565,6 +570,8 @@ class CFABuilder:
         qualified = node.name if file_scope else f"{self.fs.name}::{node.name}"
         v = Variable(self._unique(qualified), node.name, t, is_static,
                      None if file_scope else self.fs.name, line)
+        if "extern" not in storage or node.init is not None:
+            self._defined_globals.add(v.name)  # a definition, tentative or not
         self._declarators[id(v)] = node.type
         self.scope.declare(node.name, v)
         if "static" not in storage and (file_scope or "extern" in storage):
