@@ -90,7 +90,7 @@ def generate(seed: int, folder: Path) -> str:
     """Csmith's program for ``seed``."""
     out = folder / f"csmith-{seed}.c"
     subprocess.run([CSMITH, "--seed", str(seed), *OPTIONS, "-o", str(out)], check=True,
-                   capture_output=True, timeout=60)
+                   capture_output=True, timeout=60, cwd=folder)  # it writes platform.info there
     return out.read_text()
 
 
