@@ -193,6 +193,22 @@ static char *get_input(void) {
 }
 """
 
+# How a reader of cooptest's own copies an input, as TestCov's reader does.
+_COPIED = r"""
+/* The input ``next`` in a buffer of the size TestCov's reader gives, or the end of the
+   run when there is none. */
+static char *cooptest_copied(const char *next) {
+  char *inp_var = malloc(MAX_INPUT_SIZE);
+  if (next == 0) {
+    fprintf(stderr, "No more test inputs available, exiting\n");
+    exit(1);
+  }
+  cooptest_next_input++;
+  strncpy(inp_var, next, MAX_INPUT_SIZE - 1);
+  inp_var[MAX_INPUT_SIZE - 1] = '\0';
+  return inp_var;
+}
+"""
 # For tests exported as C files (``cooptest export``): the n-th input is the n-th string
 # of the test's ``cooptest_inputs`` (a null pointer ends them), copied into a fresh
 # buffer as TestCov's reader copies a stdin line; every other step stays TestCov's.
@@ -203,18 +219,8 @@ _ARRAY_READER = r"""
 extern const char *const cooptest_inputs[];
 static unsigned long cooptest_next_input;
 
-static char *get_input(void) {
-  char *inp_var = malloc(MAX_INPUT_SIZE);
-  const char *next = cooptest_inputs[cooptest_next_input];
-  if (next == 0) {
-    fprintf(stderr, "No more test inputs available, exiting\n");
-    exit(1);
-  }
-  cooptest_next_input++;
-  strncpy(inp_var, next, MAX_INPUT_SIZE - 1);
-  inp_var[MAX_INPUT_SIZE - 1] = '\0';
-  return inp_var;
-}
+""" + _COPIED + r"""
+static char *get_input(void) { return cooptest_copied(cooptest_inputs[cooptest_next_input]); }
 
 #ifdef GCOV
 #include <signal.h>
@@ -244,17 +250,9 @@ void cooptest_use_inputs(const char *const *inputs) {
   cooptest_next_input = 0;
 }
 
+""" + _COPIED + r"""
 static char *get_input(void) {
-  char *inp_var = malloc(MAX_INPUT_SIZE);
-  const char *next = cooptest_queue ? cooptest_queue[cooptest_next_input] : 0;
-  if (next == 0) {
-    fprintf(stderr, "No more test inputs available, exiting\n");
-    exit(1);
-  }
-  cooptest_next_input++;
-  strncpy(inp_var, next, MAX_INPUT_SIZE - 1);
-  inp_var[MAX_INPUT_SIZE - 1] = '\0';
-  return inp_var;
+  return cooptest_copied(cooptest_queue ? cooptest_queue[cooptest_next_input] : 0);
 }
 """
 READERS = {"stdin": _STDIN_READER, "array": _ARRAY_READER, "queue": _QUEUE_READER}

@@ -254,6 +254,15 @@ def make(out: str, target: str) -> subprocess.CompletedProcess:
         raise UserError("make is not installed; run: apt-get install -y make") from None
 
 
+def make_coverage(out: str) -> None:
+    """``make coverage`` in an exported tree, and gcovr's line and branch figures."""
+    coverage = make(out, "coverage")
+    if coverage.returncode != 0:
+        raise UserError(f"make coverage failed: {first_error(coverage)}", out)
+    summary = [ln for ln in coverage.stdout.splitlines() if ln.startswith(("lines:", "branches:"))]
+    print("make coverage: " + "; ".join(summary) + f" ({os.path.join(out, 'coverage', 'index.html')})")
+
+
 def first_error(proc: subprocess.CompletedProcess) -> str:
     """What made a make fail: the first error of the compiler or linker it ran
     (``lib/ring.h:5:3: error: …``), not make's ``*** [Makefile:29: …] Error 1`` after it,
@@ -280,9 +289,5 @@ def run_export(task: Task, suite: str, out: str) -> int:
     if failed:
         print(f"  {len(failed)} of them {'reaches' if len(failed) == 1 else 'reach'} the error: a bug "
               "of the program, found with the inputs named (make check fails until it is fixed)")
-    coverage = make(out, "coverage")
-    if coverage.returncode != 0:
-        raise UserError(f"make coverage failed: {first_error(coverage)}", out)
-    summary = [ln for ln in coverage.stdout.splitlines() if ln.startswith(("lines:", "branches:"))]
-    print("make coverage: " + "; ".join(summary) + f" ({os.path.join(out, 'coverage', 'index.html')})")
+    make_coverage(out)
     return 0

@@ -44,7 +44,8 @@ from cooptest.harness.coverage import TIMEOUT
 from cooptest.harness.nondet import harness_source
 from cooptest.harness.replay import Replayed, replay
 from cooptest.harness.runner import Executable, RunResult
-from cooptest.report.export import FILE_OPTIONS, OWN, PATH_OPTIONS, _write, first_error, make, plan
+from cooptest.report.export import (FILE_OPTIONS, OWN, PATH_OPTIONS, _write, first_error, make,
+                                    make_coverage, plan)
 from cooptest.report.html import TEMPLATES
 from cooptest.task import Task
 
@@ -360,9 +361,5 @@ def run_unit_export(task: Task, suite: str, out: str, framework: str) -> int:
         return 1
     print("make check: " + (f"{len(tests)} passed" if not expected else
                             f"{len(tests) - len(expected)} passed, {len(expected)} failing as exported (bugs found)"))
-    coverage = make(out, "coverage")
-    if coverage.returncode != 0:
-        raise UserError(f"make coverage failed: {first_error(coverage)}", out)
-    summary = [ln for ln in coverage.stdout.splitlines() if ln.startswith(("lines:", "branches:"))]
-    print("make coverage: " + "; ".join(summary) + f" ({os.path.join(out, 'coverage', 'index.html')})")
+    make_coverage(out)
     return 0
