@@ -74,13 +74,10 @@ int main(void) {
 """
 
 
-def test_the_page_size_is_the_machine_s(tmp_path: Path) -> None:
+def test_the_page_size_is_the_machine_s(make_program) -> None:
     """``getpagesize()`` is the machine's constant, not an unknown read as 0: the
     replay agrees with the native run and ``n > page`` is solved for the real page."""
-    path = tmp_path / "pages.c"
-    path.write_text(PAGES)
-    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
-    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
+    put = make_program(PAGES)
     ConcolicAnalysis(search="dfs", max_iterations=20).run(
         put, Job(frozenset(put.goals), Budget.seconds(120.0)))
     assert put.stats.get("divergences", 0) == 0

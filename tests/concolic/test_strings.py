@@ -125,15 +125,12 @@ int main(void) {
 """
 
 
-def test_string_inputs_are_strings_the_search_chooses_byte_by_byte(tmp_path: Path) -> None:
+def test_string_inputs_are_strings_the_search_chooses_byte_by_byte(make_program) -> None:
     """``__VERIFIER_nondet_string()`` is a line of input bytes (spaces and quotes
     included), each a symbol: the keywords are found and the native runs, reading the
     lines as TestCov's harness does, agree with the replay. Before, the string was one
     opaque number: 1 test, a divergence per run."""
-    path = tmp_path / "strings.c"
-    path.write_text(STRING_INPUT)
-    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
-    put = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
+    put = make_program(STRING_INPUT)
     ConcolicAnalysis(search="cgs", max_iterations=400).run(
         put, Job(frozenset(put.goals), Budget.seconds(120.0)))
     assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))
