@@ -124,6 +124,14 @@ def test_the_option_that_makes_a_source_an_input_takes_it_off_the_list(tmp_path,
     assert left_concrete(program, env) == []
 
 
+def test_a_source_main_reads_beside_the_model_is_named(tmp_path):
+    """Under the environment model main is renamed; its own reads still count."""
+    env = Environment(sym_stdin=4)
+    task = dataclasses.replace(load_task(str(_write(tmp_path, "environment"))), environment=env)
+    program = load_program(task, str(tmp_path / "work")).program
+    assert [c.source for c in left_concrete(program, env)] == ["environment"]
+
+
 @pytest.mark.parametrize("name", [n for n in sorted(SOURCES) if SOURCES[n][3]])
 def test_every_outcome_is_reachable_natively(tmp_path, name):
     """The programs' premise, on gcc's build: each exit (so each goal) happens for some

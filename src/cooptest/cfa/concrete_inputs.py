@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from cooptest.cfa.calls import callee_name, callees, expressions
 from cooptest.cfa.ir import CallEdge, Const, Expr, Program, StringLit, Var, variables_of
-from cooptest.cfa.unmodelled import MODEL_PREFIX, USER_MAIN, argv_left_concrete
+from cooptest.cfa.unmodelled import MODEL_PREFIX, USER_MAIN, argv_left_concrete, modelled
 from cooptest.task import Environment
 
 STDIN_READERS = frozenset({"getchar", "getchar_unlocked", "scanf", "vscanf", "gets"})
@@ -69,7 +69,7 @@ def left_concrete(program: Program, env: Environment | None) -> list[ConcreteInp
     symbolic_files = {name for name, _ in env.sym_files}
     for name in sorted(callees(program, {program.entry})):
         cfa = program.functions[name]
-        if name.startswith(MODEL_PREFIX) or cfa.file in program.system_files:
+        if modelled(name) or cfa.file in program.system_files:
             continue  # the model's own reads are of the inputs it was given; the system's are the C library's
         for edge in cfa.edges():
             where = f"{cfa.file or program.path}:{edge.line}"
@@ -87,9 +87,9 @@ def _call(program: Program, edge: CallEdge, env: Environment, symbolic_files: se
     called = callee_name(edge)
     if called is None:
         return []
-    modelled = called.startswith(MODEL_PREFIX)
-    name = called[len(MODEL_PREFIX):] if modelled else called
-    if not modelled and called in program.functions:
+    model = modelled(called)
+    name = called[len(MODEL_PREFIX):] if model else called
+    if not model and called in program.functions:
         return []  # the program's own function of that name
     stdin = ConcreteInput("stdin", where, "the test's input lines, as TestCov feeds them; "
                           "empty for a test without inputs", "--sym-stdin N")

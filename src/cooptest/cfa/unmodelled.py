@@ -114,12 +114,12 @@ def library_global(program: Program) -> str | None:
         return None
     model = USER_MAIN in program.functions  # the environment model's: its main is the entry
     for name in sorted(callees(program, {program.entry})):
-        if _modelled(name) or (model and name == program.entry):
+        if modelled(name) or (model and name == program.entry):
             continue  # the model's code compares streams with stdin, passes environ on as envp
         for edge in program.functions[name].edges():
             harmless: set[int] = set()
             if isinstance(edge, CallEdge) and (callee_name(edge) not in program.functions
-                                               or _modelled(callee_name(edge) or "")):
+                                               or modelled(callee_name(edge) or "")):
                 harmless = {id(a) for a in edge.args if isinstance(a, Var)}
             for e in expressions(edge):
                 if id(e) in harmless:
@@ -132,7 +132,7 @@ def library_global(program: Program) -> str | None:
     return None
 
 
-def _modelled(name: str) -> bool:
+def modelled(name: str) -> bool:
     """Whether ``name`` is a function of the environment model (``cooptest_io.h``)."""
     return name.startswith(MODEL_PREFIX) and name != USER_MAIN
 
