@@ -462,4 +462,9 @@ int main(int argc, char **argv) { int before = optind, x = __VERIFIER_nondet_int
   char *args[] = {"p", "-a", 0}; getopt(2, args, "a");
   if (optind != before) { if (x) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    # a string input: 32 symbolic bytes for concolic search, an unknown pointer elsewhere
+    "string-input": (HEAD + """extern const char *__VERIFIER_nondet_string(void);
+int main() { const char *s = __VERIFIER_nondet_string();
+  if (s[0] == 'k' && s[1] == 0) { return 1; } if (s[2] == 'y') { return 2; } return 0; }
+""", [['"k"'], ['"xxy"'], ['"ab"']]),
 }
