@@ -211,22 +211,32 @@ class Clauses:
         except z3.Z3Exception:  # Spacer reports its time limit as "canceled"
             return z3.unknown
 
-    def invariant(self, location: Location) -> str | None:
+    def invariant(self, location: Location) -> tuple[int, str] | None:
         """After an ``unsat`` answer, the invariant Spacer found at ``location`` (the
         definition its answer gives that location's relation), over the frame's
         variables (its own without the function's prefix; ``n@entry``: the value on
-        entry): the evidence of the proof, where a
-        sentence would ask to be taken on trust. None if the answer does not define it."""
+        entry), with the line it holds at: the evidence of the proof, where a sentence
+        would ask to be taken on trust. Where a goal's location is itself unreachable its
+        invariant is a contradiction, which says nothing; the evidence is then the
+        invariant before it, stepping back over single entering edges to the branch that
+        excludes it. None if the answer does not define it."""
         frame = self.frames[location.function]
         names = [z3.Const(str(x).rsplit("!", 1)[0], x.sort()) for x in frame.entry + frame.current]
         answer = self.fp.get_answer()
+        definitions = {}
         for q in answer.children() if z3.is_and(answer) else [answer]:
             if not z3.is_quantifier(q) or q.num_vars() != len(names):
                 continue
             body = q.body()  # relation(vars) == definition; Var(0) is the last bound
-            if z3.is_eq(body) and z3.is_app(body.arg(0)) and body.arg(0).decl() == self.at[location]:
-                shown = z3.simplify(z3.substitute_vars(body.arg(1), *reversed(names)))
-                return " ".join(str(shown).split()).replace(f"{location.function}::", "")
+            if z3.is_eq(body) and z3.is_app(body.arg(0)):
+                definitions[body.arg(0).decl()] = body.arg(1)
+        seen: set[Location] = set()
+        while location not in seen and self.at.get(location) in definitions:
+            seen.add(location)
+            shown = z3.simplify(z3.substitute_vars(definitions[self.at[location]], *reversed(names)))
+            if z3.Solver().check(shown) != z3.unsat or len(location.entering) != 1:
+                return location.line, " ".join(str(shown).split()).replace(f"{location.function}::", "")
+            location = location.entering[0].src
         return None
 
     def _frame(self, f: FunctionCFA) -> Frame:
@@ -422,7 +432,7 @@ class CHCAnalysis:
                     shown = clauses.invariant(goal.edge.src)
                     board.prove_infeasible(g, f"{ORIGIN}: Spacer found invariants and summaries "
                                               f"of the program's Horn clauses that exclude it{how}"
-                                           + (f"; the invariant at line {goal.line}: {shown}"
+                                           + (f"; the invariant at line {shown[0]}: {shown[1]}"
                                               if shown else ""))
                     state.answered[g] = "unsat"
                     break
