@@ -26,9 +26,12 @@ each seed the script
 Programs the front end refuses are counted (``refused``) with the first line of the
 reason. Prints one line per contradiction and per mismatch, and a summary: programs,
 claims per method, contradictions, mismatches. ``--out`` keeps every program (and a
-JSON line per seed in ``results.jsonl``). Seeds, options and data models are fixed, so
-two runs check the same programs; the number of claims depends on the budget and the
-machine's load, the contradictions must be 0 at any budget.
+JSON line per seed in ``results.jsonl``); a run given the same ``--out`` again reads back
+the seeds already there instead of checking them, so a stopped run resumes and a longer
+range extends a shorter one, and the summary covers every seed of the range. Seeds,
+options and data models are fixed, so two runs check the same programs; the number of
+claims depends on the budget and the machine's load, the contradictions must be 0 at any
+budget.
 """
 from __future__ import annotations
 
@@ -164,6 +167,14 @@ def check(seed: int, seconds: float, methods: tuple[str, ...], keep: Path | None
     return result
 
 
+def recorded(log: Path, seeds: range) -> dict[int, Result]:
+    """The results ``log`` already holds for ``seeds``: what an earlier run checked."""
+    if not log.exists():
+        return {}
+    results = (Result(**json.loads(line)) for line in log.read_text().splitlines() if line.strip())
+    return {r.seed: r for r in results if r.seed in seeds}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--first", type=int, default=1, help="first seed (1)")
@@ -179,11 +190,12 @@ def main() -> int:
     methods = tuple(m for m in args.methods.split(",") if m)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    log = open(args.out / "results.jsonl", "a") if args.out else None
     seeds = range(args.first, args.first + args.count)
-    results: list[Result] = []
+    done = recorded(args.out / "results.jsonl", seeds) if args.out else {}
+    log = open(args.out / "results.jsonl", "a") if args.out else None
+    results: list[Result] = list(done.values())
     with ProcessPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(check, s, args.seconds, methods, args.out) for s in seeds]
+        futures = [pool.submit(check, s, args.seconds, methods, args.out) for s in seeds if s not in done]
         for future in futures:
             r = future.result()
             results.append(r)
@@ -194,6 +206,7 @@ def main() -> int:
             if log:
                 log.write(json.dumps(asdict(r)) + "\n")
                 log.flush()
+    results.sort(key=lambda r: r.seed)
     checked_ = [r for r in results if not r.refused]
     claims = {m: sum(r.claims.get(m, 0) for r in checked_) for m in methods}
     refusals: dict[str, int] = {}
@@ -201,7 +214,8 @@ def main() -> int:
         if r.refused:
             reason = re.sub(r"^\S+:\d+: ", "", r.refused)
             refusals[reason] = refusals.get(reason, 0) + 1
-    print(f"seeds {seeds.start}..{seeds.stop - 1}: {len(checked_)} programs checked, "
+    print(f"seeds {seeds.start}..{seeds.stop - 1} ({len(results)} results, {len(done)} read back): "
+          f"{len(checked_)} programs checked, "
           f"{len(results) - len(checked_)} refused; {sum(r.goals for r in checked_)} goals, "
           f"{sum(r.observations for r in checked_)} observations")
     print("claims: " + ", ".join(f"{m} {n}" for m, n in claims.items()) + f" (total {sum(claims.values())})")
