@@ -46,24 +46,9 @@ Invariants (Inv1-Inv5 of the paper, as kept here):
    integer). A satisfiability check
    cut by the clock is done again by the next step, never read as "unsatisfiable".
 
-Interprocedural (Sec. 6): the call string of an R-state is the stack of calls the
-backward walk returned through (innermost last). At a function's entry, a non-empty
-call string continues at its innermost call; an empty one continues at every call of
-the function in the program (the start of the program, for ``main``). A call through a
-pointer may call any function whose address the program takes (names anywhere but as
-a direct callee; library callbacks are refused by ``cfa.unmodelled``), so it is one of
-their callers and the backward walk enters each of them from it; only a pointer made
-from an integer could hold another, and a program that makes one is never complete.
-
-Widening at loop heads: exact weakest preconditions around a loop never repeat (``c+1 <
-0``, ``c+2 < 0``, ... and, bit-precisely, none implies the last), so a goal behind a
-loop would never be proven. An R-state that comes back to a loop head its backward path
-already went through (same call string) is replaced by the conjunction of those
-literals of the R-states kept there that it implies (each checked by z3; a check z3
-cannot decide drops its literal). That formula is weaker, so Inv1 holds (the exact
-R-state implies a live one), and it is made of finitely many literals, so the R-states
-of the loop head are subsumed after a few rounds and the exploration can complete. A
-too-weak formula only reaches the start of the program: no proof, never a wrong one.
+Interprocedural (Sec. 6) and widening at loop heads: the backward steps are those of
+``analyses.backward`` (call strings, a widened formula at a loop head a backward path
+comes back to, ``Incomplete`` where a step cannot follow every path).
 
 Frontier order: ``found`` (the order the edges were found, the paper's) or ``nearest``
 (the R-state fewest backward steps from its goal first: its formula is the weakest,
@@ -76,30 +61,24 @@ import itertools
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import z3
 
+from cooptest.analyses.backward import BackwardReachability, Heads, Incomplete, Stack
 from cooptest.analyses.concolic import DEFAULT, ConcolicAnalysis, ConcolicARG
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path, Pending
 from cooptest.analyses.concolic.inputs import literal
 from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.searchers.base import Searcher
-from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
-from cooptest.analyses.wp import BackwardTransfer, FrameState, Formula, memory_reads, truth
-from cooptest.cfa.calls import (NO_CALL, CallContext, address_taken, callee_name, callers,
-                                forged_function_pointer)
-from cooptest.cfa.ctype import FloatType, PointerType
-from cooptest.cfa.ir import (AddrOf, AssumeEdge, Binary, CallEdge, Edge, Expr, FuncRef,
-                             Location, Program, ReturnEdge, StringLit, TerminateEdge,
-                             variables_of)
+from cooptest.analyses.symbolic import SymbolicState
+from cooptest.analyses.wp import FrameState, Formula, truth
+from cooptest.cfa.ir import AssumeEdge, Edge, Location, Program
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
 
 ORIGIN = "bite"
 ORDERS = ("found", "nearest")
-Stack = tuple[CallEdge, ...]
 
 
 # ---------------------------------------------------------------------------- the GCFG
@@ -130,8 +109,8 @@ class RState:
     checked: bool = False  # its formula was found satisfiable (or z3 gave up on it), or its
     # parent's was and the step did not change it
     removed: bool = False
-    heads: frozenset[tuple[int, Stack]] = frozenset()  # loop heads (and call strings) on
-    # the backward path from the goal to here: coming back to one widens
+    heads: Heads = frozenset()  # loop heads (and call strings) on the backward path from
+    # the goal to here: coming back to one widens
 
 
 @dataclass
@@ -251,11 +230,8 @@ class GCFG:
     def __init__(self, bite: BiTe, board: GoalBoard, job: Job, state: BiTeState) -> None:
         self.bite, self.board, self.job, self.state = bite, board, job, state
         self.program: Program = board.program
-        self.wp = BackwardTransfer(self.program)
+        self.backward = BackwardReachability(self.program, bite.max_stack, bite.solver_cap)
         self.new_s: list[SState] = []
-        self.address_taken = address_taken(self.program)
-        self.callers = callers(self.program, self.address_taken)
-        self.forged = forged_function_pointer(self.program)
         if state.concolic is None:
             state.concolic = bite.dse.new_arg(board)  # the board's tests (the seed suite) run first
         if not isinstance(state.concolic.searcher, SStates):
@@ -365,7 +341,7 @@ class GCFG:
         """The R-states of a goal: the weakest precondition of its own edge."""
         b = self.state.backward[goal] = Backward(goal)
         edge = self.board.goals[goal].edge
-        for formula in self.wp.pre(Formula(), edge):
+        for formula in self.backward.wp.pre(Formula(), edge):
             self.add_r_state(b, RState(goal, edge.src, (), formula, 0, edge))
 
     def add_r_state(self, b: Backward, r: RState) -> None:
@@ -407,7 +383,7 @@ class GCFG:
         r = b.pending.popleft()
         self.board.count("bite_reachability_steps")
         if not r.checked:
-            verdict = self.contradiction(r)
+            verdict = self.backward.contradiction(r.formula, r.stack, self.timeout_ms())
             if verdict is None:
                 b.pending.appendleft(r)  # the clock cut the check: redo it
                 return True
@@ -428,134 +404,19 @@ class GCFG:
         return True
 
     def extend(self, b: Backward, r: RState) -> list[RState] | None:
-        """The R-states one backward step from ``r`` leads to, widened where they come
-        back to a loop head; None when the clock cut a widening."""
-        out = []
-        for edge, ctx, loc, stack in self.predecessors(r):
-            cases = [r.formula] if self.irrelevant(r.formula, edge) else self.wp.pre(r.formula, edge, ctx)
-            head = (loc.id, stack)
-            heads = r.heads | {head} if loc.is_loop_head else r.heads
-            for formula in cases:
-                if head in r.heads:
-                    widened = self.widen(formula, stack, b.reached.get(head, []))
-                    if widened is None:
-                        return None
-                    formula = widened
-                out.append(RState(r.goal, loc, stack, formula, r.depth + 1, edge,
-                                  checked=formula.key == r.formula.key, heads=heads))
-        return out
-
-    def widen(self, formula: Formula, stack: Stack, kept: list[Formula]) -> Formula | None:
-        """The literals of the ``kept`` formulas that ``formula`` implies (module
-        docstring); None when the clock cut a check."""
-        own = [(e, p) for e, p in formula if _checkable(e)]
-        wanted = set()
-        for k, (e, p) in {k: lit for f in kept for k, lit in f.literals.items()}.items():
-            if not _checkable(e):
-                continue
-            implied = self.unsatisfiable(stack, own + [(e, not p)])
-            if implied is None:
-                return None
-            if implied:
-                wanted.add(k)
-        return Formula({k: lit for f in kept for k, lit in f.literals.items() if k in wanted})
-
-    def predecessors(self, r: RState) -> Iterator[tuple[Edge, CallContext, Location, Stack]]:
-        """Sec. 6: the CFA edges into ``r``'s location with the context of each
-        backward step and where it leads: into a callee's exit through a call it
-        returned from, out of a function's entry into its (known) callers."""
-        loc, stack = r.location, r.stack
-        cfa = self.program.functions[loc.function]
-        if loc is cfa.entry:
-            if stack:
-                call = stack[-1]
-                yield call, CallContext(call, loc.function), call.src, stack[:-1]
-            elif loc.function == self.program.entry:
-                self.state.backward[r.goal].at_start = True
-            else:
-                if loc.function in self.address_taken and self.forged is not None:
-                    raise Incomplete(self.forged)
-                for call in self.callers.get(loc.function, []):
-                    yield call, CallContext(call, loc.function), call.src, ()
-        for edge in loc.entering:
-            if isinstance(edge, CallEdge):
-                yield from self._through_call(edge, stack)
-            elif isinstance(edge, ReturnEdge):
-                yield edge, CallContext(stack[-1]) if stack else NO_CALL, edge.src, stack
-            elif not isinstance(edge, TerminateEdge):
-                yield edge, NO_CALL, edge.src, stack
-
-    def _through_call(self, call: CallEdge, stack: Stack) -> Iterator[tuple[Edge, CallContext, Location, Stack]]:
-        name = callee_name(call)
-        if name is not None:
-            yield from self._into(call, name, stack)
-            return
-        if self.forged is not None:
-            raise Incomplete(self.forged)
-        for target in sorted(self.address_taken):  # whichever the pointer holds
-            yield from self._into(call, target, stack)
-
-    def _into(self, call: CallEdge, name: str, stack: Stack) -> Iterator[tuple[Edge, CallContext, Location, Stack]]:
-        """Backwards through ``call`` of ``name``: into its body's exit, or over a
-        library function's call."""
-        body = self.program.functions.get(name)
-        if body is None:
-            writes = name not in PURE_EXTERNALS and any(isinstance(a.type, PointerType) for a in call.args)
-            if writes:
-                raise Incomplete(f"line {call.line}: {name} may write memory")
-            yield call, NO_CALL, call.src, stack
-            return
-        if len(stack) >= self.bite.max_stack:
-            raise Incomplete(f"call strings longer than {self.bite.max_stack}")
-        # back into the callee: the same formula at its exit, the call pushed
-        exit_ = body.exit
-        for edge in exit_.entering:
-            if isinstance(edge, ReturnEdge):
-                yield edge, CallContext(call), edge.src, stack + (call,)
-            elif call.lhs is not None:
-                raise Incomplete(f"{name} may end without returning a value")
-            else:
-                yield edge, NO_CALL, edge.src, stack + (call,)
-
-    @staticmethod
-    def irrelevant(formula: Formula, edge: Edge) -> bool:
-        """A loop's condition about none of the formula's variables is skipped (WP of
-        a skipped assume is weaker, hence sound): a loop the goal does not depend on
-        then adds no literal per iteration, and its R-states are subsumed after one."""
-        if not (isinstance(edge, AssumeEdge) and edge.src.is_loop_head and len(formula)):
-            return False
-        mentioned = set().union(*(variables_of(e) for e, _ in formula))
-        return not variables_of(edge.cond) & mentioned
-
-    def contradiction(self, r: RState) -> bool | None:
-        """Whether ``r``'s formula is unsatisfiable (True only on z3's unsat), from its
-        literals over registers alone (a subset: unsat of it is unsat of all); None
-        when the clock cut the check."""
-        return self.unsatisfiable(r.stack, [(e, p) for e, p in r.formula if _checkable(e)])
-
-    def unsatisfiable(self, stack: Stack, literals: list[tuple[Expr, bool]]) -> bool | None:
-        """Whether no state under call string ``stack`` satisfies the conjunction of
-        ``literals`` (checkable ones; True only on z3's unsat); None when the clock cut
-        the check."""
-        if not literals:
-            return False
-        probe = FrameState.of(SymbolicState.havoc_at(self.program, list(stack)))
-        try:
-            term = truth(probe, literals)
-        except (TypeError, z3.Z3Exception):
-            return False
-        if probe.imprecise:
-            return False
-        solver = z3.SolverFor("QF_BV")
-        timeout = self.job.budget.solver_timeout_ms(self.bite.solver_cap)
-        solver.set("timeout", timeout)
-        solver.add(*probe.path_condition, term)
-        result = solver.check()
-        if result == z3.unsat:
-            return True
-        if result == z3.unknown and timeout < self.bite.solver_cap * 1000:
+        """The R-states one backward step from ``r`` leads to (``analyses.backward``);
+        None when the clock cut a widening."""
+        if self.backward.at_start(r.location, r.stack):
+            b.at_start = True
+        extensions = self.backward.extend(r.formula, r.location, r.stack, r.heads,
+                                          lambda head: b.reached.get(head, []), self.timeout_ms())
+        if extensions is None:
             return None
-        return False
+        return [RState(r.goal, x.step.location, x.step.stack, x.formula, r.depth + 1, x.step.edge,
+                       checked=x.formula.key == r.formula.key, heads=x.heads) for x in extensions]
+
+    def timeout_ms(self) -> int:
+        return self.job.budget.solver_timeout_ms(self.bite.solver_cap)
 
     def remove(self, b: Backward, r: RState) -> None:
         r.removed = True
@@ -584,10 +445,6 @@ class GCFG:
                        f"{b.subsumed} subsumed)")
 
 
-class Incomplete(Exception):
-    """The backward exploration of a goal cannot consider every path: it proves nothing."""
-
-
 # ---------------------------------------------------------------------------- helpers
 
 
@@ -595,20 +452,6 @@ def _compatible(s_stack: Stack, r_stack: Stack) -> bool:
     """The R-state's call string is the innermost part of the S-state's call stack."""
     return len(r_stack) <= len(s_stack) and all(
         a is b for a, b in zip(reversed(r_stack), reversed(s_stack)))
-
-
-def _checkable(e: Expr) -> bool:
-    """A literal whose encoding over fresh registers is exact: no memory, no address
-    or function value, no floating point, no division (whose guard is a side
-    condition of its own)."""
-    if any(True for _ in memory_reads(e)):
-        return False
-    for sub in e.walk():
-        if isinstance(sub, (AddrOf, FuncRef, StringLit)) or isinstance(sub.type, (FloatType, PointerType)):
-            return False
-        if isinstance(sub, Binary) and sub.op in ("/", "%"):
-            return False
-    return True
 
 
 __all__ = ["BiTe", "BiTeState", "ORDERS", "from_settings"]
