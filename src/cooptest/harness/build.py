@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 
 from cooptest.cfa.ctype import DataModel
@@ -79,8 +79,10 @@ def compile_program(source_paths: str | Sequence[str], data_model: DataModel, ou
 
 
 def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
-                    flags: Sequence[str]) -> None:
-    """``gcc`` ``sources`` into ``output`` (atomically: parallel builds may race).
+                    flags: Sequence[str], compiler: str = GCC,
+                    env: Mapping[str, str] | None = None) -> None:
+    """``gcc`` ``sources`` into ``output`` (atomically: parallel builds may race); or
+    another ``compiler`` that takes gcc's options (AFL++'s, configured by ``env``).
 
     Raises ``UserError`` naming the first gcc error (``file:line: message``), ``Undefined``
     for a function the link does not find, and
@@ -88,10 +90,10 @@ def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
     """
     fd, tmp = tempfile.mkstemp(prefix=".build-", dir=os.path.dirname(os.path.abspath(output)))
     os.close(fd)
-    cmd = [GCC, *flags, data_model.gcc_flag, "-o", tmp, *sources, "-lm"]
+    cmd = [compiler, *flags, data_model.gcc_flag, "-o", tmp, *sources, "-lm"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                              env={**os.environ, "LC_ALL": "C"})  # plain quotes in messages
+                              env={**(env or os.environ), "LC_ALL": "C"})  # plain quotes in messages
         if proc.returncode != 0:
             if data_model is DataModel.ILP32 and not _multilib_works():
                 raise ToolMissing(f"gcc cannot build 32-bit programs; run: {MULTILIB_HINT}")

@@ -155,6 +155,7 @@ class Executor:
                                 frontend.task.program, variable.line or None) from None
             raise e.at(frontend.task.program, frontend.program.first_call(e.function)) from None
         self.timeout = timeout
+        self.preprocessed = frontend.preprocessed  # the program's gcc -E outputs, for other builds (afl)
         self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
         self.learnt: LearntLimit | None = None  # a generating run's; a replay keeps the full limit

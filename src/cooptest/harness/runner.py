@@ -130,8 +130,11 @@ class Executable:
     _cgroups: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
     _region: TraceRegion | None = field(default=None, init=False, repr=False, compare=False)
 
-    def run(self, inputs: list[str], timeout: float = 3.0, trace: bool = False) -> RunResult:
-        """Run on ``inputs``; ``trace`` collects the branch events (needs a trace build)."""
+    def run(self, inputs: list[str], timeout: float = 3.0, trace: bool = False,
+            keep: int | None = OUTPUT_KEEP) -> RunResult:
+        """Run on ``inputs``; ``trace`` collects the branch events (needs a trace build);
+        ``keep`` bytes of each output are kept (None: all, for a program whose output is
+        the result, as the byte harness's translator)."""
         if trace and not self.trace:
             raise ValueError(f"{self.path} was built without the trace runtime")
         workdir = self._private_dir()
@@ -157,7 +160,7 @@ class Executable:
                                 stderr=subprocess.PIPE, cwd=workdir, env=env,
                                 start_new_session=True, pass_fds=fds)
         _limit(proc.pid, cpu_seconds=int(timeout) + 2)
-        out, err, timed_out = _communicate(proc, stdin, timeout)
+        out, err, timed_out = _communicate(proc, stdin, timeout, keep)
         code = proc.returncode
         if contained:
             kill_strays()
@@ -314,11 +317,13 @@ def kill_strays() -> None:
                 pass
 
 
-def _communicate(proc: subprocess.Popen, stdin: bytes, timeout: float) -> tuple[bytes, bytes, bool]:
-    """Feed ``stdin``, keep the first OUTPUT_KEEP bytes of each output, enforce ``timeout``;
+def _communicate(proc: subprocess.Popen, stdin: bytes, timeout: float,
+                 keep: int | None = OUTPUT_KEEP) -> tuple[bytes, bytes, bool]:
+    """Feed ``stdin``, keep the first ``keep`` bytes of each output, enforce ``timeout``;
     the run is over when the process exits, whoever else holds its output open. Its
     process group is killed before the process is reaped (so its id cannot be reused)."""
     assert proc.stdin and proc.stdout and proc.stderr
+    most = sys.maxsize if keep is None else keep
     deadline = time.monotonic() + timeout
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     kept = {out_fd: bytearray(), err_fd: bytearray()}
@@ -350,8 +355,8 @@ def _communicate(proc: subprocess.Popen, stdin: bytes, timeout: float) -> tuple[
                     chunk = os.read(fd, 65536)
                     if not chunk:
                         sel.unregister(fd)
-                    elif len(kept[fd]) < OUTPUT_KEEP:
-                        kept[fd] += chunk[:OUTPUT_KEEP - len(kept[fd])]
+                    elif len(kept[fd]) < most:
+                        kept[fd] += chunk[:most - len(kept[fd])]
                     continue
                 try:
                     pending = pending[os.write(fd, pending):]
@@ -367,7 +372,7 @@ def _communicate(proc: subprocess.Popen, stdin: bytes, timeout: float) -> tuple[
             time.sleep(0.001)
         if done:
             for fd in kept:  # what the process wrote before it exited
-                _drain(fd, kept[fd])
+                _drain(fd, kept[fd], most)
     finally:
         sel.close()
         if exited is not None:
@@ -389,7 +394,7 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
-def _drain(fd: int, kept: bytearray) -> None:
+def _drain(fd: int, kept: bytearray, most: int) -> None:
     os.set_blocking(fd, False)
     for _ in range(16):
         try:
@@ -398,8 +403,8 @@ def _drain(fd: int, kept: bytearray) -> None:
             return
         if not chunk:
             return
-        if len(kept) < OUTPUT_KEEP:
-            kept += chunk[:OUTPUT_KEEP - len(kept)]
+        if len(kept) < most:
+            kept += chunk[:most - len(kept)]
 
 
 def _clean(workdir: str) -> None:
