@@ -3,7 +3,8 @@
 # (gcc with 32-bit support for ILP32 tasks, gcov/lcov for coverage, make for exported
 # tests, cmocka for exported unit tests, clang for libFuzzer in benchmarks), chromium
 # for the test that renders report.html in a headless browser, csmith
-# for the differential test against gcc, and the Python package itself, editable, with
+# for the differential test against gcc, afl++ for the AFL++ fuzzer (analyses.afl), and
+# the Python package itself, editable, with
 # the test dependencies.
 #
 #   bash scripts/setup.sh
@@ -56,6 +57,19 @@ if ! command -v csmith >/dev/null || [ ! -f /usr/include/csmith/csmith.h ]; then
   else
     echo "setup: no csmith (the differential test against gcc will be skipped); as root run:" \
          "apt-get install -y csmith libcsmith-dev" >&2
+  fi
+fi
+
+# Optional: without afl++ (afl-fuzz, afl-clang-fast) the AFL++ fuzzer (--strategy afl,
+# generate --fuzzer afl) is refused and its tests are skipped.
+if ! command -v afl-fuzz >/dev/null || ! command -v afl-clang-fast >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing afl++" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq afl++ >/dev/null
+  else
+    echo "setup: no afl++ (--strategy afl and --fuzzer afl are refused); as root run:" \
+         "apt-get install -y afl++" >&2
   fi
 fi
 

@@ -190,6 +190,9 @@ def build_parser() -> Parser:
     g.add_argument("--jobs", type=jobs, metavar="N",
                    help="auto: cores to use, a lane of analyses on each (default: every core "
                         "cooptest may use, its CPU affinity)")
+    g.add_argument("--fuzzer", choices=("random", "afl"),
+                   help="auto: what fuzzes in the lanes' random-testing turns: cooptest's random "
+                        "testing (random, the default) or AFL++ (afl, needs afl++)")
     g.add_argument("--parallel", action="store_true",
                    help="coveritest: run the analyses at once on the machine's cores")
     g.add_argument("--max-iterations", type=positive_count, metavar="N",
@@ -322,7 +325,7 @@ APPLIED = {"--search": "search", "--partitions": "partitions", "--partitioning":
            "--partition-size": "partition_size", "--sequence": "sequence",
            "--time-pair": "time_pair", "--reuse": "reuse", "--parallel": "parallel",
            "--testing-share": "testing_share", "--no-monitor": "no_monitor",
-           "--frontier-order": "frontier_order", "--jobs": "jobs",
+           "--frontier-order": "frontier_order", "--jobs": "jobs", "--fuzzer": "fuzzer",
            "--max-iterations": "max_iterations"}
 """The options of a strategy (``registry.OPTIONS``) by their attribute of the parsed
 command line, which is also their name in report.json's ``configuration``."""
@@ -341,7 +344,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     applied = {APPLIED[flag]: value for flag, value in given.items()}
     if args.config_file:
         applied["config_file"] = args.config_file
-    extra: dict[str, object] = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs",
+    extra: dict[str, object] = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs", "fuzzer",
                                                          "no_monitor", "testing_share", "max_iterations",
                                                          "partitioning", "partition_size")
                                 if k in applied}

@@ -47,10 +47,16 @@ and the board leave idle (8-12%), and covers goals concolic search's paths do no
 equal priority and 67.75 with the core left to the board; on pals_lcr.3 65.41 against
 65.07, on pals_lcr.8 69.21 against 70.19, within its spread (two rounds; RESULTS.md,
 twenty-third session).
+
+The random-testing turns of the lanes may be AFL++'s instead (``--fuzzer afl``,
+``analyses.afl``): the same place in each lane, the board's tests as its seeds, its
+queue replayed natively. Which fuzzer ran is recorded in report.json's
+``configuration``.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from cooptest.analyses.chc import FIRST_LIMIT_MS
 from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, PAPER_RUN, Configuration,
@@ -66,12 +72,27 @@ COVERITEST_SHARE = 0.5  # of the proving lane: the rest goes to BiTe
 CHC_PAIR = 30.0  # Spacer's seconds per CoVeriTest round, of a 900-s run (as the 20/80 pair)
 
 
+FUZZERS = ("random", "afl")  # what runs the lanes' random-testing turns (``--fuzzer``)
+
+
+@dataclass(frozen=True)
+class Fuzzing:
+    """The fuzzer of the lanes' random-testing turns, as report.json records it."""
+
+    fuzzer: str = "random"
+
+    def describe(self) -> dict[str, Any]:
+        return {"fuzzer": self.fuzzer}
+
+
 def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
     """The lanes of ``jobs`` cores for a program with ``goals`` goals (see the module
     docstring)."""
+    fuzzer = settings.extra.get("fuzzer") or FUZZERS[0]
+
     def make(name: str, seed: int = 0, **extra: object) -> Analysis:
-        return make_analysis(name, replace(settings, seed=settings.seed + seed,
-                                           extra={**settings.extra, **extra}))
+        return make_analysis(fuzzer if name == "random" else name,
+                             replace(settings, seed=settings.seed + seed, extra={**settings.extra, **extra}))
 
     def coveritest() -> Analysis:
         """The CoVeriTest lane: Spacer's turn, then the value/predicate pair, unless the
@@ -110,6 +131,9 @@ class Portfolio:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.jobs = int(settings.extra.get("jobs") or len(usable_cores()))
+        self.configuration = Fuzzing(settings.extra.get("fuzzer") or FUZZERS[0])
+        if self.configuration.fuzzer == "afl":  # refused now if AFL++ is missing
+            make_analysis("afl", settings)
         if settings.extra.get("sequence"):  # refused now, not once a lane builds it
             parse_sequence(settings.extra["sequence"])
 

@@ -63,6 +63,9 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  uses_search=True),
     StrategySpec("random", "coverage-guided random testing at native speed",
                  _lazy("random", "cooptest.analyses.random_testing", "from_settings"), proves=False),
+    StrategySpec("afl", "AFL++ (afl-fuzz, needs afl++) seeded with the board's tests, each entry "
+                 "of its queue a test once replayed natively",
+                 _lazy("afl", "cooptest.analyses.afl", "from_settings"), proves=False),
     StrategySpec("value", "CEGAR reachability with explicit values",
                  _lazy("value", "cooptest.analyses.reachability", "value_from_settings"), proves=True),
     StrategySpec("predicate", "CEGAR reachability with predicate abstraction",
@@ -111,6 +114,7 @@ OPTIONS: dict[str, Applies] = {
     "--no-monitor": Applies(("crabs",)),
     "--frontier-order": Applies(("bite", "auto")),
     "--jobs": Applies(("auto",)),
+    "--fuzzer": Applies(("auto",)),
     "--max-iterations": Applies(("concolic", "auto"), "strategies with concolic search: concolic, auto"),
 }
 """Which strategy each option of ``generate`` that is not about the program, the budget
