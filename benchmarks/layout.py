@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""cooptest's layout of every variable's type against gcc's, read from the DWARF of
-gcc's build (pyelftools), for -m32 and -m64.
+"""cooptest's layout of every variable's type, and its enums, against gcc's, read from
+the DWARF of gcc's build (pyelftools), for -m32 and -m64.
 
     python benchmarks/layout.py [PROGRAM.c|TASK.yml ...]   (default: the 190 dev tasks
                                                             and the realworld programs)
@@ -11,9 +11,11 @@ the script loads the program with cooptest, compiles each translation unit with
 ``gcc -g -c`` and its own flags, and compares, for every variable both sides name alike
 (globals; parameters and locals of a function, where the name is not shadowed), the
 type's *leaves*: each scalar, bit-field, array and aggregate inside it, by access path,
-with its first bit and its width in bits. Prints one line per variable whose leaves
-differ and a summary per data model: programs, variables and leaves compared, variables
-that differ. Exit 1 when any differs.
+with its first bit and its width in bits; and every enum type (gcc's DWARF keeps the
+unused ones too, ``-fno-eliminate-unused-debug-types``), known by its enumerators'
+names: its size, its signedness and each enumerator's value. Prints one line per
+variable or enum that differs and a summary per data model: programs, variables, leaves
+and enums compared, those that differ. Exit 1 when any differs.
 """
 from __future__ import annotations
 
@@ -28,13 +30,18 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from cooptest.cfa.ctype import ArrayType, CType, DataModel, PointerType, StructType
+from cooptest.cfa.ctype import ArrayType, CType, DataModel, PointerType, StructType, Types
+from cooptest.cfa.ir import Program
 from cooptest.errors import UserError
-from cooptest.frontend import load_program
-from cooptest.frontend.preprocess import search_flags
+from cooptest.frontend import parse
+from cooptest.frontend.attributes import Attributes
+from cooptest.frontend.builder import CFABuilder
+from cooptest.frontend.preprocess import attributes_of, preprocess, search_flags
 from cooptest.sources import load_program_task
+from cooptest.task import Task
 
 Leaf = tuple[str, int, int]  # access path, first bit, width in bits
+Enumeration = tuple[int, bool, tuple[int, ...]]  # bytes, signed, the enumerators' values
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
 CREST = SHARED / "realworld" / "crest"
 GREP = CREST / "grep-2.2" / "src"
@@ -56,6 +63,7 @@ class Comparison:
     data_model: str
     variables: int = 0
     leaves: int = 0
+    enums: int = 0
     differ: list[str] = field(default_factory=list)  # "variable: cooptest's leaf vs gcc's"
     skipped: str = ""  # why the program was not compared
 
@@ -164,6 +172,65 @@ def gcc_variables(objects: list[str], pointer_bytes: int) -> dict[tuple[str | No
     return {k: v for k, v in found.items() if k not in twice}
 
 
+ENCODINGS = {0x05: True, 0x06: True, 0x07: False, 0x08: False}  # DW_ATE_(un)signed(_char)
+DATA_FORMS = {"DW_FORM_data1": 8, "DW_FORM_data2": 16, "DW_FORM_data4": 32, "DW_FORM_data8": 64}
+
+
+def gcc_enumerations(objects: list[str]) -> dict[tuple[str, ...], Enumeration]:
+    """Every enum type in the DWARF of ``objects``, by its enumerators' names. gcc
+    writes a negative constant as ``sdata`` and any other in the least fixed-size form
+    that holds it; only one as wide as a signed type may be its two's complement."""
+    found: dict[tuple[str, ...], Enumeration] = {}
+
+    def visit(die) -> None:
+        for child in die.iter_children():
+            if child.tag != "DW_TAG_enumeration_type":
+                visit(child)
+                continue
+            a = child.attributes
+            encoding = a["DW_AT_encoding"].value if "DW_AT_encoding" in a else \
+                _unqualified(child.get_DIE_from_attribute("DW_AT_type")).attributes["DW_AT_encoding"].value
+            signed, size = ENCODINGS[encoding], a["DW_AT_byte_size"].value
+            names, values = [], []
+            for e in child.iter_children():
+                if e.tag != "DW_TAG_enumerator":
+                    continue
+                value = e.attributes["DW_AT_const_value"]
+                v, bits = value.value, DATA_FORMS.get(value.form)
+                if signed and bits == 8 * size and v >> (bits - 1):
+                    v -= 1 << bits
+                names.append(e.attributes["DW_AT_name"].value.decode())
+                values.append(v)
+            if names:
+                found[tuple(names)] = (size, signed, tuple(values))
+
+    for path in objects:
+        with open(path, "rb") as f:
+            for cu in ELFFile(f).get_dwarf_info().iter_CUs():
+                visit(cu.get_top_DIE())
+    return found
+
+
+def cooptest_types(task: Task, work: str) -> tuple[Program, dict[tuple[str, ...], Enumeration]]:
+    """The program as cooptest's front end builds it, and its enum types by their
+    enumerators' names."""
+    units = [(unit.path, parse(path, unit.path), attributes_of(path))
+             for unit, path in zip(task.units, preprocess(task, os.path.join(work, "pp")))]
+    builder = CFABuilder(Types(task.data_model), task.program, Attributes.union([a for *_, a in units]))
+    program = builder.build([(path, ast) for path, ast, _ in units])
+    return program, {tuple(n for n, _ in values): (t.bits // 8, t.signed, tuple(v for _, v in values))
+                     for _, t, values in builder.resolver.enumerations}
+
+
+def compare_enumerations(result: Comparison, ours: dict[tuple[str, ...], Enumeration],
+                         gcc: dict[tuple[str, ...], Enumeration]) -> None:
+    for names in sorted(ours.keys() & gcc.keys()):
+        result.enums += 1
+        if ours[names] != gcc[names]:
+            result.differ.append(f"enum {{{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}}}: "
+                                 f"cooptest's (bytes, signed, values) {ours[names]}, gcc's {gcc[names]}")
+
+
 def compare(targets: list[str], model: DataModel, flags: tuple[str, ...] = ()) -> Comparison:
     """cooptest's leaves of every variable of the program of ``targets`` (C files or a
     task .yml, as the command line takes them, with ``flags``) against gcc's."""
@@ -171,20 +238,21 @@ def compare(targets: list[str], model: DataModel, flags: tuple[str, ...] = ()) -
     with tempfile.TemporaryDirectory(prefix="layout-") as work:
         try:
             task = load_program_task(targets, model, flags)
-            program = load_program(task, work).program
+            program, enumerations = cooptest_types(task, work)
         except UserError as e:
             result.skipped = f"cooptest: {str(e).splitlines()[0]}"
             return result
         objects = []
         for i, unit in enumerate(task.units):
             obj = os.path.join(work, f"unit{i}.o")
-            r = subprocess.run(["gcc", "-g", "-c", "-w", *search_flags(unit, model), *unit.flags, unit.path,
-                                "-o", obj],
+            r = subprocess.run(["gcc", "-g", "-fno-eliminate-unused-debug-types", "-c", "-w",
+                                *search_flags(unit, model), *unit.flags, unit.path, "-o", obj],
                                capture_output=True, text=True, cwd=os.path.dirname(unit.path))
             if r.returncode != 0:
                 result.skipped = f"gcc: {(r.stderr.strip().splitlines() or ['failed'])[-1]}"
                 return result
             objects.append(obj)
+        compare_enumerations(result, enumerations, gcc_enumerations(objects))
         gcc = gcc_variables(objects, model.pointer_bits // 8)
         ours: dict[tuple[str | None, str], CType] = {}
         twice: set[tuple[str | None, str]] = set()
@@ -229,8 +297,8 @@ def main() -> int:
                 print(f"DIFFERS {r.program} ({r.data_model}): {line}", flush=True)
         done = [r for r in results if not r.skipped]
         print(f"{model.value}: {len(done)} of {len(results)} programs compared, "
-              f"{sum(r.variables for r in done)} variables, {sum(r.leaves for r in done)} leaves; "
-              f"{sum(len(r.differ) for r in done)} variables differ", flush=True)
+              f"{sum(r.variables for r in done)} variables, {sum(r.leaves for r in done)} leaves, "
+              f"{sum(r.enums for r in done)} enums; {sum(len(r.differ) for r in done)} differ", flush=True)
         for r in results:
             if r.skipped:
                 print(f"  skipped {r.program}: {r.skipped}")

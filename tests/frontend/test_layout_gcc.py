@@ -1,6 +1,7 @@
 """gcc is the authority on layout: the sizes, member offsets and bit-field positions
-cooptest computes (``cfa.ctype.Types.layout``) against the DWARF of gcc's build
-(``benchmarks/layout.py``), for -m32 and -m64, on every variable of the program."""
+cooptest computes (``cfa.ctype.Types.layout``), and its enums' types and values
+(``TypeResolver.enum``), against the DWARF of gcc's build (``benchmarks/layout.py``),
+for -m32 and -m64, on every variable and enum of the program."""
 from __future__ import annotations
 
 import sys
@@ -37,6 +38,18 @@ struct anonymous g1; union overlay g2; struct bits g3; struct aligned g4; struct
 struct two g6; struct one g7; struct still_two g8; struct natural g9; struct four g10; struct reset g11;
 int main(void) { struct one local[2]; union overlay u = {{1, 2}}; return local[0].c + u.lo; }
 """
+ENUMS = """enum small { S0, S1 = 5, S2 };
+enum negative { N0 = -3, N1 };
+enum past_int { B0 = 0x80000000, B1 };
+enum past_unsigned { H0 = 0x100000000LL };
+enum mixed { M0 = -1, M1 = 0x80000000 };
+enum below_int { G0 = -0x80000001LL, G1 };
+enum widest { T0 = 0x7fffffffffffffffLL, T1 = -1ULL >> 1 };
+enum from_others { C0 = 'a', C1 = L'b' + 1, C2 = sizeof(long), C3 = S2 * N0, C4 = B1 > 0 };
+typedef enum { U0 = 3u, U1 } anonymous_t;
+enum negative by_tag = N1; anonymous_t by_typedef;
+int main(void) { enum { L0 = 7, L1 = -2 } local = L0; enum past_int p = B0; return local + (p > 0); }
+"""
 TASKS = Path(layout.SHARED) / "testcomp"
 DEV = ["ntdrivers/kbfiltr.i.cil-2.yml",  # #pragma pack(push, 4) around its structs
        "openssl/s3_srvr.blast.01.i.cil-2.yml", "heap-data/cart.yml", "forester-heap/dll-01-2.yml"]
@@ -50,6 +63,18 @@ def test_the_layout_of_cs_corners_is_gccs(tmp_path: Path, model: DataModel) -> N
     r = layout.compare([str(program)], model)
     assert not r.skipped, r.skipped
     assert r.variables >= 12 and r.leaves > 60
+    assert not r.differ, r.differ
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.value)
+def test_enums_are_gccs(tmp_path: Path, model: DataModel) -> None:
+    """Each enum's size, signedness and values: past ``int`` gcc takes ``unsigned int``,
+    then a 64-bit type; an enum with a negative value is signed."""
+    program = tmp_path / "enums.c"
+    program.write_text(ENUMS)
+    r = layout.compare([str(program)], model)
+    assert not r.skipped, r.skipped
+    assert r.enums == 10 and r.variables >= 4
     assert not r.differ, r.differ
 
 

@@ -428,6 +428,18 @@ int main() { struct S s; s.a = __VERIFIER_nondet_int(); s.b = s.a;
   if (x < 10) { if (L'\\x1234' + x == 4661) { return 1; } if (u'\\xe9' + x == 236) { return 2; } }
   return 0; }
 """, [["1"], ["3"], ["5"]]),
+    # enums as gcc types them: an enum with a negative value is signed (also named by its
+    # tag), an enumerator past int has the enum's type, values past 32 bits widen the enum
+    "enum-tag-signed": (HEAD + """enum sign { NEGATIVE = -3, ZERO = 0 };
+int main() { enum sign v = __VERIFIER_nondet_int(); if (v < 0) { return 1; } return 0; }
+""", [["-2"], ["0"]]),
+    "enum-past-int": (HEAD + """enum big { B0 = 0x80000000, B1 };
+int main() { int x = __VERIFIER_nondet_int(); if (B0 > x) { return 1; } return 2; }
+""", [["-1"], ["0"]]),
+    "enum-wide": (HEAD + """enum mixed { M0 = -1, M1 = 0x80000000 };
+int main() { int x = __VERIFIER_nondet_int(); enum mixed m = M1;
+  if (sizeof(m) == 8 && m > 0 && sizeof(M1) == 8) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
     # asm statements the front end erases: each writes what the goal reads
     "asm-writes-register": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int y = 0;
   if (x == 3) { __asm__("movl $5, %0" : "=r"(y)); }

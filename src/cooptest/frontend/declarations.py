@@ -7,7 +7,7 @@ from typing import Callable
 
 from pycparser import c_ast, c_generator
 
-from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, Member, PointerType,
+from cooptest.cfa.ctype import (ArrayType, CType, FunctionType, IntType, Member, PointerType,
                                 StructType, Types, VoidType)
 from cooptest.errors import Unsupported
 from cooptest.frontend.conversions import decayed_type
@@ -82,6 +82,8 @@ class TypeResolver:
         self.packs: list[int | None] = []  # #pragma pack(push)
         self.linked = LinkedTags()
         self.file: str | None = None  # the translation unit being resolved
+        self.enumerations: list[tuple[str | None, IntType, tuple[tuple[str, int], ...]]] = []
+        """Every enum defined: tag, type, (enumerator, value) in order (to compare with gcc's)."""
         self._anon = 0
 
     def base_type(self, names: list[str], node: c_ast.Node) -> CType:
@@ -262,9 +264,14 @@ class TypeResolver:
         self.pack = int(args[0]) or None if args else None
 
     def enum(self, node: c_ast.Enum) -> CType:
-        if node.values is None:
-            return self.types.uint
-        value = -1
+        """An enumerated type as gcc makes it (``finish_enum``): ``unsigned int`` when no
+        enumerator is negative, else ``int``, and a 64-bit type of that signedness when
+        the values need more than 32 bits. An enumerator whose value fits ``int`` has
+        type ``int``, another the enum's type; within the list, its initialiser's."""
+        if node.values is None:  # a reference to the tag, or GNU C's forward declaration
+            found = self.scope.lookup_tag(node.name) if node.name else None
+            return found if isinstance(found, IntType) else self.types.uint
+        value, vtype = -1, self.types.int
         values: list[tuple[str, int]] = []
         for e in node.values.enumerators:
             if e.value is not None:
@@ -272,14 +279,37 @@ class TypeResolver:
                 if v is None:
                     raise unsupported("non-constant enumerator", e)
                 value = v
+                given = self.type_of(e.value) if self.type_of is not None else vtype
+                if not isinstance(given, IntType):
+                    raise unsupported("enumerator of a type not an integer", e)
+                vtype = given
             else:
                 value += 1
+            if not vtype.min <= value <= vtype.max:
+                raise unsupported("enumerator overflows its type", e)
             values.append((e.name, value))
             # in scope at once: a later enumerator may be defined by an earlier one
-            self.scope.declare(e.name, EnumConst(value, self.types.int))
-        # gcc: an enum without negative constants is compatible with unsigned int
-        if any(v < 0 for _, v in values):
-            return self.types.int
-        if any(v > self.types.uint.max for _, v in values):
-            return self.types.ulong
-        return self.types.uint
+            self.scope.declare(e.name, EnumConst(value, self._enumerator_type(value, vtype)))
+        enum = self._enum_type(min(v for _, v in values), max(v for _, v in values))
+        for name, v in values:
+            self.scope.declare(name, EnumConst(v, self._enumerator_type(v, enum)))
+        if node.name:
+            self.scope.declare_tag(node.name, enum)
+        self.enumerations.append((node.name, enum, tuple(values)))
+        return enum
+
+    def _enumerator_type(self, value: int, otherwise: IntType) -> IntType:
+        return self.types.int if self.types.int.min <= value <= self.types.int.max else otherwise
+
+    def _enum_type(self, least: int, greatest: int) -> IntType:
+        """gcc's type for an enum of values ``least`` to ``greatest``: the signedness
+        of the least, the precision of the wider end (``tree_int_cst_min_precision``)."""
+        t = self.types
+        unsigned = least >= 0
+        bits = max((v if v >= 0 else ~v).bit_length() + (not unsigned) for v in (least, greatest))
+        if bits <= 32:
+            return t.uint if unsigned else t.int
+        if bits <= 64:
+            wide = (t.ulong, t.long) if t.long.bits == 64 else (t.ulonglong, t.longlong)
+            return wide[0] if unsigned else wide[1]
+        return t.uint128 if unsigned else t.int128
