@@ -1,0 +1,157 @@
+"""AFL++ as an analysis (``analyses.afl``): its byte harness maps a test to bytes and
+back, it finds a magic value random testing misses within a bounded number of the
+fuzzer's executions, each test it contributes replays natively as the board says, and
+a killed run leaves a suite TestCov can read."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from cooptest.analyses.afl import AFLFuzzing, fuzzer_missing
+from cooptest.analyses.random_testing import RandomTesting
+from cooptest.core.analysis import Job
+from cooptest.core.board import GoalBoard
+from cooptest.core.budget import Budget
+from cooptest.frontend import load_program
+from cooptest.harness.byte_harness import afl_compiler, build, decode, encode
+from cooptest.harness.executor import Executor
+from cooptest.harness.nondet import needed_functions
+from cooptest.harness.testsuite import read_suite
+from cooptest.task import load_task
+
+pytestmark = pytest.mark.skipif(fuzzer_missing() is not None, reason="afl++ is not installed")
+
+# The magic value's branch: random testing draws it with probability ~2^-35 a value.
+MAGIC = """extern int __VERIFIER_nondet_int(void);
+extern char __VERIFIER_nondet_char(void);
+extern void abort(void);
+void reach_error(void) { abort(); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  char c = __VERIFIER_nondet_char();
+  if (x == 0x12345678) {
+    if (c > 5) reach_error();
+    return 1;
+  }
+  return 0;
+}
+"""
+
+TYPES = """extern char __VERIFIER_nondet_char(void);
+extern unsigned short __VERIFIER_nondet_ushort(void);
+extern int __VERIFIER_nondet_int(void);
+extern long __VERIFIER_nondet_long(void);
+extern unsigned long long __VERIFIER_nondet_ulonglong(void);
+extern _Bool __VERIFIER_nondet_bool(void);
+extern double __VERIFIER_nondet_double(void);
+extern float __VERIFIER_nondet_float(void);
+int main(void) {
+  char c = __VERIFIER_nondet_char();
+  unsigned short s = __VERIFIER_nondet_ushort();
+  int i = __VERIFIER_nondet_int();
+  long l = __VERIFIER_nondet_long();
+  unsigned long long u = __VERIFIER_nondet_ulonglong();
+  _Bool b = __VERIFIER_nondet_bool();
+  double d = __VERIFIER_nondet_double();
+  float f = __VERIFIER_nondet_float();
+  if (c < 0 && s > 60000 && i == -7 && l < -5 && u > 1ull << 63 && b && d == 2.5 && f < 0)
+    return 3;
+  return 0;
+}
+"""
+
+
+def board_of(tmp_path: Path, source: str) -> GoalBoard:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "prog.c"
+    path.write_text(source)
+    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+
+
+def test_a_test_becomes_bytes_and_the_bytes_the_same_test(tmp_path: Path) -> None:
+    """Each call takes sizeof(T) bytes; the literals decoded are those TestCov reads to
+    the same values: the native run of the decoded test takes the same path."""
+    board = board_of(tmp_path, TYPES)
+    compiler = afl_compiler()
+    assert compiler is not None
+    sources = board.executor.preprocessed
+    text = "".join(Path(p).read_text() for p in sources)
+    builds = build(sources, needed_functions(text), board.executor.binary.data_model,
+                   str(tmp_path / "afl"), compiler)
+    test = ["-3", "65535", "-7", "-9", "18446744073709551615", "1", "2.5", "-0.5"]
+    data = encode(builds.translator, test, 3.0)
+    assert data is not None and len(data) == 1 + 2 + 4 + 8 + 8 + 1 + 8 + 4
+    assert decode(builds.translator, data, 3.0) == ["-3", "65535", "-7", "-9", "18446744073709551615",
+                                                    "1", "2.5", "-0.5"]
+    assert board.executor.run(test).exit_code == 3
+    assert decode(builds.translator, data[:5], 3.0) == ["-3", "65535"]  # the bytes ran out
+
+
+@pytest.mark.slow
+def test_afl_finds_the_magic_value_random_testing_misses_and_its_tests_replay(tmp_path: Path) -> None:
+    """The error call sits behind ``x == 0x12345678``: AFL++'s CmpLog copies the value into
+    the input within its first executions; random testing, with many more runs of its
+    own, draws it with probability ~2^-35 a run."""
+    afl_board = board_of(tmp_path / "afl", MAGIC)
+    random_board = board_of(tmp_path / "random", MAGIC)
+    outcome = AFLFuzzing(executions=3000).run(afl_board, Job(frozenset(afl_board.goals), Budget.seconds(300)))
+    assert outcome.state.why_not is None
+    assert 0 < afl_board.stats["fuzzer executions"] <= 3500  # -E is approximate
+    RandomTesting().run(random_board, Job(frozenset(random_board.goals), Budget.seconds(10)))
+    assert random_board.stats["iterations"] >= 300
+    assert any(g.startswith("E") for g in afl_board.covered)
+    assert not any(g.startswith("E") for g in random_board.covered)
+    for record in afl_board.records:  # each test the board kept: its native run as the board says
+        again = afl_board.executor.run(record.test.inputs)
+        assert record.covers <= again.covered and record.first <= again.covered
+        assert record.origin == "afl"
+
+
+@pytest.mark.slow
+def test_a_killed_afl_run_leaves_a_suite_and_no_fuzzer(tmp_path: Path) -> None:
+    program = tmp_path / "magic.c"
+    program.write_text(MAGIC)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "cooptest.cli", "generate", str(program), "--strategy",
+                             "afl", "--budget", "120", "--out", str(out), "--quiet"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    suite = out / "test-suite.zip"
+    waited = time.monotonic()
+    while proc.poll() is None and time.monotonic() - waited < 120:
+        try:
+            with zipfile.ZipFile(suite) as z:
+                if len([n for n in z.namelist() if n != "metadata.xml"]) >= 2:
+                    break
+        except (OSError, zipfile.BadZipFile):
+            pass
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(0.5)  # afl-fuzz and its fork server die with it (their parent-death signal)
+    assert not fuzzers_in(out)
+    tests = read_suite(str(suite))
+    assert len(tests) >= 2
+    board = board_of(tmp_path / "replay", MAGIC)
+    for test in tests:  # every test of the suite runs natively and covers a goal
+        assert board.executor.run(test.inputs).covered
+
+
+def fuzzers_in(folder: Path) -> list[int]:
+    """afl-fuzz processes and fork servers working in ``folder``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if str(folder).encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
