@@ -112,14 +112,18 @@ class AFLFuzzing:
                                       stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         started = time.monotonic()
         queues = [os.path.join(out, "default", d) for d in ("queue", "crashes")]
+        failed = False  # afl-fuzz ended, or made no queue in STARTUP seconds
         try:
             while board.has_open(job.goals) and not job.budget.expired():
                 alive = fuzzer.poll() is None
                 if not self._harvest(board, job, state, queues) and alive:
-                    if time.monotonic() - started > STARTUP and not os.path.isdir(queues[0]):
+                    failed = time.monotonic() - started > STARTUP and not os.path.isdir(queues[0])
+                    if failed:
                         break
                     time.sleep(POLL)
                 elif not alive:
+                    self._harvest(board, job, state, queues)  # what it wrote as it ended
+                    failed = not os.path.isdir(queues[0])
                     break
         finally:
             _stop(fuzzer)
@@ -129,7 +133,7 @@ class AFLFuzzing:
         ran = _executions(os.path.join(out, "default", "fuzzer_stats"))
         state.executions += ran
         board.count("fuzzer executions", ran)
-        if not os.path.isdir(queues[0]):
+        if failed:
             with open(os.path.join(work, "afl-fuzz.log"), errors="replace") as f:
                 said = [ln.strip() for ln in f if "PROGRAM ABORT" in ln or "[-]" in ln]
             raise UserError(said[-1] if said else "afl-fuzz made no queue")
