@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""AFL++ against cooptest's own random testing, alone and as the portfolio's fuzzer:
+TestCov branch coverage (``shared/tools/testcov-measure``) of four configurations on a
+sample of the dev tasks and on CREST's ``replace``, in one run, each task's four
+configurations one after the other so that they share the machine's load.
+
+- ``afl``: ``--strategy afl`` (AFL++ on one core, its queue replayed natively);
+- ``random``: ``--strategy random`` (cooptest's random testing, one core);
+- ``auto``: the default portfolio on every core;
+- ``auto-afl``: the portfolio with ``--fuzzer afl``.
+
+``replace`` is CREST's source with ``#include <crest.h>`` replaced by the two lines
+that map ``CREST_char`` to ``__VERIFIER_nondet_char`` (the previous session's mapping),
+so that TestCov, which knows no crest.h, measures the same program cooptest ran.
+
+Each row gives the executions per second of the run's fuzzer: AFL++'s own
+(``fuzzer executions`` over the run's seconds) for afl, the board's native runs for
+random; and the load average before and after, since the machine is shared.
+
+    python benchmarks/afl_lane.py [--tasks 10] [--budget 30] [--replace-budget 60]
+        [--configs afl random auto auto-afl] [--out DIR]
+
+Results go to ``DIR/results.json`` after each run (an interrupted table resumes);
+``--table`` prints the table of what is there.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+TESTCOMP = SHARED / "benchmarks" / "testcomp"
+REPLACE = SHARED / "benchmarks" / "realworld" / "crest" / "replace" / "replace.c"
+MEASURE = SHARED / "tools" / "testcov-measure"
+CONFIGS = {"afl": ["--strategy", "afl"], "random": ["--strategy", "random"], "auto": [],
+           "auto-afl": ["--fuzzer", "afl"]}
+CREST_MAPPING = ("char __VERIFIER_nondet_char(void);\n"
+                 "#define CREST_char(x) ((x) = __VERIFIER_nondet_char())\n")
+
+
+def dev_tasks(n: int) -> list[Path]:
+    """``n`` coverage-branches tasks of the dev set, a seeded sample over its categories."""
+    tasks = sorted(p for p in TESTCOMP.glob("*/*.yml") if "coverage-branches" in p.read_text())
+    return sorted(random.Random(45).sample(tasks, min(n, len(tasks))))
+
+
+def replace_task(out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    mapped = out / "replace.c"
+    mapped.write_text(REPLACE.read_text().replace("#include <crest.h>\n", CREST_MAPPING))
+    return mapped
+
+
+def run(task: Path, config: str, budget: float, out: Path) -> dict[str, Any]:
+    folder = out / f"{task.stem}-{config}"
+    cmd = [sys.executable, "-m", "cooptest.cli", "generate", str(task), *CONFIGS[config],
+           "--budget", str(budget), "--out", str(folder), "--quiet"]
+    load = os.getloadavg()[0]
+    started = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget + 300)
+    wall = time.monotonic() - started
+    row: dict[str, Any] = {"task": str(task.relative_to(SHARED) if SHARED in task.parents else task.name),
+                           "config": config, "budget": budget, "wall": round(wall, 1),
+                           "load_before": round(load, 2)}
+    if not (folder / "report.json").exists():
+        return {**row, "error": proc.stderr.strip()[-300:]}
+    doc = json.loads((folder / "report.json").read_text())
+    s = doc["summary"]
+    fuzzed = s.get("fuzzer executions", 0)
+    runs = fuzzed or s.get("executions", 0)
+    row.update(goals=s["goals"], covered=s["covered"], tests=s["tests"], seconds=s["time_s"],
+               fuzzer_executions=fuzzed, executions_per_s=round(runs / max(s["time_s"], 0.1), 1),
+               configuration=doc.get("configuration"),
+               why_not=[a.get("why_not") for a in doc.get("analyses", []) if a.get("why_not")])
+    measured = subprocess.run([str(MEASURE), str(task), str(folder / "test-suite.zip")],
+                              capture_output=True, text=True, timeout=1800)
+    try:
+        row["testcov"] = json.loads(measured.stdout.strip().splitlines()[-1])["coverage"]
+    except (ValueError, IndexError, KeyError):
+        row["testcov_error"] = (measured.stderr or measured.stdout).strip()[-300:]
+    row["load_after"] = round(os.getloadavg()[0], 2)
+    return row
+
+
+def table(rows: list[dict[str, Any]], configs: list[str]) -> str:
+    by = {(r["task"], r["config"]): r for r in rows}
+    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    lines = ["| task | " + " | ".join(f"{c} TestCov (exec/s)" for c in configs) + " |",
+             "|---|" + "---|" * len(configs)]
+    for t in tasks:
+        cells = []
+        for c in configs:
+            r = by.get((t, c))
+            cells.append("-" if r is None else
+                         f"{r.get('testcov', 'n/a')} ({r.get('executions_per_s', 'n/a')})")
+        lines.append(f"| {t} | " + " | ".join(cells) + " |")
+    dev = [t for t in tasks if not t.endswith("replace.c")]
+    means = []
+    for c in configs:
+        values = [by[(t, c)]["testcov"] for t in dev if "testcov" in by.get((t, c), {})]
+        means.append(f"{statistics.mean(values):.2f} (n={len(values)})" if values else "-")
+    lines.append("| mean over dev tasks | " + " | ".join(means) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tasks", type=int, default=10)
+    p.add_argument("--budget", type=float, default=30)
+    p.add_argument("--replace-budget", type=float, default=60)
+    p.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    p.add_argument("--no-replace", action="store_true")
+    p.add_argument("--out", default="bench-afl-lane")
+    p.add_argument("--table", action="store_true")
+    args = p.parse_args()
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    results = out / "results.json"
+    rows: list[dict[str, Any]] = json.loads(results.read_text()) if results.exists() else []
+    if not args.table:
+        work = [] if args.no_replace else [(replace_task(out / "replace"), args.replace_budget)]
+        work += [(t, args.budget) for t in dev_tasks(args.tasks)]
+        done = {(r["task"], r["config"]) for r in rows}
+        for task, budget in work:
+            for config in args.configs:
+                name = str(task.relative_to(SHARED) if SHARED in task.parents else task.name)
+                if (name, config) in done:
+                    continue
+                rows.append(run(task, config, budget, out))
+                results.write_text(json.dumps(rows, indent=1))
+                print(json.dumps(rows[-1]), flush=True)
+    print(table(rows, args.configs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
