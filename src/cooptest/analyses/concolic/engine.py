@@ -319,10 +319,12 @@ def _guided(arg: ConcolicARG, job: Job) -> Searcher:
     in the state while the jobs bring the same automaton)."""
     parts: tuple[EdgeAutomaton, ...] = tuple(a for a in (job.monitor, job.condition) if a is not None)
     if not parts:
+        arg.searcher.ctx.product = None  # a job without automaton: the program alone
         return arg.searcher
     automaton = parts[0] if len(parts) == 1 else Product(parts, name=" x ".join(a.name for a in parts))
     if arg.guided is None or arg.guided.automaton != automaton:
         arg.guided = Guided(arg.searcher, automaton)
+    arg.searcher.ctx.product = arg.guided.product
     arg.guides.add(automaton.name)
     return arg.guided
 

@@ -15,6 +15,7 @@ from typing import Callable, ClassVar
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
 from cooptest.analyses.concolic.replay import Observer
+from cooptest.analyses.concolic.searchers.product import ProductDistances
 from cooptest.analyses.concolic.static import StaticInfo
 from cooptest.cfa.ir import Edge, Program
 
@@ -22,8 +23,10 @@ from cooptest.cfa.ir import Edge, Program
 @dataclass
 class SearchContext:
     """What strategies may consult besides the tree: the CFA and its static facts, the
-    goals covered so far (live), the CFA edges replays traversed, a seeded RNG; and
-    ``count``, the statistics of the board the analysis currently runs on."""
+    goals covered so far (live), the CFA edges replays traversed, a seeded RNG;
+    ``count``, the statistics of the board the analysis currently runs on; and
+    ``product``, the product of the program and the automaton that guides the search
+    (``Guided``), where distances are measured (None: the program alone)."""
 
     program: Program
     covered: dict[str, str]
@@ -31,6 +34,7 @@ class SearchContext:
     static: StaticInfo
     covered_edges: set[Edge] = field(default_factory=set)
     count: Callable[[str], None] = lambda stat: None
+    product: ProductDistances | None = None
     goals: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:

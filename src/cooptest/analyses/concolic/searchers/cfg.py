@@ -2,12 +2,17 @@
 other side is closest, in the CFA, to a goal not yet covered (distance 0 when that side
 is itself uncovered). Decisions of the latest path are preferred (CREST keeps working on
 the current path); when none of them leads to an open goal the whole frontier is
-searched. Decisions from which no open goal is reachable are skipped, as in CREST."""
+searched. Decisions from which no open goal is reachable are skipped, as in CREST.
+
+Guided by an automaton (Crabs' monitors), the search runs on the product of the program
+and the automaton, as CREST ran on the program instrumented with Crabs' monitor: the
+distances are the product's (``product.ProductDistances``), to the copies of the open
+goals the automaton lets a path reach."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
 from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
-from cooptest.cfa.ir import Location
+from cooptest.cfa.ir import Edge, Location
 
 
 class CfgDirected(Searcher):
@@ -17,18 +22,21 @@ class CfgDirected(Searcher):
         super().__init__(ctx)
         self.latest: list[Node] = []
         self._dist: dict[Location, int] = {}
+        self._open: frozenset[Edge] = frozenset()
         self._covered_at = -1
 
     def _distance(self, node: Node) -> int | None:
         ctx = self.ctx
         taken = len(ctx.covered) + len(ctx.covered_edges)
         if taken != self._covered_at:
-            open_goals = {g for g, e in ctx.static.goal_edges().items() if not ctx.reached(g, e)}
+            open_goals = {g: e for g, e in ctx.static.goal_edges().items() if not ctx.reached(g, e)}
             self._dist = ctx.static.distances(open_goals)
+            self._open = frozenset(open_goals.values())
             self._covered_at = taken
         if not ctx.reached(node.target, node.negation):
             return 0
-        d = self._dist.get(self.ctx.static.edge(node.branch, not node.outcome).dst)
+        d = self._dist.get(node.negation.dst) if ctx.product is None \
+            else ctx.product.after(node, self._open, self._dist)
         return None if d is None else d + 1
 
     def _best(self, nodes: list[Node]) -> Node | None:

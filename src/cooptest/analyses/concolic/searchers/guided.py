@@ -16,6 +16,7 @@ from __future__ import annotations
 from cooptest.analyses.concolic.execution_tree import CUT, ExecutionTree, Node, Path
 from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.searchers.base import Searcher
+from cooptest.analyses.concolic.searchers.product import ProductDistances
 from cooptest.analyses.symbolic import SymbolicState
 from cooptest.cfa.ir import AssumeEdge, Edge
 from cooptest.core.automaton import TOP, EdgeAutomaton, State
@@ -53,6 +54,7 @@ class Guided(Searcher):
         self.automaton = automaton
         self.states: dict[Node, State] = {}  # the product: automaton state at each decision
         self._follow: Follow | None = None
+        self.product = self.ctx.product = ProductDistances(self.ctx.program, automaton, self.state_of)
 
     def state_of(self, node: Node) -> State:
         """The automaton state at ``node``'s decision (TOP for nodes found before this
