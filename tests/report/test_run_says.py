@@ -33,20 +33,36 @@ def run(tmp_path: Path, name: str, source: str) -> tuple[str, dict]:
 
 def test_a_run_whose_every_test_crashes_says_so_with_where(tmp_path: Path) -> None:
     """kbfiltr-1 said "0/265 goals covered ... 0 tests" after 1,278 runs, each of which
-    crashed: the summary line and report.json now say how the runs ended."""
+    crashed: the summary line, report.json and report.html now say at which line of the
+    program every run crashes, whether it crashes before any goal or after some."""
     line, doc = run(tmp_path, "early.c", NULL_WRITE % "")
-    runs = doc["run_endings"]["killed by SIGSEGV before reaching any goal"]
-    # with where: on the code every run takes from main to the first goal, line 6's
-    said = (f"every test run failed: {runs} killed by SIGSEGV before reaching any goal "
-            "(on the way from main to early.c:6)")
+    runs = doc["run_endings"][f"killed by SIGSEGV at {tmp_path / 'early.c'}:5"]
+    said = f"every test crashes at early.c:5 (SIGSEGV, {runs} runs)"
     assert doc["summary"]["every_run_failed"] == said and runs > 10
     assert line.strip().endswith(f"; {said}") and doc["summary"]["tests"] == 0
     assert f"E{said[1:]}: cooptest could not run" in (tmp_path / "early" / "report.html").read_text()
-    # a crash after a goal names the goal reached last, with its line and condition
+    # a crash after a goal: the same, at the line of the crash (not the goal's)
     _, doc = run(tmp_path, "late.c", NULL_WRITE % "  if (x > 0) x = 1; else x = 2;")
     said = doc["summary"]["every_run_failed"]
-    assert said.startswith("every test run failed: ") and " killed by SIGSEGV after goal B1" in said
-    assert "(late.c:4, x > 0)" in said and doc["summary"]["covered"] == 2
+    assert said.startswith("every test crashes at late.c:5 (SIGSEGV, ") and doc["summary"]["covered"] == 2
+    # the tests kept (they reached goals first) say where they crash, in report.json,
+    # in replay's words and on the page
+    assert {t["name"]: t["crash"] for t in doc["tests"]} == {
+        t["name"]: {"signal": "SIGSEGV", "at": "late.c:5"} for t in doc["tests"]} and doc["tests"]
+    suite = tmp_path / "late" / "test-suite.zip"
+    replayed = cooptest("replay", tmp_path / "late.c", suite).stdout
+    assert replayed.count("ended: killed by SIGSEGV at late.c:5;") == len(doc["tests"]), replayed
+    runs = json.loads(cooptest("replay", tmp_path / "late.c", suite, "--json").stdout)
+    assert [r["crash"] for r in runs] == [{"signal": "SIGSEGV", "at": "late.c:5"}] * len(runs)
+    page = (tmp_path / "late" / "report.html").read_text()
+    assert page.count('crashes at <a href="#L5">late.c:5</a> (SIGSEGV)') == len(doc["tests"])
+
+
+def test_tests_that_crash_among_others_are_named_by_the_summary_line(tmp_path: Path) -> None:
+    line, doc = run(tmp_path, "some.c", NULL_WRITE % "  if (x != 7) return 0;")
+    [crashing] = [t for t in doc["tests"] if "crash" in t]
+    assert crashing["crash"] == {"signal": "SIGSEGV", "at": "some.c:5"}
+    assert f"; 1 test crash: {crashing['name']} at some.c:5 (SIGSEGV); suite " in line
 
 
 def test_a_run_with_tests_ending_normally_says_nothing_of_it(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from cooptest.cfa.ir import Goal, Program
 from cooptest.cfa.variation import variation_source
+from cooptest.harness.crash import Crash
 from cooptest.harness.executor import ENDED, Execution, Executor, failure
 from cooptest.harness.testsuite import SuiteWriter, TestCase
 
@@ -76,6 +77,7 @@ class TestRecord:
     first: frozenset[str]
     covers: frozenset[str]
     unconfirmed: frozenset[str] = frozenset()
+    crash: Crash | None = None  # the signal its run died of, and the program's line of the fault
 
 
 @dataclass
@@ -235,7 +237,8 @@ class GoalBoard:
         test = TestCase(list(inputs[:ex.needed]), covers_error=ex.error_reached)
         test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
         self.records.append(TestRecord(test, origin, new, frozenset(ex.covered - ex.unconfirmed),
-                                       frozenset(ex.covered & ex.unconfirmed)))
+                                       frozenset(ex.covered & ex.unconfirmed),
+                                       ex.crash if not ex.error_reached else None))
         for g in sorted(reached & self.infeasible.keys()):  # never for a sound prover
             self._contradicted(g, self.origin.pop(g, ""), self.infeasible.pop(g), test.name,
                                first="proof")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator
 
 from cooptest.errors import Unsupported
+from cooptest.frontend.literals import c_string
 from cooptest.frontend.parser import CaseRange, GenericSelection, StatementExpression, TypeOf
 
 IGNORED = frozenset({
@@ -266,13 +267,37 @@ def _mode_rewrite(text: str, start: int, mode: str, file: str | None,
 
 class AttributeGenerator(c_generator.CGenerator):
     """C from the AST with the remembered attributes put back, so that the native build
-    (and the coverage build) is the user's program, not the one pycparser could read."""
+    (and the coverage build) is the user's program, not the one pycparser could read.
 
-    def __init__(self, attributes: Attributes) -> None:
+    With ``lines``, each statement and each declaration at file scope is preceded by a
+    ``#line`` directive naming where it is in the user's file: the build's debug
+    information (a crash's line, ``harness.crash``) and gcc's messages then name the
+    user's file and line, not the generated text's."""
+
+    def __init__(self, attributes: Attributes, lines: bool = False) -> None:
         super().__init__()
         self.attributes = attributes
+        self.lines = lines
         self._placed: set[str] = set()
         self._defined: set[int] = set()  # the tags' definitions written (by identity)
+
+    def _line(self, n: c_ast.Node) -> str:
+        coord = getattr(n, "coord", None)
+        if not self.lines or coord is None or not coord.file or not coord.line:
+            return ""
+        return f"#line {coord.line} {c_string(coord.file)}\n"
+
+    def visit_FileAST(self, n: c_ast.FileAST) -> str:
+        if not self.lines:
+            return super().visit_FileAST(n)
+        out = []
+        for ext in n.ext:
+            text = self.visit(ext)
+            if isinstance(ext, c_ast.Pragma):
+                out.append(text + "\n")
+            else:
+                out.append(self._line(ext) + text + ("" if isinstance(ext, c_ast.FuncDef) else ";\n"))
+        return "".join(out)
 
     def visit_StatementExpression(self, n: StatementExpression) -> str:
         """``({ ... })`` in parentheses wherever it stands: pycparser writes them only
@@ -309,8 +334,8 @@ class AttributeGenerator(c_generator.CGenerator):
 
     def _generate_stmt(self, n: c_ast.Node, add_indent: bool = False) -> str:
         if isinstance(n, StatementExpression):
-            return self._make_indent() + self.visit(n) + ";\n"
-        return super()._generate_stmt(n, add_indent)
+            return self._line(n) + self._make_indent() + self.visit(n) + ";\n"
+        return self._line(n) + super()._generate_stmt(n, add_indent)
 
     def visit_Decl(self, n: c_ast.Decl, no_type: bool = False) -> str:
         s = super().visit_Decl(n, no_type)

@@ -15,6 +15,8 @@ from pycparser import c_ast
 from cooptest.frontend import Frontend
 from cooptest.frontend.attributes import AttributeGenerator
 
+MARKER = "cooptest-instrumented"  # the file #line names for cooptest's code after the program's
+
 PRELUDE = """\
 int __cooptest_br(int id, int cond);
 void __cooptest_log(int event);
@@ -47,7 +49,9 @@ def instrumented_source(fe: Frontend) -> list[str]:
 
     The Frontend's own ASTs are instrumented in place (the recorded leaves are their
     nodes), so the result is computed once and kept on the Frontend. Switch helpers and
-    error-call wrappers are ``static``: each unit has those of its own code."""
+    error-call wrappers are ``static``: each unit has those of its own code. The program's
+    statements carry ``#line`` directives to the user's files (``AttributeGenerator``),
+    the code added after them names ``MARKER``."""
     if fe.instrumented is not None:
         return fe.instrumented
     ins = fe.instrumentation
@@ -77,7 +81,8 @@ def instrumented_source(fe: Frontend) -> list[str]:
         prototypes = "".join(f"static void __cooptest_reach_{n}(int id);\n" for n in names)
         wrappers = "".join(
             f"static void __cooptest_reach_{n}(int id) {{ __cooptest_err(id); {n}(); }}\n" for n in names)
-        body = AttributeGenerator(unit.attributes).visit(unit.ast)
-        out.append(PRELUDE + prototypes + "\n".join(helpers.get(path, [])) + "\n" + body + "\n" + wrappers)
+        body = AttributeGenerator(unit.attributes, lines=True).visit(unit.ast)
+        out.append(PRELUDE + prototypes + "\n".join(helpers.get(path, [])) + "\n" + body + "\n"
+                   + f'#line 1 "{MARKER}"\n' + wrappers)
     fe.instrumented = out
     return out

@@ -25,6 +25,7 @@ from cooptest.harness.runner import Executable
 
 GCC = "gcc"
 BASE_FLAGS = ("-std=gnu11", "-O0", "-w")
+TRACE_FLAGS = ("-g",)  # a traced build's line table names a crash's line (harness.crash)
 MULTILIB_HINT = "apt-get install -y gcc-multilib"
 _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$",
                         re.M)
@@ -61,9 +62,10 @@ def compile_program(source_paths: str | Sequence[str], data_model: DataModel, ou
             texts.append(f.read())
     harness = harness_source(needed_functions("\n".join(texts)))
     runtime = _runtime("trace_runtime.c") if trace else ""
+    flags = (*BASE_FLAGS, *TRACE_FLAGS) if trace else BASE_FLAGS
     key = hashlib.sha256("\0".join(
         [*texts, harness, runtime, _runtime("contain.c"), data_model.gcc_flag,
-         *BASE_FLAGS]).encode(
+         *flags]).encode(
             errors="surrogateescape")).hexdigest()[:20]
     out_dir = os.path.abspath(out_dir)  # runs happen in a private working directory
     os.makedirs(out_dir, exist_ok=True)
@@ -74,7 +76,7 @@ def compile_program(source_paths: str | Sequence[str], data_model: DataModel, ou
                    containment_source(out_dir)]
         if trace:
             sources.append(write_once(out_dir, "trace_runtime", runtime))
-        compile_sources(sources, data_model, exe, BASE_FLAGS)
+        compile_sources(sources, data_model, exe, flags)
     return Executable(exe, data_model, trace)
 
 

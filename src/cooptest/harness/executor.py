@@ -12,14 +12,15 @@ import signal
 import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from cooptest.cfa.ir import branch_goal_id, error_goal_id
 from cooptest.core.budget import Budget
 from cooptest.errors import UserError
 from cooptest.frontend import Frontend
-from cooptest.frontend.instrument import instrumented_source
+from cooptest.frontend.instrument import MARKER, instrumented_source
 from cooptest.harness.build import Executable, Undefined, compile_program
+from cooptest.harness.crash import Crash, Locator
 from cooptest.harness.runner import RunResult
 
 TRUNCATED = -(1 << 31)
@@ -53,6 +54,7 @@ class Execution:
     inputs_read: int | None = None  # as the harness counted them (None: not counted)
     needed: int | None = None  # inputs a test of this run holds (GoalBoard._trim); None: all
     seconds: float = 0.0  # wall time of the run
+    crash: Crash | None = None  # the signal that ended the run, and the program's line of the fault
 
     def decisions(self) -> Iterator[tuple[int, bool]]:
         """The branch decisions of the run in order: (branch point id, outcome)."""
@@ -68,19 +70,23 @@ def starved(ex: Execution) -> bool:
 
 ENDED = "ended: "  # the prefix of the board's counts of how test runs ended (``failure``)
 NO_GOAL = "before reaching any goal"  # how ``failure`` ends the words of a run that reached none
+AT = "at "  # how ``failure`` names the program's line of a fault: ``killed by SIGSEGV at FILE:LINE``
 
 
 def failure(ex: Execution) -> str | None:
     """How a run failed to test anything, in words; None for a run that reached a goal
     and ended as a program may (any exit code, or in the error). A run killed by a
-    signal names the last goal its trace reached, after `` after ``, if it reached one:
-    where to look for the crash."""
+    signal names the program's line of the fault after `` at `` (``harness.crash``), or
+    where that is not known the last goal its trace reached, after `` after ``, if it
+    reached one: where to look for the crash."""
     if ex.timed_out:
         return "timed out"
     if ex.error_reached:
         return None
     if ex.exit_code is None:
         name = signal.Signals(ex.signal).name if ex.signal else "a signal"
+        if ex.crash is not None and ex.crash.file is not None:
+            return f"killed by {name} {AT}{ex.crash.file}:{ex.crash.line}"
         last = next((e for e in reversed(ex.events) if e != TRUNCATED), None)
         if last is None:
             return f"killed by {name} {NO_GOAL}"
@@ -108,6 +114,16 @@ def goals_of(events: Iterable[int]) -> tuple[set[str], bool, bool]:
             covered.add(error_goal_id(-e - 1))
             error = True
     return covered, error, truncated
+
+
+def _users(frontend: Frontend, work_dir: str) -> Callable[[str], bool]:
+    """Whether a file of the build's line table is the user's: not a system header, not
+    cooptest's (its harness and runtimes in the build folder, the code it adds to the
+    instrumented program, its environment model and headers)."""
+    system = frontend.program.system_files
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ours = tuple(os.path.join(os.path.abspath(p), "") for p in (work_dir, package))
+    return lambda f: bool(f) and f != MARKER and f not in system and not f.startswith(ours)
 
 
 @dataclass
@@ -156,6 +172,7 @@ class Executor:
             raise e.at(frontend.task.program, frontend.program.first_call(e.function)) from None
         self.timeout = timeout
         self.preprocessed = frontend.preprocessed  # the program's gcc -E outputs, for other builds (afl)
+        self.locator = Locator(self.binary.path, _users(frontend, work_dir))
         self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
         self.learnt: LearntLimit | None = None  # a generating run's; a replay keeps the full limit
@@ -191,9 +208,11 @@ class Executor:
         events = r.events if r.events is not None and not r.timed_out else array("i")
         covered, error, truncated = goals_of(events)
         covered &= self.goals  # a stray write into the trace names no goal of the program
+        crash = self.locator.crash(r.fault, r.signal) if r.signal is not None and not r.timed_out \
+            else None
         return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,
                          truncated, error, signal=r.signal, inputs_read=r.inputs_read,
-                         seconds=seconds)
+                         seconds=seconds, crash=crash)
 
     def _full_limit(self) -> float:
         return self.timeout if self.budget is None else min(self.timeout, self.budget.remaining())

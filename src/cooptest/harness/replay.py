@@ -23,7 +23,7 @@ from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, starved
 from cooptest.harness.runner import RunResult
 from cooptest.harness.testsuite import TestCase, read_suite
-from cooptest.report.files import several_files
+from cooptest.report.files import several_files, short_names
 from cooptest.task import Task
 
 TIMEOUT_STATUS = 124  # what timeout(1) and a shell report for a run over its time limit
@@ -37,11 +37,14 @@ class Replayed:
     goals: list[Goal]  # covered, in program order
     program_goals: Sequence[Goal] = ()  # every goal of the program (one list for all tests)
     out_of_inputs: bool = False  # the run ended reading past its inputs (``ran_out``)
+    names: dict[str, str] | None = None  # the program's files as outputs name them (``report.files``)
 
     def document(self) -> dict[str, Any]:
         ex = self.execution
         return {"test": self.test.name, "inputs": self.test.inputs, "status": exit_status(ex),
-                "ended": ended(ex, self.out_of_inputs), "exit_code": ex.exit_code, "signal": ex.signal,
+                "ended": ended(ex, self.out_of_inputs, self.names), "exit_code": ex.exit_code,
+                "signal": ex.signal,
+                **({"crash": ex.crash.document(self.names)} if ex.crash is not None else {}),
                 "timed_out": ex.timed_out, "error_reached": ex.error_reached,
                 "covers": [g.id for g in self.goals]}
 
@@ -56,16 +59,19 @@ def exit_status(ex: Execution | RunResult) -> int:
     return 128 + (ex.signal or 0)
 
 
-def ended(ex: Execution, out_of_inputs: bool = False) -> str:
+def ended(ex: Execution, out_of_inputs: bool = False, names: dict[str, str] | None = None) -> str:
     """How the run ended, in words; ``out_of_inputs``: the run's exit code 1 is the
-    harness's, for a read past the test's inputs (``ran_out``), not the program's."""
+    harness's, for a read past the test's inputs (``ran_out``), not the program's. A run
+    killed by a fault names the program's line of it (``harness.crash``), its file as
+    ``names`` names it."""
     if ex.timed_out:
         return "timed out"
     if ex.exit_code is None:
         name = signal.Signals(ex.signal).name if ex.signal else "a signal"
+        at = ex.crash.at(names) if ex.crash is not None else None
         why = " (an assumption failed, an assertion failed or abort() was called)" \
             if ex.signal == signal.SIGABRT else ""
-        return f"killed by {name}{why}"
+        return f"killed by {name}{' at ' + at if at else ''}{why}"
     if out_of_inputs:
         return "exit code 1 (the harness's code for running out of inputs)"
     return f"exit code {ex.exit_code}"
@@ -97,10 +103,11 @@ def replay(task: Task, suite: str, name: str | None = None) -> Iterator[Replayed
         frontend = load_program(task, work)
         executor = Executor(frontend, f"{work}/build")
         goals = frontend.program.goals()
+        names = short_names([*frontend.program.files, *(g.file for g in goals if g.file)])
         for test in tests:
             ex = executor.run(test.inputs)
             yield Replayed(test, ex, [g for g in goals if g.id in ex.covered], goals,
-                           ran_out(executor, test.inputs, ex))
+                           ran_out(executor, test.inputs, ex), names)
 
 
 def describe(r: Replayed, names: dict[str, str] | None = None) -> str:
@@ -116,7 +123,7 @@ def describe(r: Replayed, names: dict[str, str] | None = None) -> str:
     if len(r.test.inputs) > INPUTS_SHOWN:
         inputs += f", ... and {len(r.test.inputs) - INPUTS_SHOWN} more (--json lists all)"
     lines = [f"{r.test.name}: {len(r.test.inputs)} inputs: {inputs}",
-             f"  ended: {ended(ex, r.out_of_inputs)}; error reached: {'yes' if ex.error_reached else 'no'}",
+             f"  ended: {ended(ex, r.out_of_inputs, r.names)}; error reached: {'yes' if ex.error_reached else 'no'}",
              f"  covers {len(r.goals)} goals: "
              + "; ".join((f"{names.get(file, file)}:{n}: " if names else f"line {n}: ") + " ".join(ids)
                          for (_, n, file), ids in sorted(by_line.items()))]

@@ -52,7 +52,10 @@ OUTPUT_KEEP = 4096  # bytes of stdout/stderr kept per run
 ADDRESS_SPACE = 2 << 30
 FILE_SIZE = 64 << 20  # bytes a test may write into one file
 PROCESSES = 256  # processes a test may start (beyond those of the user, if not root: cgroups.py)
-TRACE_HEADER = 2  # int32 words before the events: their count, the inputs read (trace_runtime.c)
+FAULT_ADDRESSES = 16  # trace_runtime.c: the faulting instruction's, then return addresses
+# int32 words before the events (trace_runtime.c): their count, the inputs read, a
+# fault's signal, how many addresses follow, the addresses (two words each)
+TRACE_HEADER = 4 + 2 * FAULT_ADDRESSES
 NOT_COUNTED = -1  # the inputs read, until the runtime counts them
 MAX_EVENTS = 4_000_000  # trace_runtime.c; one more event marks a truncated trace
 PR_SET_CHILD_SUBREAPER = 36
@@ -78,9 +81,18 @@ class TraceRegion:
         weakref.finalize(self, os.close, self.fd)
 
     def reset(self) -> None:
-        """No events, and the inputs read not counted (the runtime sets the count when
-        it maps the region: a run that never does has no count)."""
-        self.map[0:8] = bytes(4) + NOT_COUNTED.to_bytes(4, "little", signed=True)
+        """No events, the inputs read not counted (the runtime sets the count when
+        it maps the region: a run that never does has no count), no fault."""
+        self.map[0:16] = bytes(4) + NOT_COUNTED.to_bytes(4, "little", signed=True) + bytes(8)
+
+    def fault(self) -> Fault | None:
+        """The fault the run died of, as the runtime's handler wrote it, if it did."""
+        sig, n = (int.from_bytes(self.map[k:k + 4], "little", signed=True) for k in (8, 12))
+        if sig <= 0:
+            return None
+        words = [int.from_bytes(self.map[16 + 8 * i:24 + 8 * i], "little")
+                 for i in range(min(max(n, 0), FAULT_ADDRESSES))]
+        return Fault(sig, tuple(words))
 
     def inputs_read(self) -> int | None:
         """How many inputs the nondet harness read, if the runtime counted them."""
@@ -94,6 +106,17 @@ class TraceRegion:
         if sys.byteorder != "little":
             events.byteswap()
         return events
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Where a traced run died of a signal (``trace_runtime.c``'s handler): ``offsets``
+    from the executable's start (``__executable_start``) of the faulting instruction,
+    then of words on the stack above it that point into the executable's code (return
+    addresses among them, innermost first). ``harness.crash`` makes lines of them."""
+
+    signal: int
+    offsets: tuple[int, ...]
 
 
 @dataclass
@@ -110,6 +133,7 @@ class RunResult:
     signal: int | None = None
     events: array | None = None
     inputs_read: int | None = None  # counted by a traced run (an overcount if it forks)
+    fault: Fault | None = None  # where a traced run died of a fault, if it did
     stdout: str = ""
     stderr: str = ""
 
@@ -169,9 +193,12 @@ class Executable:
         read = region.inputs_read() if region is not None else None
         _clean(workdir)
         killed_by = -code if code < 0 else None
+        fault = region.fault() if region is not None and killed_by is not None else None
         return RunResult(exit_code=None if killed_by else code, timed_out=timed_out,
                          crashed=killed_by is not None and not timed_out, signal=killed_by,
-                         events=events, inputs_read=read, stdout=out.decode(errors="replace"),
+                         events=events, inputs_read=read,
+                         fault=fault if fault is not None and fault.signal == killed_by else None,
+                         stdout=out.decode(errors="replace"),
                          stderr=err.decode(errors="replace"))
 
     def close(self) -> None:

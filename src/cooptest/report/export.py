@@ -234,7 +234,7 @@ def export(task: Task, suite: str, out: str) -> int:
 def _test_file(r: Replayed, status: int, context: dict[str, str]) -> str:
     return TEMPLATES.get_template("export/test.c.j2").render(
         name=r.test.name, inputs=[c_string(v) for v in r.test.inputs], status=status,
-        ended=ended(r.execution, r.out_of_inputs), error_reached=r.execution.error_reached,
+        ended=ended(r.execution, r.out_of_inputs, r.names), error_reached=r.execution.error_reached,
         goals=len(r.goals),
         **context)
 

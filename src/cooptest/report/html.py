@@ -172,7 +172,8 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
         views=views, several=several, line_id=line_id,
         names={t.path: t.name for t in totals},
         lines=[line for v in views for line in v.lines], highlighted=highlighted,
-        functions=function_rows(goals, [t.path for t in totals]), tests=_tests(tests, goals),
+        functions=function_rows(goals, [t.path for t in totals]),
+        tests=_tests(tests, goals, doc.get("tests") or [], prefix if several else None),
         contradictions=[{**c, "line": gc["line"], "anchor": line_id(gc["file"], gc["line"])} if (gc := goal_of.get(c["goal"]))
                         else {**c, "line": None} for c in doc.get("contradictions", [])],
         noted={g["id"]: g for g in goals if g["status"] != "covered" or _notes(g)},
@@ -282,13 +283,26 @@ def function_rows(goals: list[dict[str, Any]], files: Sequence[str] = ()) -> lis
     return sorted(rows.values(), key=lambda r: (rank[r.file], r.line))
 
 
-def _tests(tests: list[TestCase], goals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _tests(tests: list[TestCase], goals: list[dict[str, Any]], listed: list[dict[str, Any]],
+           prefix: dict[str, str] | None) -> list[dict[str, Any]]:
+    """The suite's tests as the page shows them: inputs, goals credited, and for a test
+    whose run crashed (report.json's ``tests``), where, linked to the line (its anchor:
+    ``name:line`` on the page of several files, where ``prefix`` names them; else ``Ln``)."""
     credited: dict[str, list[str]] = {}
     for g in goals:
         if g["test"]:
             credited.setdefault(g["test"], []).append(g["id"])
-    return [{"name": t.name, "inputs": t.inputs, "covers_error": t.covers_error,
-             "goals": credited.get(t.name, [])} for t in tests]
+    crashes = {t["name"]: t["crash"] for t in listed if t.get("crash")}
+    out = []
+    for t in tests:
+        crash = crashes.get(t.name)
+        if crash is not None and crash.get("at"):
+            name, _, line = crash["at"].rpartition(":")
+            crash = {**crash, "anchor": crash["at"] if prefix is not None and f"{name}:" in prefix.values()
+                     else f"L{line}"}
+        out.append({"name": t.name, "inputs": t.inputs, "covers_error": t.covers_error,
+                    "goals": credited.get(t.name, []), "crash": crash})
+    return out
 
 
 # The summary entries a user reads, in this order, with what they mean; the page shows

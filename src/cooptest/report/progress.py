@@ -35,14 +35,27 @@ def sparkline(points: list[tuple[float, int]], until: float, total: int, width: 
 def error_found(doc: dict[str, Any], out: str) -> str:
     """What the summary line says of a reachable error: the test that reaches it, and
     where the suite and the report are (empty if no test reaches an error call). A
-    found bug is the run's most important result; it was said nowhere but report.json."""
+    found bug is the run's most important result; it was said nowhere but report.json.
+    Tests of the suite whose runs crash are named too, with the line of the crash
+    (where every run crashed, the summary's ``every_run_failed`` says so instead)."""
     reached = [g for g in doc["goals"] if g["kind"] == "error-call" and g["status"] == "covered"]
-    if not reached:
+    crashed = [t for t in doc.get("tests") or [] if t.get("crash")]
+    parts = []
+    if crashed and not doc["summary"].get("every_run_failed"):
+        first = crashed[0]
+        where = f" at {first['crash']['at']}" if first["crash"].get("at") else ""
+        more = f" (and {len(crashed) - 1} more)" if len(crashed) > 1 else ""
+        parts.append(f"{len(crashed)} test{'s' if len(crashed) > 1 else ''} crash: "
+                     f"{first['name']}{where} ({first['crash']['signal']}){more}")
+    if reached:
+        first = reached[0]
+        more = f" (and {len(reached) - 1} more calls)" if len(reached) > 1 else ""
+        parts.append(f"the error is reachable: {first['test']} reaches reach_error() at line "
+                     f"{first['line']}{more}")
+    if not parts:
         return ""
-    first = reached[0]
-    more = f" (and {len(reached) - 1} more calls)" if len(reached) > 1 else ""
-    return (f"the error is reachable: {first['test']} reaches reach_error() at line {first['line']}{more}"
-            f"; suite {os.path.join(out, 'test-suite.zip')}, report {os.path.join(out, 'report.html')}")
+    return "; ".join(parts) + \
+        f"; suite {os.path.join(out, 'test-suite.zip')}, report {os.path.join(out, 'report.html')}"
 
 
 def summary_line(name: str, summary: dict[str, Any], found: str = "") -> str:

@@ -34,7 +34,8 @@ from cooptest.cfa.calls import first_decision
 from cooptest.cfa.ir import Goal
 from cooptest.core.analysis import Run
 from cooptest.core.board import TICK, GoalBoard
-from cooptest.harness.executor import ENDED, NO_GOAL
+from cooptest.harness.executor import AT, ENDED, NO_GOAL
+from cooptest.report.files import short_names
 
 WRITE_SHARE = 0.05  # of the run's time, at most, spent rewriting report.json
 
@@ -58,37 +59,56 @@ def per_function(goals: list[dict[str, Any]], functions: list[str]) -> dict[str,
 
 
 def every_run_failed(endings: dict[str, int], goals: dict[str, Goal],
-                     first: tuple[str, int] | None = None) -> str | None:
+                     first: tuple[str, int] | None = None,
+                     names: dict[str, str] | None = None) -> str | None:
     """What to say of a run none of whose tests ended normally, from the counts of how
     they ended (``harness.executor.failure``, with ``normally`` for the others): how
-    many crashed, timed out or exited before any goal, and, for crashes, the goal they
-    reached last (most often), where to look. None if a test ended normally (or none
-    ran): kbfiltr-1's 1,278 runs all crashed, and the run said only "0 tests". A run
-    that ended before any goal ended before ``first`` (``cfa.calls.first_decision``):
-    on the code every run takes from main's entry to that line, where to look then."""
+    many crashed, timed out or exited before any goal. A crash names the program's line
+    of the fault (``harness.crash``): kbfiltr-1's 1,278 runs all crashed, and the run said
+    only "0 tests"; where every run crashed at one line, that line is all there is to
+    say: "every test crashes at prog.c:12 (SIGSEGV, 1278 runs)". A crash whose line is
+    not known names the goal its runs reached last (most often), where to look; a run
+    that ended before any goal ended before ``first`` (``cfa.calls.first_decision``): on
+    the code every run takes from main's entry to that line, where to look then. Files
+    are named as ``names`` names them (``report.files.short_names``), else by their base
+    name. None if a test ended normally (or none ran)."""
     runs = sum(endings.values())
     if not runs or endings.get("normally") or not goals:
         return None
+
+    def name(path: str) -> str:
+        return (names or {}).get(os.path.normpath(path)) or os.path.basename(path)
+
+    crashes: Counter[tuple[str, str]] = Counter()  # (signal, file:line) -> runs
     kinds: Counter[str] = Counter()
     last: dict[str, Counter[str]] = {}
     for how, n in endings.items():
+        killed, at, where = how.partition(" " + AT)
+        if at and killed.startswith("killed by "):
+            file, _, line = where.rpartition(":")
+            crashes[killed.removeprefix("killed by "), f"{name(file)}:{line}"] += n
+            continue
         kind, _, goal = how.partition(" after ")
         kinds[kind] += n
         if goal:
             last.setdefault(kind, Counter())[goal] += n
-    parts = []
-    for kind, n in kinds.most_common():
+    if len(crashes) == 1 and not kinds:
+        (sig, where), n = crashes.most_common(1)[0]
+        return f"every test crashes at {where} ({sig}, {n} run{'' if n == 1 else 's'})"
+    parts = [(n, f"{n} crashed at {where} ({sig})") for (sig, where), n in crashes.items()]
+    for kind, n in kinds.items():
         if kind not in last:
-            before = f" (on the way from main to {os.path.basename(first[0])}:{first[1]})" \
+            before = f" (on the way from main to {name(first[0])}:{first[1]})" \
                 if first is not None and kind.endswith(NO_GOAL) else ""
-            parts.append(f"{n} {kind}{before}")
+            parts.append((n, f"{n} {kind}{before}"))
             continue
         goal, m = last[kind].most_common(1)[0]
         g = goals.get(goal)
         where = "" if g is None else \
-            f" ({os.path.basename(g.file)}:{g.line}{', ' + g.condition if g.condition else ''})"
-        parts.append(f"{n} {kind} after goal {goal}{where}" + (f" ({m} of them)" if m < n else ""))
-    return f"every test run failed: {', '.join(parts)}"
+            f" ({name(g.file)}:{g.line}{', ' + g.condition if g.condition else ''})"
+        parts.append((n, f"{n} {kind} after goal {goal}{where}" + (f" ({m} of them)" if m < n else "")))
+    parts.sort(key=lambda p: -p[0])  # stable: crashes first among equals
+    return f"every test run failed: {', '.join(text for _, text in parts)}"
 
 
 def write_json_atomically(path: str, doc: Any, before_replace: Callable[[], None] | None = None
@@ -184,7 +204,8 @@ class Report:
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
         stats = {k: v for k, v in board.stats.items() if not k.startswith(ENDED)}
         endings = {k[len(ENDED):]: v for k, v in board.stats.items() if k.startswith(ENDED)}
-        failed = every_run_failed(endings, board.goals, first_decision(board.program)) \
+        names = short_names([*board.program.files, *(g.file for g in board.goals.values() if g.file)])
+        failed = every_run_failed(endings, board.goals, first_decision(board.program), names) \
             if endings and not endings.get("normally") else None
         configuration = self.applied()
         summary = {
@@ -208,6 +229,9 @@ class Report:
                 **({"harness": self.harness, "functions": per_function(goals, self.harness["functions"])}
                    if self.harness else {}),
                 "goals": goals, "summary": summary, "contradictions": contradictions,
+                "tests": [{"name": r.test.name, "origin": r.origin,
+                           **({"crash": r.crash.document(names)} if r.crash is not None else {})}
+                          for r in board.records],
                 **({"run_endings": dict(sorted(endings.items(), key=lambda e: -e[1]))}
                    if set(endings) - {"normally"} else {}),
                 "analyses": [{k: v for k, v in asdict(r).items() if v is not None} for r in self.analyses],
