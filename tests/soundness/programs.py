@@ -440,6 +440,25 @@ int main() { int x = __VERIFIER_nondet_int(); if (B0 > x) { return 1; } return 2
 int main() { int x = __VERIFIER_nondet_int(); enum mixed m = M1;
   if (sizeof(m) == 8 && m > 0 && sizeof(M1) == 8) { if (x) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    # initialisers as gcc places them: an anonymous member is one member (its first
+    # member takes the next value, a designator into it goes on after it), braces elide
+    # across members, a nested designator goes on inside the member it names
+    "init-anonymous-union": (HEAD + """struct U { char c; union { struct { char x, y; }; int w; }; char d; };
+int main() { int x = __VERIFIER_nondet_int(); struct U u = { 'a', 'b', 'c', x };
+  if (u.d == 5) { return 1; } return 0; }
+""", [["5"], ["0"]]),
+    "init-designator-anonymous": (HEAD + """struct S { int tag; union { int i; float f; }; int after; };
+int main() { int x = __VERIFIER_nondet_int(); struct S s = { .i = 3, x };
+  if (s.after == 7) { return 1; } if (s.i == 3) { return 2; } return 0; }
+""", [["7"], ["0"]]),
+    "init-brace-elision": (HEAD + """struct E { int a[2]; int b; };
+int main() { int x = __VERIFIER_nondet_int(); struct E e = { 1, 2, x };
+  if (e.b == 3) { return 1; } return 0; }
+""", [["3"], ["0"]]),
+    "init-nested-designator": (HEAD + """struct N { struct { int p, q, r; } a; int b; };
+int main() { int x = __VERIFIER_nondet_int(); struct N n = { .a.q = 5, x };
+  if (n.a.r == 6) { return 1; } if (n.a.p == 5) { return 2; } return 0; }
+""", [["6"], ["0"]]),
     # asm statements the front end erases: each writes what the goal reads
     "asm-writes-register": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int y = 0;
   if (x == 3) { __asm__("movl $5, %0" : "=r"(y)); }

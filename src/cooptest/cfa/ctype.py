@@ -147,6 +147,9 @@ class StructType(CType):
     fields: list[Field] = field(default_factory=list)
     size: int | None = None  # bytes; None while incomplete
     align: int = 1
+    declared: list[Field] | None = None
+    """The members as declared, where they differ from ``fields``: an anonymous struct
+    or union member is one member here, and ``fields`` has its members instead."""
 
     def __str__(self) -> str:
         return f"{'union' if self.is_union else 'struct'} {self.tag}"

@@ -31,9 +31,10 @@ from cooptest.frontend.attributes import Attributes
 from cooptest.frontend.declarations import TypeResolver, unsupported, where
 from cooptest.frontend.generic import (Levels, NoSelection, Selection, compatible,
                                        declarator_levels)
-from cooptest.frontend.parser import CaseRange, GenericSelection, IndexRange, StatementExpression
+from cooptest.frontend.parser import CaseRange, GenericSelection, StatementExpression
 from cooptest.frontend.literals import (UnicodeString, char_literal, float_literal,
                                         int_literal, string_literal)
+from cooptest.frontend.initialisers import InitialiserWalk, SubObject
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
 
 TERMINATING_FUNCTIONS = {"abort": "abort", "exit": "exit", "_exit": "exit", "_Exit": "exit",
@@ -596,18 +597,15 @@ class CFABuilder:
             self._initialise(v, node.init, line, into_prelude=False)
 
     def _init_length(self, t: ArrayType, init: c_ast.Node) -> int:
+        """The length an initialiser gives an array declared without one (C11 6.7.9p22)."""
+        init = _braced_string(t, init)
         if isinstance(init, c_ast.Constant) and init.type == "string":
             return string_literal(self.types, init.value).type.length or 0
         if isinstance(init, c_ast.InitList):
-            n = idx = 0
-            for e in init.exprs:
-                if isinstance(e, c_ast.NamedInitializer) and isinstance(e.name[0], c_ast.Node) \
-                        and not isinstance(e.name[0], c_ast.ID):
-                    idx = self._const_eval(e.name[0].high if isinstance(e.name[0], IndexRange)
-                                           else e.name[0]) or 0
-                idx += 1
-                n = max(n, idx)
-            return n
+            walk = self._initialiser_walk()
+            for _ in walk.placements(SubObject(t, Const(t, 0)), init):
+                pass
+            return walk.greatest + 1
         raise unsupported("array initialiser", init)
 
     def _initialise(self, v: Variable, init: c_ast.Node, line: int, into_prelude: bool) -> None:
@@ -625,6 +623,7 @@ class CFABuilder:
     def _init_object(self, target: Expr, init: c_ast.Node, line: int) -> None:
         """Assign ``init`` to ``target``; the object is already zeroed if aggregate."""
         t = target.type
+        init = _braced_string(t, init)
         if isinstance(t, ArrayType) and isinstance(init, c_ast.Constant) and init.type == "string":
             data = string_literal(self.types, init.value).value
             for i, b in enumerate(data[: t.length]):
@@ -634,62 +633,36 @@ class CFABuilder:
                                rhs=Const(t.elem, t.elem.wrap(b)))
             return
         if not isinstance(init, c_ast.InitList):
-            if isinstance(t, (ArrayType, StructType)) and not self._is_aggregate_value(init):
-                # brace elision: {1, 2} for struct { int a[2]; } given as a scalar list
-                init = c_ast.InitList([init], init.coord)
-            else:
-                rhs = self._rvalue(init)
-                self._edge(AssignEdge, None, line, lhs=target, rhs=self._convert(rhs, t, init))
-                return
-        if isinstance(t, ArrayType):
-            idx = 0
-            for e in init.exprs:
-                if isinstance(e, c_ast.NamedInitializer) and isinstance(e.name[0], IndexRange):
-                    idx = self._init_range(target, t, e, line)
-                    continue
-                if isinstance(e, c_ast.NamedInitializer):
-                    idx = self._const_eval(e.name[0]) or 0
-                    e = e.expr
-                self._init_object(Index(t.elem, target, Const(self.types.int, idx)), e, line)
-                idx += 1
-        elif isinstance(t, StructType):
-            fields = [f for f in t.fields if not f.name.startswith("__pad")]
-            pos = 0
-            for e in init.exprs:
-                if isinstance(e, c_ast.NamedInitializer):
-                    name = e.name[0].name
-                    pos = next(i for i, f in enumerate(fields) if f.name == name)
-                    e = e.expr
-                if pos >= len(fields):
-                    break
-                f = fields[pos]
-                self._init_object(Member(f.type, target, f.name), e, line)
-                pos += 1
-                if t.is_union:
-                    break
-        elif init.exprs:
-            self._init_object(target, init.exprs[0], line)
+            rhs = self._rvalue(init)
+            self._edge(AssignEdge, None, line, lhs=target, rhs=self._convert(rhs, t, init))
+            return
+        if not isinstance(t, (ArrayType, StructType)):  # a scalar in braces: int x = { 5 };
+            if init.exprs:
+                self._init_object(target, init.exprs[0], line)
+            return
+        for targets, e in self._initialiser_walk().placements(SubObject(t, target), init):
+            if len(targets) == 1:
+                self._init_object(targets[0], e, line)
+                continue
+            # GNU [low ... high] = value: the value is evaluated once
+            value = self._convert(self._rvalue(e), targets[0].type, e)
+            if not isinstance(value, Const):
+                tmp = self._temp(targets[0].type)
+                self._edge(AssignEdge, None, line, lhs=tmp, rhs=value)
+                value = tmp
+            for lhs in targets:
+                self._edge(AssignEdge, None, line, lhs=lhs, rhs=value)
 
-    def _init_range(self, target: Expr, t: ArrayType, e: c_ast.NamedInitializer, line: int) -> int:
-        """GNU ``[low ... high] = value``: each element of the range is ``value``, which is
-        evaluated once; returns the index after the range."""
-        designator = e.name[0]
-        low, high = (self._const_eval(n) for n in (designator.low, designator.high))
-        if low is None or high is None or len(e.name) > 1 or isinstance(e.expr, c_ast.InitList) \
-                or not t.elem.is_scalar():
-            raise unsupported("a designated range but of scalar elements", e)
-        value = self._convert(self._rvalue(e.expr), t.elem, e)
-        if not isinstance(value, Const) and high > low:
-            tmp = self._temp(t.elem)
-            self._edge(AssignEdge, None, line, lhs=tmp, rhs=value)
-            value = tmp
-        for i in range(low, high + 1):
-            self._edge(AssignEdge, None, line, lhs=Index(t.elem, target, Const(self.types.int, i)),
-                       rhs=value)
-        return high + 1
+    def _initialiser_walk(self) -> InitialiserWalk:
+        return InitialiserWalk(self.types, self._const_eval, self._initialises_whole)
 
-    def _is_aggregate_value(self, node: c_ast.Node) -> bool:
-        return isinstance(self._type_of(node), (ArrayType, StructType))
+    def _initialises_whole(self, sub: SubObject, node: c_ast.Node) -> bool:
+        """Whether ``node`` is the value of the aggregate ``sub`` (a string literal of an
+        array of characters, a struct of a struct) rather than of its first scalar."""
+        if isinstance(sub.type, ArrayType):
+            return isinstance(node, c_ast.Constant) and node.type == "string" \
+                and isinstance(sub.type.elem, IntType)
+        return isinstance(self._type_of(node), StructType)
 
     # ------------------------------------------------------------------ conditions
 
@@ -1277,3 +1250,11 @@ def _internal_function_names(units: list[tuple[str, c_ast.FileAST]]) -> dict[tup
             stem = stems[i] if stems.count(stems[i]) == 1 else f"{stems[i]}#{i + 1}"
             names[(units[i][0], name)] = f"{name}@{stem}"
     return names
+
+def _braced_string(t: CType, init: c_ast.Node) -> c_ast.Node:
+    """``{"abc"}`` for an array of characters is its string literal (C11 6.7.9p14)."""
+    if isinstance(t, ArrayType) and isinstance(t.elem, IntType) and isinstance(init, c_ast.InitList) \
+            and len(init.exprs) == 1 and isinstance(init.exprs[0], c_ast.Constant) \
+            and init.exprs[0].type == "string":
+        return init.exprs[0]
+    return init

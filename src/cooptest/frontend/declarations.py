@@ -230,6 +230,8 @@ class TypeResolver:
         if pack is not None and any(m.bit_width is not None for m in members):
             raise unsupported("bit-fields in a packed struct", node)
         self.types.layout(found, members, pack)
+        if anonymous:
+            found.declared = found.fields
         found.fields = [lifted for f in found.fields for lifted in (
             [replace(g, offset=g.offset + f.offset) for g in f.type.fields]  # type: ignore[attr-defined]
             if f.name in anonymous else [f])]
