@@ -73,14 +73,7 @@ def run(task: Path, config: str, budget: float, out: Path) -> dict[str, Any]:
                            "load_before": round(load, 2)}
     if not (folder / "report.json").exists():
         return {**row, "error": proc.stderr.strip()[-300:]}
-    doc = json.loads((folder / "report.json").read_text())
-    s = doc["summary"]
-    fuzzed = s.get("fuzzer executions", 0)
-    runs = fuzzed or s.get("executions", 0)
-    row.update(goals=s["goals"], covered=s["covered"], tests=s["tests"], seconds=s["time_s"],
-               fuzzer_executions=fuzzed, executions_per_s=round(runs / max(s["time_s"], 0.1), 1),
-               configuration=doc.get("configuration"),
-               why_not=[a.get("why_not") for a in doc.get("analyses", []) if a.get("why_not")])
+    row.update(figures(folder))
     measured = subprocess.run([str(MEASURE), str(task), str(folder / "test-suite.zip")],
                               capture_output=True, text=True, timeout=1800)
     try:
@@ -89,6 +82,22 @@ def run(task: Path, config: str, budget: float, out: Path) -> dict[str, Any]:
         row["testcov_error"] = (measured.stderr or measured.stdout).strip()[-300:]
     row["load_after"] = round(os.getloadavg()[0], 2)
     return row
+
+
+def figures(folder: Path) -> dict[str, Any]:
+    """What a row needs of one run's report.json. The fuzzer's rate is AFL++'s
+    executions (``fuzzer executions``) or, where cooptest's random testing fuzzed, its
+    native runs (``iterations``: in auto they count concolic iterations too), per
+    second of the run."""
+    doc = json.loads((folder / "report.json").read_text())
+    s = doc["summary"]
+    fuzzed, iterations = s.get("fuzzer executions", 0), s.get("iterations", 0)
+    seconds = max(s["time_s"], 0.1)
+    return {"goals": s["goals"], "covered": s["covered"], "tests": s["tests"], "seconds": s["time_s"],
+            "fuzzer_executions": fuzzed, "iterations": iterations,
+            "executions_per_s": round((fuzzed or iterations) / seconds, 1),
+            "configuration": doc.get("configuration"),
+            "why_not": [a.get("why_not") for a in doc.get("analyses", []) if a.get("why_not")]}
 
 
 def table(rows: list[dict[str, Any]], configs: list[str]) -> str:
@@ -126,6 +135,10 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     results = out / "results.json"
     rows: list[dict[str, Any]] = json.loads(results.read_text()) if results.exists() else []
+    for row in rows:  # rows of an earlier version of this script: today's figures
+        folder = out / f"{Path(row['task']).stem}-{row['config']}"
+        if "iterations" not in row and (folder / "report.json").exists():
+            row.update(figures(folder))
     if not args.table:
         work = [] if args.no_replace else [(replace_task(out / "replace"), args.replace_budget)]
         work += [(t, args.budget) for t in dev_tasks(args.tasks)]
