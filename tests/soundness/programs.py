@@ -498,4 +498,12 @@ int main(int argc, char **argv) { int before = optind, x = __VERIFIER_nondet_int
 int main() { const char *s = __VERIFIER_nondet_string();
   if (s[0] == 'k' && s[1] == 0) { return 1; } if (s[2] == 'y') { return 2; } return 0; }
 """, [['"k"'], ['"xxy"'], ['"ab"']]),
+    # effects of the C library (cfa.libc_model): a write through an argument, a free
+    "printf-writes-count": (HEAD + """#include <stdio.h>
+int main() { int x = __VERIFIER_nondet_int(); int n = 0; printf("ab%n\\n", &n);
+  if (n == 2) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
+    "read-after-free": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int *p = malloc(4 * sizeof *p);
+  if (!p) { return 3; } p[0] = 5; free(p); if (p[0] != 5) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
 }

@@ -15,7 +15,8 @@ A field is tracked as the path of member names from a struct reached through a p
 program keeps to it; the analysis checks that it does and claims nothing otherwise:
 
 * *Every object of a root is fresh heap memory* (``heap_root``): no variable, array,
-  union or other struct holds one; every pointer to one comes from ``malloc``/``calloc``
+  union or other struct holds one; every pointer to one comes from a heap allocator
+  (``fresh_heap``: ``malloc``, ``calloc``...)
   (a cast of the allocator's result, no cast from another pointer or an integer, no
   pointer arithmetic, no address of a member), large enough for the whole struct.
 * *No read sees what the allocator left* (``stored_first``): ``calloc``'s memory
@@ -44,6 +45,7 @@ from itertools import product
 from math import prod
 from typing import Callable, Iterator
 
+from cooptest.cfa import libc_model
 from cooptest.cfa.calls import address_taken, call_targets, callee_name, callees, expressions
 from cooptest.cfa.ctype import ArrayType, CType, IntType, PointerType, StructType
 from cooptest.cfa.fold import const_int, fold
@@ -57,8 +59,6 @@ from cooptest.core.registry import Settings
 
 ORIGIN = "fields"
 MAX_VALUES = 256  # a larger set is as good as unknown, and costly to combine
-ALLOCATORS = frozenset({"malloc", "calloc"})
-COPIES = frozenset({"memcpy", "memmove", "memset"})  # (dest, src or byte, size)
 
 Values = frozenset[int] | None  # None: any value
 FieldKey = tuple[StructType, tuple[str, ...]]  # root struct, member path
@@ -177,28 +177,34 @@ class BurstallModel:
     # -- whole-program checks
 
     def _library(self) -> set[Place | None]:
-        """Refused: a library function other than an allocator or a copy into a variable,
-        which may write any memory or free some (then memory is reused and stale
-        pointers alias). A copy (``memcpy(&v, src, n)`` within ``v``) makes what it
-        copies unknown: pointers read from memory then count as made unsoundly."""
+        """Refused: a library function (``cfa.libc_model``) that may write memory other
+        than a counted write into a variable, or free some (then memory is reused and
+        stale pointers alias). A write into a variable (``memcpy(&v, src, n)`` within
+        ``v``) makes what it writes unknown: pointers read from memory then count as
+        made unsoundly."""
         blind: set[Place | None] = set()
         for edge in self.edges:
             if not isinstance(edge, CallEdge):
                 continue
             name = callee_name(edge)
-            if name is None or name in self.program.functions or name in ALLOCATORS:
+            if name is None or name in self.program.functions or fresh_heap(name):
                 continue
-            if name in COPIES and self._into_variable(edge):
+            written = libc_model.writes(edge, name)
+            if written == ():
+                continue
+            if written is not None and len(written) == 1 and self._into_variable(edge, written[0]):
                 blind.add(None)
                 continue
-            raise Refused(f"line {edge.line}: {name}() is not modelled")
+            raise Refused(f"line {edge.line}: {name}() may write memory the model does not follow")
         return blind
 
-    def _into_variable(self, edge: CallEdge) -> bool:
-        dest = edge.args[0] if edge.args else None
+    def _into_variable(self, edge: CallEdge, write: libc_model.Write) -> bool:
+        if write.count is None or write.ends:
+            return False
+        dest = edge.args[write.argument]
         while isinstance(dest, Cast):
             dest = dest.operand
-        size = const_int(edge.args[2]) if len(edge.args) == 3 else None
+        size = const_int(edge.args[write.count])
         return isinstance(dest, AddrOf) and isinstance(dest.operand, Var) and size is not None \
             and 0 <= size <= self.program.types.sizeof(dest.operand.type) \
             and not isinstance(edge.lhs, Expr)
@@ -236,7 +242,7 @@ class BurstallModel:
                     ok = self.trusted(edge.rhs, edge, untrusted)
                 elif isinstance(edge, CallEdge):
                     targets = call_targets(self.program, edge, self.addressed)
-                    ok = callee_name(edge) in ALLOCATORS or bool(targets) and all(
+                    ok = fresh_heap(callee_name(edge)) or bool(targets) and all(
                         self.trusted(r.value, r, untrusted)
                         for t in targets for r in self.program.functions[t].edges()
                         if isinstance(r, ReturnEdge) and r.value is not None)
@@ -312,7 +318,7 @@ class BurstallModel:
 
     def heap_root(self, root: StructType) -> str | None:
         """Why objects of ``root`` may not be fresh heap memory each reached only
-        through pointers ``malloc``/``calloc`` made (None: they are)."""
+        through pointers a heap allocator made (None: they are)."""
         if root.is_union:
             return f"{root} is a union"
         for v in [*self.program.globals, *(x for f in self.program.functions.values()
@@ -359,7 +365,7 @@ class BurstallModel:
         writes_of, _ = self._registers
         writes = writes_of.get(id(tmp), [])
         return bool(writes) and not in_memory(tmp) and all(
-            isinstance(w, CallEdge) and callee_name(w) in ALLOCATORS for w in writes) \
+            isinstance(w, CallEdge) and fresh_heap(callee_name(w)) for w in writes) \
             and self._only_cast_to(tmp, cast.type)
 
     def _only_cast_to(self, tmp: Variable, pointer: CType) -> bool:
@@ -425,7 +431,7 @@ class BurstallModel:
         allocators and reading the field nowhere on the way. ``malloc``'s memory holds
         whatever was there before (freed memory, ``MALLOC_PERTURB_``): no invariant may
         take it for 0."""
-        return all(callee_name(call) == "calloc" or _stores_before_reads(call, key)
+        return all(_zeroed(call) or _stores_before_reads(call, key)
                    for call in self.allocations(key[0]))
     def solve(self, keys: set[FieldKey]) -> dict[Place, Values]:
         """The least fixpoint of the values of ``keys`` and of the integer registers."""
@@ -532,6 +538,18 @@ class BurstallModel:
         return frozenset(out)
 
 
+def fresh_heap(name: str | None) -> bool:
+    """Whether ``name`` allocates a fresh object on the heap (``cfa.libc_model``): not
+    one that ends with its caller's frame, nor one that takes over another object."""
+    a = libc_model.function(name).allocation
+    return a is not None and not a.frame and not a.resizes
+
+
+def _zeroed(call: CallEdge) -> bool:
+    a = libc_model.function(callee_name(call)).allocation
+    return a is not None and a.zeroed
+
+
 def _stores_before_reads(call: CallEdge, key: FieldKey, steps: int = 256) -> bool:
     """Whether the straight-line code after the allocation ``call`` stores field
     ``key`` through the new pointer before anything reads the field or calls a
@@ -544,7 +562,7 @@ def _stores_before_reads(call: CallEdge, key: FieldKey, steps: int = 256) -> boo
             return False
         edge = loc.leaving[0]
         lhs = _store(edge)
-        if isinstance(edge, CallEdge) and callee_name(edge) not in ALLOCATORS:
+        if isinstance(edge, CallEdge) and not fresh_heap(callee_name(edge)):
             return False
         reads = [e for e in expressions(edge) if e is not lhs]
         if lhs is not None and (pointer := _base_pointer(lhs)) is not None:

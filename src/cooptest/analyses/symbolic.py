@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Self
 
@@ -40,7 +41,7 @@ import z3
 from cooptest.analyses import semantics as sem
 from cooptest.analyses import strings
 from cooptest.cfa.calls import callee_name
-from cooptest.cfa.builtins import FLOAT_CONSTANTS, INT_CONSTANTS
+from cooptest.cfa import libc_model
 from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType)
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, BlankEdge,
@@ -55,15 +56,10 @@ GAP = 1 << 16  # bytes between objects: offsets within an object never reach the
 MAX_BYTE_LOOP = 4096  # larger block copies/fills havoc the object instead
 FUNCTION_BASE = 0x7F000000
 USER_SPACE = {32: (4096, 0xFFFFE000), 64: (4096, 1 << 57)}  # native object addresses lie within
-# writing to a stream changes the C library's buffers, never the program's memory: a
-# havoc on replace's fputc(c, stdout) made its later reads of the pattern diverge (3,759
-# divergences per 1,000 dfs iterations)
-PURE_EXTERNALS = {"printf", "puts", "putchar", "fprintf", "fflush", "fputs", "fputc", "putc",
-                  "sprintf_s", "__VERIFIER_assert", "assert"}
+# what analyses.backward asks until it reads libc_model.may_write (a call of a function
+# not listed writes memory when it gets a pointer)
+PURE_EXTERNALS = frozenset(name for name, f in libc_model.LIBRARY.items() if f.pure)
 LAYOUT_OPS = ("==", "!=", "<", "<=", ">", ">=", "-")  # pointer operations that see the layout
-ALLOCATORS = {"malloc", "calloc", "alloca", "__builtin_alloca", "realloc", "valloc", "kmalloc",
-              "kzalloc", "xmalloc"}
-NEVER_NULL = {"alloca", "__builtin_alloca"}  # the others may return NULL
 STRING_BYTES = 32  # the bytes of a ``__VERIFIER_nondet_string()`` input; a NUL follows them
 
 
@@ -635,12 +631,16 @@ class SymbolicState:
                 self._havoc_memory()
                 return
             self.imprecise = True
-            obj = self._own(obj)
-            obj.default = z3.Array(self.fresh_name(f"mem_{obj.name}"), z3.BitVecSort(self.ptr_bits), z3.BitVecSort(8))
-            obj.cells, obj.array = {}, None
+            self._forget(obj)
             return
         for i, b in enumerate(data):
             self._store_bytes(_add(dst, self.ptr(i)), b)
+
+    def _forget(self, obj: MemoryObject) -> None:
+        """Every byte of ``obj`` is a fresh unknown."""
+        obj = self._own(obj)
+        obj.default = z3.Array(self.fresh_name(f"mem_{obj.name}"), z3.BitVecSort(self.ptr_bits), z3.BitVecSort(8))
+        obj.cells, obj.array = {}, None
 
     def _declare(self, v: Variable) -> None:
         frame = self._frame_of(v)
@@ -750,78 +750,89 @@ class SymbolicState:
         return call.dst
 
     def _external(self, edge: CallEdge, name: str | None) -> None:
-        """A function without a body: a model for the common ones, havoc otherwise. A
-        library function changes the program's memory only through the pointers it is
-        given (one without pointer arguments, nothing): the globals in registers keep
-        their values across it, as its model in ``wp`` keeps what it knows of them."""
-        t = self.types
-        if name in ALLOCATORS:
-            size_arg = edge.args[-1] if name != "calloc" else None
-            size = 64
-            if name == "calloc" and len(edge.args) == 2:
-                n = _as_int(self.eval(edge.args[0])) or 1
-                size = n * (_as_int(self.eval(edge.args[1])) or 1)
-            elif size_arg is not None:
-                size = _as_int(self.eval(size_arg)) or 4096
-            base = self._allocate(size, name, zero=name in ("calloc", "kzalloc"),
-                                  may_fail=name not in NEVER_NULL)
-            if name == "realloc" and edge.args:
-                self.imprecise = True  # old contents not copied
-            if edge.lhs is not None:
-                self.write(edge.lhs, sem.cast(self.ptr(base), t.pointer(t.void), edge.lhs.type))
-            return
-        if name == "free":
-            return
-        if name in INT_CONSTANTS and not edge.args:
-            if edge.lhs is not None:
-                self.write(edge.lhs, sem.cast(sem.const(INT_CONSTANTS[name], t.int), t.int, edge.lhs.type))
-            return
-        if name in FLOAT_CONSTANTS and edge.ftype is not None \
-                and isinstance(edge.ftype.ret, FloatType):
-            if edge.lhs is not None:
-                value = sem.const(FLOAT_CONSTANTS[name][1], edge.ftype.ret)
-                self.write(edge.lhs, sem.cast(value, edge.ftype.ret, edge.lhs.type))
-            return
-        if name == "memset" and len(edge.args) == 3:
-            count = _as_int(self.eval(edge.args[2]))
-            byte = z3.Extract(7, 0, self.eval(edge.args[1]))
-            dst = self.eval(edge.args[0])
-            self._fill(dst, [byte] * count if count is not None and count <= MAX_BYTE_LOOP else None)
-            self._result(edge, dst)
-            return
-        if name in ("memcpy", "memmove") and len(edge.args) == 3:
-            count = _as_int(self.eval(edge.args[2]))
-            dst, src = self.eval(edge.args[0]), self.eval(edge.args[1])
-            data = [self._load_bytes(_add(src, self.ptr(i)), 1) for i in range(count)] \
-                if count is not None and count <= MAX_BYTE_LOOP else None
-            self._fill(dst, data)
-            self._result(edge, dst)
-            return
-        if name in strings.MODELLED:
-            self._string_function(edge, name)
-            return
-        if name in ctype_tables.FUNCTIONS and not edge.args \
-                and (location := self._ctype_table(name)) is not None:
-            self._result(edge, self.ptr(location))
-            return
-        if name in ctype_tables.CASE_MAPS and len(edge.args) == 1 \
-                and (value := self._case_map(name, self.eval(edge.args[0]))) is not None:
-            if edge.lhs is not None:
-                self.write(edge.lhs, sem.cast(value, self.types.int, edge.lhs.type))
-            return
+        """A function without a body, as ``cfa.libc_model`` describes it: its writes
+        through its arguments (copies and fills exact where short and counted), its
+        allocation, its result (an argument, a constant, a term of ``strings`` or of
+        glibc's ctype tables, else unknown). A library function changes the program's
+        memory only through the pointers it is given (one without pointer arguments,
+        nothing): the globals in registers keep their values across it, as its model
+        in ``wp`` keeps what it knows of them."""
+        f = libc_model.function(name)
+        args = [self.eval(a) for a in edge.args]
+        written = libc_model.writes(edge, name)
+        if written is None:
+            self._havoc_memory(registers=name is None)
+        for w in written or ():
+            self._write_through(w, args)
         if name == "setlocale":
             self.imprecise = True  # the ctype tables are the "C" locale's
-        for a in edge.args:
-            self.eval(a)
-        if name not in PURE_EXTERNALS and (any(isinstance(a.type, PointerType) for a in edge.args)
-                                           or name is None):
-            self._havoc_memory(registers=name is None)
-        if edge.lhs is not None:
+        if f.allocation is not None:
+            self._result(edge, self.ptr(self._allocation(f.allocation, name or "", args)))
+        elif f.returns is not None:
+            self._result(edge, args[f.returns])
+        elif f.constant is not None and (constant := self._constant(edge, f.constant)) is not None:
+            if edge.lhs is not None:
+                self.write(edge.lhs, sem.cast(*constant, edge.lhs.type))
+        elif name in strings.MODELLED:
+            self._string_function(edge, name, args)
+        elif name in ctype_tables.FUNCTIONS and not edge.args \
+                and (location := self._ctype_table(name)) is not None:
+            self._result(edge, self.ptr(location))
+        elif name in ctype_tables.CASE_MAPS and len(args) == 1 \
+                and (value := self._case_map(name, args[0])) is not None:
+            if edge.lhs is not None:
+                self.write(edge.lhs, sem.cast(value, self.types.int, edge.lhs.type))
+        elif edge.lhs is not None:
             self.write(edge.lhs, self._unknown(edge.lhs.type))
 
-    def _string_function(self, edge: CallEdge, name: str) -> None:
+    def _write_through(self, w: libc_model.Write, args: list[z3.ExprRef]) -> None:
+        """The bytes ``w`` writes: a copy or a fill of a known, short count exactly, the
+        end of an object's lifetime (``_end``), otherwise its whole object havocked."""
+        dst = args[w.argument]
+        if w.ends:
+            self._end(dst)
+            return
+        count = _as_int(args[w.count]) if w.count is not None else None
+        data: list[z3.ExprRef | None] | None = None
+        if count is not None and count <= MAX_BYTE_LOOP:
+            if w.source is not None:
+                data = [self._load_bytes(_add(args[w.source], self.ptr(i)), 1) for i in range(count)]
+            elif w.fill is not None:
+                data = [z3.Extract(7, 0, args[w.fill])] * count
+        self._fill(dst, data)
+
+    def _end(self, address: z3.ExprRef) -> None:
+        """``free``: what the object held is gone (glibc keeps its lists of free chunks
+        in them), so a read after it is a fresh unknown; no imprecision, since a
+        program without undefined behaviour never reads it. Freeing NULL does nothing."""
+        if _numeral(address) == 0:
+            return
+        obj = self._resolve(address)
+        if obj is None:
+            self._havoc_memory()
+        else:
+            self._forget(obj)
+
+    def _allocation(self, a: libc_model.Allocation, name: str, args: list[z3.ExprRef]) -> int:
+        """The base of a new object: a symbolic size, or one the call does not pass,
+        gets a page (room for what a program writes there); a resized object's contents
+        are not copied (imprecise)."""
+        sizes = [_as_int(args[i]) if i < len(args) else None for i in a.size]
+        size = math.prod(n for n in sizes if n is not None) if None not in sizes else 0
+        if a.resizes:
+            self.imprecise = True
+        return self._allocate(size or 4096, name, zero=a.zeroed, may_fail=a.may_fail)
+
+    def _constant(self, edge: CallEdge, c: libc_model.Constant) -> tuple[z3.ExprRef, CType] | None:
+        """The constant result of ``edge`` and its type; None where the call does not
+        have the constant's type (a floating one, or an ``int`` without arguments)."""
+        ret = edge.ftype.ret if edge.ftype is not None else None
+        if c.float_bits is not None:
+            return (sem.const(c.value, ret), ret) if isinstance(ret, FloatType) else None
+        return (sem.const(int(c.value), self.types.int), self.types.int) if not edge.args else None
+
+    def _string_function(self, edge: CallEdge, name: str, args: list[z3.ExprRef]) -> None:
         """``strcmp`` and its kin (``strings``): they read memory and write none."""
-        args = [self.eval(a) for a in edge.args]
         if edge.lhs is None:
             return
         t = edge.ftype.ret if edge.ftype is not None else None

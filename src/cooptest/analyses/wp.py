@@ -53,9 +53,10 @@ from typing import Callable, Iterable, Iterator
 import z3
 
 from cooptest.analyses import semantics as sem
-from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
+from cooptest.analyses.symbolic import SymbolicState
+from cooptest.cfa import libc_model
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
-from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
+from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.cfa.fold import const_int, fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, CallEdge, Cast,
                              Const, DeclEdge, Deref, Edge, Expr, Index, Member, NondetEdge,
@@ -387,14 +388,12 @@ class BackwardTransfer:
         return _some(pre.map(lambda e: substitute(e, registers)))
 
     def _unknown_call(self, post: Formula, edge: CallEdge) -> Formula:
-        """A call not entered: the model of the symbolic state for a library function
-        (its result unknown; memory havocked unless it is pure or gets no pointer; the
-        globals in registers kept), anything at all for a body or pointer nobody
-        resolved."""
+        """A call not entered: a library function as ``cfa.libc_model`` says (its result
+        unknown; memory forgotten where it may write any; the globals in registers
+        kept), anything at all for a body or pointer nobody resolved."""
         name = edge.callee if isinstance(edge.callee, str) else None
         library = name is not None and name not in self.program.functions
-        writes = not library or name not in PURE_EXTERNALS and any(
-            isinstance(a.type, PointerType) for a in edge.args)
+        writes = not library or libc_model.may_write(edge, name)
         pre = self._forget(post, everything=writes, globals_too=not library)
         return self._havoc(pre, edge.lhs) if edge.lhs is not None else pre
 

@@ -24,35 +24,13 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from cooptest.cfa import libc_model
 from cooptest.cfa.calls import address_taken, callee_name, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
 from cooptest.cfa.ir import ERROR_FUNCTIONS, CallEdge, Program, ProofBlockers, Var, variables_of
 
 USER_MAIN = "__cooptest_main"  # the program's main, renamed by the environment model
 MODEL_PREFIX = "__cooptest_"  # the environment model's own functions (cooptest_io.h)
-
-NON_LOCAL_JUMPS = frozenset({
-    "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
-    "__longjmp_chk", "__builtin_setjmp", "__builtin_longjmp", "vfork", "getcontext",
-    "setcontext", "swapcontext", "makecontext",
-})
-# Library functions that never call a function of the program, whatever they are given.
-NO_CALLBACK = frozenset({
-    "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf",
-    "vsnprintf", "swprintf", "wprintf", "fwprintf", "vswprintf", "vwprintf", "vfwprintf",
-    "wcslen", "wcscpy", "wcsncpy", "wcscmp", "wcsncmp", "wcscat", "puts", "fputs", "putchar", "fputc", "putc", "fflush", "fopen", "fclose",
-    "fread", "fwrite", "fgets", "fgetc", "getc", "getchar", "scanf", "sscanf", "fscanf",
-    "malloc", "calloc", "realloc", "free", "alloca", "memcpy", "memmove", "memset",
-    "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp", "strcpy", "strncpy",
-    "strcat", "strncat", "strchr", "strrchr", "strstr", "strdup", "strndup", "strtol",
-    "strtoul", "strtoll", "strtoull", "strtod", "atoi", "atol", "atof", "abs", "labs",
-    "llabs", "rand", "srand", "time", "clock", "sleep", "usleep", "getpid", "write",
-    "read", "open", "close", "isalpha", "isdigit", "isalnum", "isspace", "isupper",
-    "islower", "isprint", "isxdigit", "toupper", "tolower", "sqrt", "sqrtf", "fabs",
-    "fabsf", "floor", "ceil", "pow", "exp", "log", "sin", "cos", "fmod", "round",
-    "__builtin_expect", "__builtin_memcpy", "__builtin_memset", "__builtin_abs",
-    "assume_abort_if_not", "__assert_fail", "__VERIFIER_assert",
-})
 
 
 def proof_blockers(program: Program, destructors: Iterable[str], argv_given: bool = False,
@@ -151,8 +129,7 @@ def _callback(program: Program) -> str | None:
     own = sorted(f for f in address_taken(program) if f in program.functions)
     if not own:
         return None
-    library = [f for f in _external_calls(program)
-               if f not in NO_CALLBACK and not f.startswith("__builtin_")]
+    library = [f for f in _external_calls(program) if libc_model.calls_back(f)]
     if not library:
         return None
     return (f"the address of {own[0]}() may reach {library[0]}(), which can call it back; "
@@ -160,7 +137,7 @@ def _callback(program: Program) -> str | None:
 
 
 def _jump(program: Program) -> str | None:
-    jumps = [f for f in _external_calls(program) if f in NON_LOCAL_JUMPS]
+    jumps = [f for f in _external_calls(program) if libc_model.function(f).jumps]
     return f"{jumps[0]}(): non-local jumps are not modelled" if jumps else None
 
 

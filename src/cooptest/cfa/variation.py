@@ -19,7 +19,7 @@ inputs if every value a branch can depend on is, which holds when the program
   is declared; every parameter gets a value from the call, and a call whose result is
   used never ends without a ``return`` value;
 * calls no library function but those whose results depend only on their arguments
-  (``DETERMINISTIC``): not ``time``, ``rand``, ``malloc``, ``getenv``, file input.
+  (``cfa.libc_model``): not ``time``, ``rand``, ``malloc``, ``getenv``, file input.
 
 Everything else (the inputs, arithmetic, globals, which C zero-initialises, calls of the
 program's own functions) is the same in every run. A wrong "cannot vary" would only
@@ -30,20 +30,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable
 
+from cooptest.cfa import libc_model
 from cooptest.cfa.calls import callee_name, callees, expressions
 from cooptest.cfa.ctype import IntType, PointerType, VoidType
 from cooptest.cfa.fold import const_int
 from cooptest.cfa.ir import (AddrOf, AssignEdge, CallEdge, Cast, DeclEdge, Deref, Edge, Expr,
                              FunctionCFA, Index, Location, NondetEdge, Program, ReturnEdge, Var,
                              Variable, in_memory, variables_of)
-
-# Library functions whose result, and effect on the program's variables, depend only on
-# their arguments (output goes to a pipe nobody reads back).
-DETERMINISTIC = frozenset({
-    "printf", "puts", "putchar", "fflush", "abs", "labs", "llabs",
-    "__builtin_expect", "__builtin_abs", "__builtin_bswap16", "__builtin_bswap32",
-    "__builtin_bswap64", "assume_abort_if_not",
-})
 
 
 @lru_cache(maxsize=8)
@@ -83,7 +76,8 @@ def _call(program: Program, edge: CallEdge) -> str | None:
         return "a call through a pointer"
     callee = program.functions.get(name)
     if callee is None:
-        return None if name in DETERMINISTIC else f"{name}() may return something else in another run"
+        return None if libc_model.function(name).deterministic \
+            else f"{name}() may return something else in another run"
     if any(a is None for _, a in callee.bind(edge.args)):
         return f"{name}() reads a parameter the call does not pass"
     if edge.lhs is not None and _ends_without_value(callee):

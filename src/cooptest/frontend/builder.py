@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from pycparser import c_ast, c_generator
 
-from cooptest.cfa.builtins import FLOAT_CONSTANTS
+from cooptest.cfa import libc_model
 from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType, Types, VoidType)
 from cooptest.cfa.fold import const_int
@@ -37,8 +37,6 @@ from cooptest.frontend.literals import (UnicodeString, char_literal, float_liter
 from cooptest.frontend.initialisers import InitialiserWalk, SubObject
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
 
-TERMINATING_FUNCTIONS = {"abort": "abort", "exit": "exit", "_exit": "exit", "_Exit": "exit",
-                         "__assert_fail": "abort", "__VERIFIER_abort": "abort"}
 NONDET_PREFIX = "__VERIFIER_nondet_"
 CONDITION_CHARS = 80  # of a condition's text kept for reports (generated code nests deep)
 
@@ -1144,11 +1142,11 @@ class CFABuilder:
 
     def _implicit(self, name: str, node: c_ast.Node) -> FunctionType:
         """The type of a function called without a declaration: C's implicit ``int``,
-        except for gcc's float constant builtins (``cfa.builtins``) and its library
+        except for gcc's float constant builtins (``cfa.libc_model``) and its library
         builtins, which gcc declares with their prototypes (``frontend.implicit``)."""
-        if name in FLOAT_CONSTANTS:
-            bits = FLOAT_CONSTANTS[name][0]
-            return FunctionType(self.types.double if bits == 64 else self.types.float, (), True)
+        constant = libc_model.function(name).constant
+        if constant is not None and constant.float_bits is not None:
+            return FunctionType(self.types.double if constant.float_bits == 64 else self.types.float, (), True)
         try:
             builtin = implicit.builtin_type(name, self.types)
         except ValueError as e:
@@ -1188,9 +1186,9 @@ class CFABuilder:
                     self.error_calls[self._next_error] = e
                     self.instrumentation.error_calls.append((self._next_error, node, self._unit))
                 return Const(t.int, 0)
-            if callee in TERMINATING_FUNCTIONS:
+            if callee in libc_model.TERMINATING:
                 codes = [self._rvalue(a) for a in args]
-                self._edge(TerminateEdge, self._sink(line), line, kind=TERMINATING_FUNCTIONS[callee],
+                self._edge(TerminateEdge, self._sink(line), line, kind=libc_model.TERMINATING[callee],
                            code=codes[0] if codes and callee != "__assert_fail" else None)
                 return Const(t.int, 0)
             if callee == "__VERIFIER_assume":

@@ -6,9 +6,9 @@ interposable (the relocations of ``libc.so.6`` against its own functions: ``mall
 ``free``, ``calloc``, ``realloc``), read with pyelftools; the calls of the nondet
 harness linked into every build (its object's undefined symbols: TestCov's harness
 calls ``strlen``, ``sscanf``...); and the calls gcc itself emits, which its manual
-names (``memcpy``, ``memmove``, ``memset``, ``memcmp`` for aggregate copies and
-comparisons, ``puts`` and ``putchar`` for a ``printf`` it simplifies). A name libc
-exports but never calls on its own (glibc's legacy ``step``) is no such function."""
+names (``cfa.libc_model``: ``memcpy``, ``memmove``, ``memset``, ``memcmp`` for aggregate
+copies and comparisons, ``puts`` and ``putchar`` for a ``printf`` it simplifies). A name
+libc exports but never calls on its own (glibc's legacy ``step``) is no such function."""
 from __future__ import annotations
 
 import functools
@@ -20,17 +20,17 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
+from cooptest.cfa import libc_model
 from cooptest.cfa.ctype import DataModel
 from cooptest.harness.nondet import TESTCOV_FUNCTIONS, harness_source
 
-GCC_EMITS = frozenset({"memcpy", "memmove", "memset", "memcmp", "puts", "putchar"})
 FUNCTION_TYPES = ("STT_FUNC", "STT_LOOS")  # LOOS: STT_GNU_IFUNC (strlen, memcpy...)
 
 
 @functools.cache
 def called_behind_the_program(data_model: DataModel) -> frozenset[str]:
     """The names whose definition by the program runs from outside its CFA."""
-    return GCC_EMITS | _libc_self_calls(data_model) | _harness_calls(data_model)
+    return libc_model.GCC_EMITS | _libc_self_calls(data_model) | _harness_calls(data_model)
 
 
 def _libc_self_calls(data_model: DataModel) -> frozenset[str]:
