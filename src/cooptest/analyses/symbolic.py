@@ -76,6 +76,25 @@ class Input:
     edge: NondetEdge
 
 
+class FreshBytes:
+    """Bytes nobody knows, named when they became unknown and made a z3 array on their
+    first read. An unresolved call havocs every object of the program, and on a large
+    one most are never read again before the next: making their arrays cost more than
+    the rest of grep's replays. The name is taken at the havoc, so a state that reads
+    the bytes makes the very array the havoc would have made."""
+
+    __slots__ = ("name", "ptr_bits", "_array")
+
+    def __init__(self, name: str, ptr_bits: int) -> None:
+        self.name, self.ptr_bits = name, ptr_bits
+        self._array: z3.ArrayRef | None = None
+
+    def array(self) -> z3.ArrayRef:
+        if self._array is None:
+            self._array = z3.Array(self.name, z3.BitVecSort(self.ptr_bits), z3.BitVecSort(8))
+        return self._array
+
+
 @dataclass
 class MemoryObject:
     """Content of one object: bytes written at concrete addresses (``cells``, the fast
@@ -85,7 +104,7 @@ class MemoryObject:
     base: int
     size: int
     name: str
-    default: z3.ArrayRef
+    default: z3.ArrayRef | FreshBytes
     cells: dict[int, tuple[z3.ExprRef, int, int]] = field(default_factory=dict)  # addr -> (term, byte k of it, its bytes)
     array: z3.ArrayRef | None = None
     owner: int = 0  # the state that may write it in place
@@ -95,6 +114,10 @@ class MemoryObject:
     def copy(self, owner: int) -> MemoryObject:
         return MemoryObject(self.base, self.size, self.name, self.default, dict(self.cells), self.array,
                             owner, self.null, self.table)
+
+    def unwritten(self) -> z3.ArrayRef:
+        """What the bytes no store reached hold."""
+        return self.default.array() if isinstance(self.default, FreshBytes) else self.default
 
 
 @dataclass
@@ -202,7 +225,7 @@ class SymbolicState:
         self._next_base += max(size, 1) + GAP
         self._next_base = -(-self._next_base // 16) * 16
         sort = z3.BitVecSort(self.ptr_bits)
-        default = z3.K(sort, z3.BitVecVal(0, 8)) if zero else z3.Array(self.fresh_name(f"mem_{name}"), sort, z3.BitVecSort(8))
+        default = z3.K(sort, z3.BitVecVal(0, 8)) if zero else self._fresh_bytes(name)
         null = z3.Bool(self.fresh_name(f"null_{name}")) if may_fail else None
         self.objects[base] = MemoryObject(base, size, name, default, owner=self._token, null=null)
         bisect.insort(self._bases, base)
@@ -295,12 +318,10 @@ class SymbolicState:
         may assign them by name). A write through a pointer cannot reach those: their
         address is never taken."""
         self.imprecise = True
-        sort = z3.BitVecSort(self.ptr_bits)
         for base, obj in list(self.objects.items()):
             if obj.table is not None:
                 continue  # read-only: the C library's own tables
-            self.objects[base] = MemoryObject(obj.base, obj.size, obj.name,
-                                              z3.Array(self.fresh_name(f"mem_{obj.name}"), sort, z3.BitVecSort(8)),
+            self.objects[base] = MemoryObject(obj.base, obj.size, obj.name, self._fresh_bytes(obj.name),
                                               owner=self._token, null=obj.null)
         if registers:
             self.globals = Frame({}, dict(self.globals.objects), self._token)
@@ -324,7 +345,7 @@ class SymbolicState:
                     c is not None and c[0] is first[0] and c[1] == i for i, c in enumerate(cells)):
                 return first[0]
             # arrays are indexed with terms: z3.Select with an int takes a slow generic path
-            parts = [(_byte(c[0], c[1]) if c is not None else obj.default[self.ptr(a + i)])
+            parts = [(_byte(c[0], c[1]) if c is not None else obj.unwritten()[self.ptr(a + i)])
                      for i, c in enumerate(cells)]
         else:
             arr = self._materialize(obj)
@@ -334,7 +355,7 @@ class SymbolicState:
     def _materialize(self, obj: MemoryObject) -> z3.ArrayRef:
         if obj.array is None:
             obj = self._own(obj)
-            arr = obj.default
+            arr = obj.unwritten()
             for a, (t, k, _) in obj.cells.items():
                 arr = z3.Store(arr, self.ptr(a), _byte(t, k))
             obj.array = arr
@@ -639,8 +660,11 @@ class SymbolicState:
     def _forget(self, obj: MemoryObject) -> None:
         """Every byte of ``obj`` is a fresh unknown."""
         obj = self._own(obj)
-        obj.default = z3.Array(self.fresh_name(f"mem_{obj.name}"), z3.BitVecSort(self.ptr_bits), z3.BitVecSort(8))
+        obj.default = self._fresh_bytes(obj.name)
         obj.cells, obj.array = {}, None
+
+    def _fresh_bytes(self, name: str) -> FreshBytes:
+        return FreshBytes(self.fresh_name(f"mem_{name}"), self.ptr_bits)
 
     def _declare(self, v: Variable) -> None:
         frame = self._frame_of(v)
@@ -965,6 +989,9 @@ def _constant_part(addr: z3.ExprRef) -> int | None:
 
 
 def _add(a: z3.ExprRef, b: z3.ExprRef) -> z3.ExprRef:
+    """``a + b``, with numerals summed: a pointer stepped along a buffer stays
+    ``base + k`` instead of a chain ``((base + 1) + 1) + ...``, whose constant part
+    (:func:`_constant_part`, asked at every access) costs the chain's length."""
     vb = _numeral(b)
     if vb == 0:
         return a
@@ -972,6 +999,10 @@ def _add(a: z3.ExprRef, b: z3.ExprRef) -> z3.ExprRef:
         va = _numeral(a)
         if va is not None:
             return z3.BitVecVal(va + vb, a.size())
+        if z3.is_app_of(a, z3.Z3_OP_BADD) and a.num_args() == 2:
+            vk = _numeral(a.arg(1))
+            if vk is not None:
+                return _add(a.arg(0), z3.BitVecVal(vk + vb, a.size()))
     return a + b
 
 
