@@ -184,9 +184,11 @@ def build_parser() -> Parser:
                    help="crabs: the share of each round given to concolic testing (default 0.8)")
     g.add_argument("--no-monitor", action="store_true",
                    help="crabs: alternate without steering concolic search by monitors")
-    g.add_argument("--frontier-order", choices=("nearest", "found"),
-                   help="bite: which frontier edge first: the R-state fewest backward steps from "
-                        "its goal (default), or the order edges were found (the paper's)")
+    g.add_argument("--frontier-order", choices=("balanced", "nearest", "found"),
+                   help="bite: the paper's Algorithm 2 with the frontier edges in the order "
+                        "found (found) or the R-state fewest backward steps from its goal first "
+                        "(nearest), or cooptest's own: nearest first, steps taking turns by "
+                        "time (balanced, the default)")
     g.add_argument("--jobs", type=jobs, metavar="N",
                    help="auto: cores to use, a lane of analyses on each (default: every core "
                         "cooptest may use, its CPU affinity)")

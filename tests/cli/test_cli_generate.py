@@ -344,8 +344,8 @@ def test_missing_strategy_module_is_one_line(monkeypatch: pytest.MonkeyPatch, tr
                                 "installation (cooptest.analyses.reachability is missing)"]
 
 
-@pytest.mark.parametrize("order", ["nearest", "found"])
-def test_bite_decides_every_goal_of_guarded_in_either_frontier_order(tmp_path: Path, order: str) -> None:
+@pytest.mark.parametrize("order", ["balanced", "nearest", "found"])
+def test_bite_decides_every_goal_of_guarded_in_every_frontier_order(tmp_path: Path, order: str) -> None:
     guarded = Path(__file__).resolve().parents[2] / "examples" / "guarded.c"
     proc = cooptest("generate", guarded, "--strategy", "bite", "--frontier-order", order,
                     "--budget", "20", "--out", tmp_path, "--quiet")

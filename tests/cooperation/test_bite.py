@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import pytest
 
+from cooptest.analyses.backward import BackwardReachability
+from cooptest.analyses.concolic import ConcolicAnalysis
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings, make_analysis
-from cooptest.cooperation.bite import BiTe, BiTeState
+from cooptest.cooperation.bite import GCFG, ORIGIN, BiTe, BiTeState, RState
 
 HEADER = "extern int __VERIFIER_nondet_int(void);\nextern void abort(void);\n"
 
@@ -114,6 +116,23 @@ int main(void) {
   int (*f)(int) = __VERIFIER_nondet_int() ? twice : check;
   return f(__VERIFIER_nondet_int());
 }""",
+    # the callee is entered only through a pointer passed as an argument, or held in a
+    # struct: its locations are connected to the start (Algorithm 3 drops none of them)
+    "callback-argument": """
+int hit(int x) {
+  if (x == 3) { return 1; } /* GOAL */
+  return 0;
+}
+int apply(int (*f)(int), int v) { return f(v); }
+int main(void) { return apply(hit, __VERIFIER_nondet_int()); }""",
+    "callee-of-a-pointer-in-a-struct": """
+int deep(int x) {
+  if (x == 9) { return 1; } /* GOAL */
+  return 0;
+}
+int mid(int x) { return deep(x + 1); }
+struct ops { int (*run)(int); } table = { mid };
+int main(void) { return table.run(__VERIFIER_nondet_int()); }""",
     "store-through-parameter": """
 void put(int *q, int v) { *q = v; }
 int main(void) {
@@ -125,12 +144,13 @@ int main(void) {
 }
 
 
+@pytest.mark.parametrize("order", ["balanced", "found"])
 @pytest.mark.parametrize("name", sorted(REACHABLE))
-def test_a_reachable_goal_is_never_claimed_infeasible(make_program, name: str) -> None:
+def test_a_reachable_goal_is_never_claimed_infeasible(make_program, name: str, order: str) -> None:
     source = REACHABLE[name]
     board = make_program(HEADER + source)
     goals = goals_on(board, source)
-    run(board)
+    run(board, order=order)
     assert not goals & board.infeasible.keys(), board.infeasible
     assert goals <= board.covered.keys()  # and BiTe's tests reach it natively
 
@@ -195,12 +215,13 @@ int main(void) {
 }
 
 
+@pytest.mark.parametrize("order", ["balanced", "found"])
 @pytest.mark.parametrize("name", sorted(DEAD))
-def test_a_dead_goal_is_proven_infeasible_by_backward_reachability(make_program, name: str) -> None:
+def test_a_dead_goal_is_proven_infeasible_by_backward_reachability(make_program, name: str, order: str) -> None:
     source = DEAD[name]
     board = make_program(HEADER + source)
     goals = goals_on(board, source)
-    run(board)
+    run(board, order=order)
     dead = goals - board.covered.keys()
     assert dead and dead <= board.infeasible.keys(), (board.covered, board.infeasible)
     assert all(board.infeasible[g].startswith("bite: backward reachability") for g in dead)
@@ -257,9 +278,150 @@ def test_slices_resume_the_gcfg(make_program) -> None:
     assert board.stats["it_f"] >= board.stats["it_b"] >= 1
 
 
-def test_the_registry_makes_bite_with_either_frontier_order() -> None:
-    assert make_analysis("bite").name == "bite"
-    assert make_analysis("bite", Settings(extra={"bite_order": "found"})).order == "found"  # type: ignore[attr-defined]
+def test_the_registry_makes_bite_with_every_frontier_order() -> None:
+    assert make_analysis("bite").order == "balanced"  # type: ignore[attr-defined]
+    for order in ("found", "nearest", "balanced"):
+        assert make_analysis("bite", Settings(extra={"bite_order": order})).order == order  # type: ignore[attr-defined]
+
+
+# Algorithms 2 and 3, step by step: a GCFG whose S-states are those of a few native runs,
+# so that the frontier, not concolic search, decides the goals
+
+TWO_GOALS = """
+int main(void) {
+""" + SPIN + """  int x = __VERIFIER_nondet_int();
+  if (x > 5) {
+    if (x < 3) { return 1; } /* DEAD */
+  }
+  int y = __VERIFIER_nondet_int();
+  if (y == 1000) { return 2; } /* GOAL */
+  return 0;
+}"""
+
+# a run with x == 3 meets the R-state (x == 3 && x > 0) before ``x > 0``: it is dropped
+# with its descendants, and with them the last R-state of the goal left to extend; the
+# goal is still reachable (r == 42)
+MET_NOT_COVERED = """
+int main(void) {
+""" + SPIN + """  int x = __VERIFIER_nondet_int();
+  if (x > 0) {
+    int r = __VERIFIER_nondet_int();
+    if (r == 42 && x == 3) { return 1; } /* GOAL */
+  }
+  return 0;
+}"""
+
+
+def few_runs_gcfg(board: GoalBoard, order: str) -> GCFG:
+    """A GCFG after Algorithm 2's first step, limited to three native runs (the S-states
+    of two paths: the first run checks the program); later DSE slices are unlimited."""
+    bite = BiTe(order=order)
+    unlimited, bite.dse = bite.dse, ConcolicAnalysis(max_iterations=3)
+    gcfg = GCFG(bite, board, Job(board.open(), Budget.seconds(120)), BiTeState(ORIGIN))
+    gcfg.state.iterations = 1
+    gcfg.frontier_step()
+    bite.dse, gcfg.state.dse_exhausted = unlimited, False
+    return gcfg
+
+
+def descendants(r: RState, live: list[RState]) -> list[RState]:
+    out = [r]
+    for x in live:
+        if x.parent is not None and any(x.parent is y for y in out):
+            out.append(x)
+    return out
+
+
+def test_an_unsatisfiable_frontier_edge_leads_the_reachability_step(make_program) -> None:
+    """Algorithm 2: where S /\\ R is unsatisfiable, the reachability step extends that R
+    (and no R-state of another goal, as a round robin over goals would)."""
+    board = make_program(HEADER + TWO_GOALS)
+    gcfg = few_runs_gcfg(board, "found")
+    state, followed = gcfg.state, 0
+    for _ in range(200):
+        state.iterations += 1
+        if not board.has_open() or not gcfg.frontier_step():
+            break
+        if not state.frontier:
+            continue
+        _, _, s, r = state.frontier[0]
+        b = state.backward.get(r.goal)
+        unsat = b is not None and r in b.pending and board.is_open(r.goal) and gcfg.meet(s, r)[0] == "unsat"
+        others = {g: list(o.pending) for g, o in state.backward.items() if g != r.goal}
+        state.iterations += 1
+        gcfg.frontier_step()
+        if unsat:
+            assert b is not None and r not in b.pending
+            assert r.removed or any(x.parent is r for x in b.live)
+            assert others == {g: list(o.pending) for g, o in state.backward.items() if g != r.goal}
+            followed += 1
+        gcfg.coarsen()
+        gcfg.prove()
+    assert followed
+    dead = goals_on(board, TWO_GOALS, "DEAD")
+    assert dead <= board.infeasible.keys()
+    assert goals_on(board, TWO_GOALS) <= board.covered.keys()
+
+
+def test_an_r_state_a_test_satisfies_is_dropped_with_its_descendants(make_program) -> None:
+    """Algorithm 3: S /\\ R satisfiable in an exact S-state drops R and what its
+    backward exploration found, and the goal can no longer be proven."""
+    board = make_program(HEADER + TWO_GOALS)
+    gcfg = few_runs_gcfg(board, "found")
+    state, met = gcfg.state, 0
+    for _ in range(200):
+        if not board.has_open():
+            break
+        state.iterations += 1
+        if not state.frontier:
+            if not gcfg.frontier_step():
+                break
+            continue
+        _, _, s, r = state.frontier[0]
+        b = state.backward.get(r.goal)
+        exact = b is not None and not r.removed and board.is_open(r.goal) and gcfg.meet(s, r)[0] == "exact"
+        below = descendants(r, b.live) if b is not None else []
+        gcfg.frontier_step()
+        if exact:
+            assert b is not None and b.met and not b.complete()
+            assert all(x.removed and x not in b.pending for x in below)
+            met += 1
+        gcfg.coarsen()
+        gcfg.prove()
+    assert met and board.stats["bite_met"] >= met
+
+
+@pytest.mark.parametrize("order", ["found", "balanced"])
+def test_a_goal_whose_r_state_a_test_met_is_never_proven(make_program, order: str) -> None:
+    """End to end: the met R-state is dropped, the goal stays reachable and is covered
+    (the step-by-step test above checks that the mark keeps its exploration from
+    counting as complete)."""
+    board = make_program(HEADER + MET_NOT_COVERED)
+    goals = goals_on(board, MET_NOT_COVERED)
+    gcfg = few_runs_gcfg(board, order)
+    gcfg.loop()
+    assert not goals & board.infeasible.keys(), board.infeasible
+    assert goals <= board.covered.keys()
+
+
+def test_r_states_no_path_from_the_start_reaches_are_dropped(make_program) -> None:
+    """Algorithm 3: the goals of a function nothing calls are proven at once, their
+    R-states disconnected, without a backward step."""
+    source = DEAD["never-called"]
+    board = make_program(HEADER + source)
+    goals = goals_on(board, source)
+    run(board)
+    assert goals <= board.infeasible.keys()
+    assert all("(0 R-states" in board.infeasible[g] for g in goals), board.infeasible
+    assert board.stats["bite_disconnected"] >= len(goals)
+
+
+@pytest.mark.parametrize("name", ["callback-argument", "callee-of-a-pointer-in-a-struct",
+                                  "function-pointer", "set-through-a-pointer-table"])
+def test_every_location_of_a_function_a_pointer_may_call_is_connected(make_program, name: str) -> None:
+    board = make_program(HEADER + REACHABLE[name])
+    backward = BackwardReachability(board.program)
+    assert all(backward.connected(loc) for f in board.program.functions.values() for loc in f.reachable())
 
 
 def test_check_valves_alarm_covered_and_error_branch_proven(make_program, seed_examples) -> None:

@@ -46,8 +46,8 @@ import z3
 
 from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
 from cooptest.analyses.wp import BackwardTransfer, FrameState, Formula, memory_reads, truth
-from cooptest.cfa.calls import (NO_CALL, CallContext, address_taken, callee_name, callers,
-                                forged_function_pointer)
+from cooptest.cfa.calls import (NO_CALL, CallContext, address_taken, call_targets, callee_name,
+                                callers, forged_function_pointer)
 from cooptest.cfa.ctype import FloatType, PointerType
 from cooptest.cfa.ir import (AddrOf, AssumeEdge, Binary, CallEdge, Edge, Expr, FuncRef,
                              Location, Program, ReturnEdge, StringLit, TerminateEdge,
@@ -91,6 +91,30 @@ class BackwardReachability:
         self.address_taken = address_taken(program)
         self.callers = callers(program, self.address_taken)
         self.forged = forged_function_pointer(program)
+        self._connected: frozenset[int] | None = None  # location ids, once asked
+
+    def connected(self, location: Location) -> bool:
+        """Whether some path of the program leads from its start to ``location``: along
+        the CFA edges, and from a call into every function it may call (through a
+        pointer: any whose address is taken; any at all when a called pointer may be
+        made from an integer). A condition at a location that is not connected holds
+        for no execution."""
+        if self._connected is None:
+            entry = self.program.functions[self.program.entry].entry
+            seen, todo = {entry.id}, [entry]
+            while todo:
+                for edge in todo.pop().leaving:
+                    targets = [edge.dst]
+                    if isinstance(edge, CallEdge):
+                        names = set(self.program.functions) if self.forged is not None \
+                            else call_targets(self.program, edge, self.address_taken)
+                        targets += [self.program.functions[n].entry for n in sorted(names)]
+                    for t in targets:
+                        if t.id not in seen:
+                            seen.add(t.id)
+                            todo.append(t)
+            self._connected = frozenset(seen)
+        return location.id in self._connected
 
     def at_start(self, location: Location, stack: Stack) -> bool:
         """Whether a condition here holds at the start of the program: the entry of

@@ -5,20 +5,32 @@ reachability (weakest preconditions) grow one model of the program, the GCFG, an
 at its frontier::
 
     GCFG := S-states of the runs of the seed suite; R-states of every open goal   (Sec. 3)
-    while budget and open goals:
-        if the frontier has an edge <S, R>:                                       (Sec. 4.1)
-            symbolic execution step: if S /\\ R is satisfiable, run its model natively
-            (a test); its run adds S-states
-        elif some R-state is unexplored:                                          (Sec. 4.2)
-            symbolic reachability step: R backwards over every CFA edge into its
-            location (WP, Morris' aliasing split); an unsatisfiable precondition is
-            removed, one implied by an earlier R-state at its location is subsumed; the
-            condition of a loop about none of R's variables is skipped (a weaker WP); an
-            R-state back at a loop head it came from is widened (below)
+    while budget and open goals:                                                  (Alg. 2)
+        if the frontier has an edge <S, R> (the first in the frontier order):
+            symbolic execution step (Sec. 4.1): if S /\\ R is satisfiable, run its
+            model natively (a test); its run adds S-states
+            otherwise the symbolic reachability step (Sec. 4.2) along that edge:
+            R backwards over every CFA edge into its location (WP, Morris'
+            aliasing split); an unsatisfiable precondition is removed, one implied
+            by an earlier R-state at its location is subsumed
+        elif some R-state is unexplored: the symbolic reachability step on it
         else: a slice of DSE (concolic search) adds S-states
-        coarsen the model (Sec. 5): drop the R-states and frontier edges of decided goals
+        coarsen the model (Alg. 3, Sec. 5)
         a goal whose backward exploration is complete and removed every R-state is
         proven infeasible
+
+Coarsening (Algorithm 3) drops R-states, and with them their frontier edges (lazily):
+
+- those of decided goals;
+- those a new test satisfies: S /\\ R satisfiable in an exact S-state (no imprecise
+  or concretised value) means a run reaches R, so R is covered ground, and so is what
+  its backward exploration found (its descendants: ways to reach R). A run in R also
+  means, by Inv1, that R's backward exploration would reach the start of the program
+  along that run: the goal can no longer be proven, and it is marked so (``met``);
+  dropping R-states never completes an exploration;
+- the disconnected ones: an R-state at a location no path of the program reaches
+  from its start (``BackwardReachability.connected``) holds for no execution, so it
+  is never added (Inv1 holds without it).
 
 The states (Sec. 3). An *S-state* is the symbolic state of an executed path just
 before one of its branch decisions: a CFA location, the call stack, and the path
@@ -50,9 +62,16 @@ Interprocedural (Sec. 6) and widening at loop heads: the backward steps are thos
 ``analyses.backward`` (call strings, a widened formula at a loop head a backward path
 comes back to, ``Incomplete`` where a step cannot follow every path).
 
-Frontier order: ``found`` (the order the edges were found, the paper's) or ``nearest``
-(the R-state fewest backward steps from its goal first: its formula is the weakest,
-so it is the likeliest to meet an executed path; ties in the order found).
+Frontier orders (``--frontier-order``): ``found`` is Algorithm 2 with the frontier
+edges in the order they were found (the paper's); ``nearest`` is Algorithm 2 with the
+edge of the R-state fewest backward steps from its goal first (its formula is the
+weakest, so it is the likeliest to meet an executed path; ties in the order found).
+``balanced`` is cooptest's own: the nearest edge first, and the three kinds of step
+take turns by the time spent in each (DSE while it took less than the other two,
+then the cheaper of symbolic execution and reachability), the reachability steps
+round robin over the goals' unexplored R-states rather than along the frontier edge
+whose test failed: a goal with no frontier edge is explored, and so proven, as soon
+as one that has edges.
 """
 from __future__ import annotations
 
@@ -61,6 +80,7 @@ import itertools
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable, Literal, TypeVar
 
 import z3
 
@@ -78,7 +98,10 @@ from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
 
 ORIGIN = "bite"
-ORDERS = ("found", "nearest")
+T = TypeVar("T")
+Meeting = Literal["exact", "sat", "unsat", "unknown"]  # "exact": S /\\ R satisfiable in an
+# S-state with no imprecise or concretised value, so some input reaches R along S's path
+ORDERS = ("found", "nearest", "balanced")
 
 
 # ---------------------------------------------------------------------------- the GCFG
@@ -106,6 +129,7 @@ class RState:
     formula: Formula
     depth: int = 0
     edge: Edge | None = None
+    parent: RState | None = None  # the R-state it was extended from
     checked: bool = False  # its formula was found satisfiable (or z3 gave up on it), or its
     # parent's was and the step did not change it
     removed: bool = False
@@ -127,9 +151,11 @@ class Backward:
     subsumed: int = 0
     cut: str | None = None  # why the exploration is incomplete (never proves then)
     at_start: bool = False  # an R-state reached the start of the program
+    met: str | None = None  # a test satisfied an R-state of it: it cannot be proven
+    disconnected: int = 0  # R-states at locations no path from the start reaches
 
     def complete(self) -> bool:
-        return not self.pending and self.cut is None and not self.at_start
+        return not self.pending and self.cut is None and not self.at_start and self.met is None
 
 
 @dataclass
@@ -203,7 +229,7 @@ class BiTe:
 
     name = ORIGIN
 
-    def __init__(self, search: str = DEFAULT, rng_seed: int = 0, order: str = "nearest",
+    def __init__(self, search: str = DEFAULT, rng_seed: int = 0, order: str = "balanced",
                  dse_slice: float = 1.0, max_r_states: int = 4000, max_stack: int = 6,
                  solver_cap: float = 2.0) -> None:
         if order not in ORDERS:
@@ -221,7 +247,7 @@ class BiTe:
 
 def from_settings(settings: Settings) -> BiTe:
     return BiTe(search=settings.search, rng_seed=settings.seed,
-                order=settings.extra.get("bite_order", "nearest"))
+                order=settings.extra.get("bite_order", "balanced"))
 
 
 class GCFG:
@@ -245,28 +271,58 @@ class GCFG:
 
     def loop(self) -> None:
         budget, state = self.job.budget, self.state
+        step = self.balanced_step if self.bite.order == "balanced" else self.frontier_step
         while not budget.expired() and self.board.has_open(self.job.goals):
             before = (len(self.board.covered), len(self.board.infeasible))
             state.iterations += 1
-            started = time.monotonic()
-            steps = state.execution_time + state.reachability_time
-            if not state.dse_exhausted and (state.iterations == 1 or steps > state.dse_time):
-                self.dse_step()  # forward: new S-states (the seed suite first)
-                state.dse_time += time.monotonic() - started
-            elif state.frontier and (state.execution_time <= state.reachability_time
-                                     or not self.has_reachability_step()):
-                self.symbolic_execution_step()
-                state.execution_time += time.monotonic() - started
-            elif self.reachability_step():
-                state.reachability_time += time.monotonic() - started
-            elif not state.dse_exhausted:
-                self.dse_step()
-                state.dse_time += time.monotonic() - started
-            else:
+            if not step():
                 break  # nothing left to do in either direction
             self.coarsen()
             self.prove()
             self.account(before)
+
+    def frontier_step(self) -> bool:
+        """Algorithm 2: the first frontier edge <S, R>, a symbolic execution step on it
+        and, where S /\\ R is unsatisfiable, the reachability step along it (R
+        extended); without a frontier edge, an unexplored R-state is extended, and
+        without one, DSE adds S-states. False when nothing is left to do."""
+        state = self.state
+        if state.iterations == 1 and not state.dse_exhausted:
+            return self.timed("dse_time", self.dse_step)  # the seed suite's S-states
+        if state.frontier:
+            r = self.timed("execution_time", self.symbolic_execution_step)
+            if r is not None and r in self.state.backward[r.goal].pending:
+                b = self.state.backward[r.goal]
+                b.pending.remove(r)
+                self.timed("reachability_time", lambda: self.reachability(b, r))
+            return True
+        if self.timed("reachability_time", self.reachability_step):
+            return True
+        return not state.dse_exhausted and self.timed("dse_time", self.dse_step)
+
+    def balanced_step(self) -> bool:
+        """cooptest's own order of steps (module docstring): DSE while it took less
+        time than the other two, then the cheaper of symbolic execution and
+        reachability."""
+        state = self.state
+        steps = state.execution_time + state.reachability_time
+        if not state.dse_exhausted and (state.iterations == 1 or steps > state.dse_time):
+            return self.timed("dse_time", self.dse_step)  # forward: new S-states (the seed suite first)
+        if state.frontier and (state.execution_time <= state.reachability_time
+                               or not self.has_reachability_step()):
+            self.timed("execution_time", self.symbolic_execution_step)
+            return True
+        if self.timed("reachability_time", self.reachability_step):
+            return True
+        return not state.dse_exhausted and self.timed("dse_time", self.dse_step)
+
+    def timed(self, clock: str, step: Callable[[], T]) -> T:
+        """``step()``, its time added to the state's ``clock``."""
+        started = time.monotonic()
+        try:
+            return step()
+        finally:
+            setattr(self.state, clock, getattr(self.state, clock) + time.monotonic() - started)
 
     def account(self, before: tuple[int, int]) -> None:
         """it_b: the iteration that reached the final covered count; it_f: the one that
@@ -280,7 +336,7 @@ class GCFG:
 
     # -------------------------------------------------------------- forward
 
-    def dse_step(self) -> None:
+    def dse_step(self) -> bool:
         """A slice of concolic search; its replays leave S-states (``SStates``)."""
         slice_ = self.job.budget.child(self.bite.dse_slice)
         outcome = self.bite.dse.run(self.board, Job(self.job.goals, slice_, state=self.state.concolic))
@@ -288,6 +344,7 @@ class GCFG:
             self.state.dse_exhausted = True
         self.board.count("bite_dse_slices")
         self.absorb_s_states()
+        return True
 
     def absorb_s_states(self) -> None:
         for s in self.new_s:
@@ -298,19 +355,25 @@ class GCFG:
     def add_frontier(self, s: SState, r: RState) -> None:
         if r.removed or not _compatible(s.stack, r.stack):
             return
-        rank = r.depth if self.bite.order == "nearest" else 0
+        rank = 0 if self.bite.order == "found" else r.depth
         heapq.heappush(self.state.frontier, (rank, next(self.state.found), s, r))
 
-    def symbolic_execution_step(self) -> None:
+    def symbolic_execution_step(self) -> RState | None:
         """Sec. 4.1: the frontier edge <S, R>: if S /\\ R is satisfiable, its model is a
-        test (run natively through the concolic engine, whose replay adds S-states)."""
+        test (run natively through the concolic engine, whose replay adds S-states);
+        R when S /\\ R is unsatisfiable (Algorithm 2's reachability step goes along
+        this edge), else None."""
         _, _, s, r = heapq.heappop(self.state.frontier)
         if r.removed or not self.board.is_open(r.goal):
-            return
+            return None
         self.board.count("bite_execution_steps")
-        inputs = self.meet(s, r)
+        verdict, inputs = self.meet(s, r)
+        if verdict == "unsat":
+            return r
         if inputs is None:
-            return
+            return None
+        if verdict == "exact":
+            self.met(r, s)
         concolic = self.state.concolic
         assert concolic is not None
         concolic.pending.insert(0, Pending(inputs))
@@ -318,22 +381,26 @@ class GCFG:
         self.bite.dse.run(self.board, Job(self.job.goals, slice_, state=concolic))
         self.board.count("bite_tests")
         self.absorb_s_states()
+        return None
 
-    def meet(self, s: SState, r: RState) -> list[str] | None:
-        """Inputs of a model of S /\\ R (None: unsatisfiable, or no model in time)."""
+    def meet(self, s: SState, r: RState) -> tuple[Meeting, list[str] | None]:
+        """z3's verdict on S /\\ R (``Meeting``) and the inputs of a model (None:
+        unsatisfiable, or no model in time)."""
         probe = FrameState.of(s.state)
         try:
             term = truth(probe, r.formula)
         except (TypeError, z3.Z3Exception):
-            return None  # the symbolic state cannot evaluate the formula: no test
+            return "unknown", None  # the symbolic state cannot evaluate the formula: no test
         solver = z3.Solver()
-        solver.set("timeout", self.job.budget.solver_timeout_ms(self.bite.solver_cap))
+        solver.set("timeout", self.timeout_ms())
         solver.add(*probe.path_condition, term)
-        if solver.check() != z3.sat:
-            return None
+        verdict = solver.check()
+        if verdict != z3.sat:
+            return ("unsat" if verdict == z3.unsat else "unknown"), None
         model = solver.model()
-        return [literal(model.eval(read.symbol, model_completion=True), read.type)
-                for read in probe.inputs]
+        inputs = [literal(model.eval(read.symbol, model_completion=True), read.type)
+                  for read in probe.inputs]
+        return ("sat" if probe.imprecise or probe.concretized else "exact"), inputs
 
     # -------------------------------------------------------------- backward
 
@@ -347,6 +414,10 @@ class GCFG:
     def add_r_state(self, b: Backward, r: RState) -> None:
         """Add ``r`` unless an R-state of its location and call string with a subset
         of its literals (a weaker formula) is there already: that one stands for it."""
+        if not self.backward.connected(r.location):
+            b.disconnected += 1  # Algorithm 3: no execution is there
+            self.board.count("bite_disconnected")
+            return
         key = (r.location.id, r.stack)
         literals = r.formula.key
         kept = b.reached.setdefault(key, [])
@@ -380,28 +451,31 @@ class GCFG:
             return False
         self.state.turn = (self.state.turn + 1) % len(goals)
         b = self.state.backward[goals[self.state.turn]]
-        r = b.pending.popleft()
+        self.reachability(b, b.pending.popleft())
+        return True
+
+    def reachability(self, b: Backward, r: RState) -> None:
+        """Sec. 4.2: ``r`` (just taken from ``b.pending``) checked, then extended."""
         self.board.count("bite_reachability_steps")
         if not r.checked:
             verdict = self.backward.contradiction(r.formula, r.stack, self.timeout_ms())
             if verdict is None:
                 b.pending.appendleft(r)  # the clock cut the check: redo it
-                return True
+                return
             if verdict:
                 self.remove(b, r)
-                return True
+                return
             r.checked = True
         try:
             extended = self.extend(b, r)
         except Incomplete as cut:
             b.cut = str(cut)
-            return True
+            return
         if extended is None:
             b.pending.appendleft(r)  # the clock cut a widening: redo the step
-            return True
+            return
         for new in extended:
             self.add_r_state(b, new)
-        return True
 
     def extend(self, b: Backward, r: RState) -> list[RState] | None:
         """The R-states one backward step from ``r`` leads to (``analyses.backward``);
@@ -413,7 +487,8 @@ class GCFG:
         if extensions is None:
             return None
         return [RState(r.goal, x.step.location, x.step.stack, x.formula, r.depth + 1, x.step.edge,
-                       checked=x.formula.key == r.formula.key, heads=x.heads) for x in extensions]
+                       parent=r, checked=x.formula.key == r.formula.key, heads=x.heads)
+                for x in extensions]
 
     def timeout_ms(self) -> int:
         return self.job.budget.solver_timeout_ms(self.bite.solver_cap)
@@ -424,9 +499,28 @@ class GCFG:
 
     # -------------------------------------------------------------- coarsening, proofs
 
+    def met(self, r: RState, s: SState) -> None:
+        """Algorithm 3: a test satisfies ``r``: it and its descendants are dropped, and
+        the goal is marked unprovable (module docstring)."""
+        b = self.state.backward.get(r.goal)
+        if b is None:
+            return
+        b.met = b.met or f"a run reaches an R-state at line {s.location.line}"
+        self.board.count("bite_met")
+        gone = {id(r)}
+        for x in b.live:  # parents come first in ``live``
+            if id(x) in gone or (x.parent is not None and id(x.parent) in gone):
+                gone.add(id(x))
+                if not x.removed:
+                    x.removed = True
+                    self.board.count("bite_dropped")
+        b.pending = deque(x for x in b.pending if id(x) not in gone)
+        b.live = [x for x in b.live if id(x) not in gone]
+
     def coarsen(self) -> None:
-        """Sec. 5: the R-states (and with them their frontier edges, lazily) of goals
-        decided since are dropped, and removed R-states leave the location index."""
+        """Algorithm 3: the R-states (and with them their frontier edges, lazily) of
+        goals decided since are dropped, and dropped or removed R-states leave the
+        location index (those a test met are dropped by ``met``)."""
         decided = [g for g in self.state.backward if not self.board.is_open(g)]
         for g in decided:
             for r in self.state.backward.pop(g).live:
@@ -442,7 +536,7 @@ class GCFG:
                 self.board.prove_infeasible(
                     g, f"bite: backward reachability: every weakest precondition towards {g} is "
                        f"unsatisfiable ({b.r_states} R-states, {b.removed} removed, "
-                       f"{b.subsumed} subsumed)")
+                       f"{b.subsumed} subsumed, {b.disconnected} disconnected)")
 
 
 # ---------------------------------------------------------------------------- helpers
