@@ -17,6 +17,7 @@ in total (one ``generate --strategy coveritest`` run each).
     python benchmarks/ablation_papers.py reuse [--pair 20/80] [--budget 20] [--out DIR]
     python benchmarks/ablation_papers.py crabs [--budget 30] [--out DIR]
     python benchmarks/ablation_papers.py mgp [--budget 30] [--out DIR]
+    python benchmarks/ablation_papers.py bite [--budget 30] [--out DIR]
 
 ``crabs``: Crabs with and without monitors (Daca, Gupta & Henzinger, VMCAI 2016, its
 question whether the model checker's abstraction helps concolic testing), on the seed
@@ -24,6 +25,12 @@ examples and the ntdrivers dev tasks (SV-COMP device drivers, the kind of catego
 paper ran). ``mgp``: Tiger-MGP's partitionings (Ruland et al., STTT 2021): random and
 proximity with 1, 4 and 8 partitions, size with 1, 4 and 8 goals per partition (one
 ``generate --strategy mgp`` run each).
+
+``bite``: BiTe's frontier orders (Baluda, Denaro & Pezzè, TSE 2016): its Algorithm 2
+with the frontier edges in the order found (the paper's) or nearest R-state first, and
+cooptest's own ``balanced`` steps, on the seed examples and the ntdrivers and openssl
+dev tasks (the C programs of the paper's panel); the revision before: this script
+copied into its checkout, ``--configs nearest`` (its default then), ``--out OLD-DIR``.
 
 Results are kept in ``DIR/<mode>.json`` (one entry per run, written after each), so an
 interrupted table resumes; ``--table`` prints it without running anything.
@@ -108,6 +115,18 @@ MGP_CONFIGS = {
 }
 MGP_PAPER = ("random with 4 partitions is the paper's best partitioning (Ruland et al., "
              "STTT 2021); the paper's figures per partitioning could not be read here")
+BITE_SUBJECTS = {
+    **{p.name: p for p in sorted(SEEDS.glob("*.c"))},
+    "kbfiltr-1": TESTCOMP / "ntdrivers" / "kbfiltr.i.cil-1.yml",
+    "diskperf-1": TESTCOMP / "ntdrivers" / "diskperf.i.cil-1.yml",
+    "s3_srvr.01-2": TESTCOMP / "openssl" / "s3_srvr.blast.01.i.cil-2.yml",
+    "s3_srvr.13-1": TESTCOMP / "openssl" / "s3_srvr.blast.13.i.cil-1.yml",
+}
+BITE_CONFIGS = {order: ["--strategy", "bite", "--frontier-order", order]
+                for order in ("found", "nearest", "balanced")}
+BITE_PAPER = ("the paper's Algorithm 2 takes one frontier edge per iteration (found, nearest); "
+              "it reports branch coverage and infeasible branches per subject, not an "
+              "ablation of the order, and its figures could not be read here")
 REUSE_PAPER = ("reuse-arg with 20/80 is the paper's best configuration (Beyer & Jakobs, "
                "FASE 2019), cooptest's default; the paper's figures per reuse type could "
                "not be read here")
@@ -159,6 +178,7 @@ def one_generate(subject: Path, options: list[str], budget: float, folder: Path)
 GENERATE_MODES: dict[str, tuple[dict[str, Path], dict[str, list[str]], float, str]] = {
     "crabs": (CRABS_SUBJECTS, CRABS_CONFIGS, 30.0, CRABS_PAPER),
     "mgp": (MGP_SUBJECTS, MGP_CONFIGS, 30.0, MGP_PAPER),
+    "bite": (BITE_SUBJECTS, BITE_CONFIGS, 30.0, BITE_PAPER),
 }
 
 
