@@ -52,10 +52,10 @@ Invariants (Inv1-Inv5 of the paper, as kept here):
    stacks agree;
 4. a goal is covered only by a native run (``GoalBoard.submit``);
 5. a goal is proven infeasible only when its backward exploration is *complete*: no
-   R-state of it is left to extend, none reached the start of the program, and no
-   step was cut (call strings longer than ``max_stack``, more than ``max_r_states``,
-   a call of a library function that may write memory, a function pointer made from an
-   integer). A satisfiability check
+   R-state of it is left to extend, none reached the start of the program, no test
+   met one (coarsening dropped it), and no step was cut (call strings longer than
+   ``max_stack``, more than ``max_r_states``, a call of a library function that may
+   write memory, a function pointer made from an integer). A satisfiability check
    cut by the clock is done again by the next step, never read as "unsatisfiable".
 
 Interprocedural (Sec. 6) and widening at loop heads: the backward steps are those of
@@ -284,8 +284,9 @@ class GCFG:
     def frontier_step(self) -> bool:
         """Algorithm 2: the first frontier edge <S, R>, a symbolic execution step on it
         and, where S /\\ R is unsatisfiable, the reachability step along it (R
-        extended); without a frontier edge, an unexplored R-state is extended, and
-        without one, DSE adds S-states. False when nothing is left to do."""
+        extended, unless an earlier edge extended it); without a frontier edge, an
+        unexplored R-state is extended, and without one, DSE adds S-states. False
+        when nothing is left to do."""
         state = self.state
         if state.iterations == 1 and not state.dse_exhausted:
             return self.timed("dse_time", self.dse_step)  # the seed suite's S-states
