@@ -967,25 +967,49 @@ def _as_int(term: z3.ExprRef) -> int | None:
 
 
 def _constant_part(addr: z3.ExprRef) -> int | None:
-    """The sum of the numerals at the top of an address term (``base + offset``)."""
-    value = _numeral(addr)
-    if value is not None:
-        return value
-    if z3.is_app_of(addr, z3.Z3_OP_BADD):
-        total, found = 0, False
-        for child in addr.children():
-            c = _constant_part(child)
-            if c is not None:
-                total, found = total + c, True
-        return total & ((1 << addr.size()) - 1) if found else None
-    if z3.is_app_of(addr, z3.Z3_OP_BSUB):
-        left, right = addr.children()
-        c = _constant_part(left)
-        if c is None:
-            return None
-        r = _numeral(right)
-        return (c - r) & ((1 << addr.size()) - 1) if r is not None else c
-    return None
+    """The sum of the numerals at the top of an address term (``base + offset``).
+    Asked at every access through a pointer, on terms that share their subterms, so the
+    answers are kept per subterm (:data:`_CONSTANT_PARTS`) and the term is walked with
+    z3's C API: on grep the walk through z3's Python wrappers was most of a replay."""
+    ctx = addr.ctx_ref()
+    if len(_CONSTANT_PARTS) > CONSTANT_PARTS_KEPT:
+        _CONSTANT_PARTS.clear()
+        _KEPT_ALIVE.clear()
+    key = z3.Z3_get_ast_id(ctx, addr.as_ast())
+    if key not in _CONSTANT_PARTS:
+        _KEPT_ALIVE.append(addr)  # an id names its term only while the term lives
+    return _constant_part_of(ctx, addr.as_ast(), (1 << addr.size()) - 1)
+
+
+CONSTANT_PARTS_KEPT = 200_000
+_CONSTANT_PARTS: dict[int, int | None] = {}  # z3's id of a term -> its constant part
+_KEPT_ALIVE: list[z3.ExprRef] = []  # the terms asked, which keep their subterms alive
+
+
+def _constant_part_of(ctx: z3.ContextObj, ast: z3.Ast, mask: int) -> int | None:
+    key = z3.Z3_get_ast_id(ctx, ast)
+    if key in _CONSTANT_PARTS:
+        return _CONSTANT_PARTS[key]
+    value: int | None = None
+    kind = z3.Z3_get_ast_kind(ctx, ast)
+    if kind == z3.Z3_NUMERAL_AST:
+        value = int(z3.Z3_get_numeral_string(ctx, ast))
+    elif kind == z3.Z3_APP_AST:
+        op = z3.Z3_get_decl_kind(ctx, z3.Z3_get_app_decl(ctx, ast))
+        if op == z3.Z3_OP_BADD:
+            parts = [_constant_part_of(ctx, z3.Z3_get_app_arg(ctx, ast, i), mask)
+                     for i in range(z3.Z3_get_app_num_args(ctx, ast))]
+            found = [c for c in parts if c is not None]
+            value = sum(found) & mask if found else None
+        elif op == z3.Z3_OP_BSUB:
+            left = _constant_part_of(ctx, z3.Z3_get_app_arg(ctx, ast, 0), mask)
+            right = z3.Z3_get_app_arg(ctx, ast, 1)
+            if left is not None:
+                value = left
+                if z3.Z3_get_ast_kind(ctx, right) == z3.Z3_NUMERAL_AST:
+                    value = (left - int(z3.Z3_get_numeral_string(ctx, right))) & mask
+    _CONSTANT_PARTS[key] = value
+    return value
 
 
 def _add(a: z3.ExprRef, b: z3.ExprRef) -> z3.ExprRef:
