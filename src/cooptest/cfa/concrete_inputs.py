@@ -19,22 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cooptest.cfa import libc_model
 from cooptest.cfa.calls import callee_name, callees, expressions
 from cooptest.cfa.ir import CallEdge, Const, Expr, Program, StringLit, Var, variables_of
 from cooptest.cfa.unmodelled import MODEL_PREFIX, USER_MAIN, argv_left_concrete, modelled
 from cooptest.task import Environment
 
-STDIN_READERS = frozenset({"getchar", "getchar_unlocked", "scanf", "vscanf", "gets"})
-STREAM_READERS = frozenset({"fgetc", "getc", "fgets", "fread", "fscanf", "vfscanf", "getline",
-                            "getdelim", "getc_unlocked", "fgetc_unlocked", "fgets_unlocked",
-                            "fread_unlocked", "getw"})
-OPENERS = {"fopen": 0, "fopen64": 0, "freopen": 0, "open": 0, "open64": 0, "openat": 1,
-           "opendir": 0, "stat": 0, "access": 0}  # the argument that names the file
-ENVIRONMENT = frozenset({"getenv", "secure_getenv"})
 ENVIRONMENT_VARIABLES = frozenset({"environ", "__environ"})
-CLOCK = frozenset({"time", "clock", "gettimeofday", "clock_gettime", "ftime", "times"})
-RANDOM = frozenset({"rand", "random", "rand_r", "drand48", "erand48", "lrand48", "nrand48",
-                    "mrand48", "jrand48", "getrandom", "arc4random", "arc4random_uniform"})
 
 
 @dataclass(frozen=True)
@@ -93,12 +84,15 @@ def _call(program: Program, edge: CallEdge, env: Environment, symbolic_files: se
         return []  # the program's own function of that name
     stdin = ConcreteInput("stdin", where, "the test's input lines, as TestCov feeds them; "
                           "empty for a test without inputs", "--sym-stdin N")
-    if name in STDIN_READERS or (name == "read" and _is_const(edge.args[:1], 0)):
+    source = libc_model.function(name).reads
+    if source is None:
+        return []
+    if source.kind == "stdin" or (source.kind == "descriptor" and _is_const(edge.args[:1], 0)):
         return [] if env.sym_stdin is not None else [stdin]
-    if name in STREAM_READERS and edge.args and _names_stdin(edge.args[-1]):
+    if source.kind == "stream" and edge.args and _names_stdin(edge.args[-1]):
         return [] if env.sym_stdin is not None else [stdin]
-    if name in OPENERS and len(edge.args) > OPENERS[name]:
-        arg = edge.args[OPENERS[name]]
+    if source.kind == "file" and source.name is not None and len(edge.args) > source.name:
+        arg = edge.args[source.name]
         path = _string(arg)
         if path is not None and path in symbolic_files:
             return []
@@ -106,11 +100,11 @@ def _call(program: Program, edge: CallEdge, env: Environment, symbolic_files: se
         return [ConcreteInput(f"file {shown}", where,
                               "as the test's run finds it: relative names in an empty folder",
                               "--sym-file NAME:N")]
-    if name in ENVIRONMENT:
+    if source.kind == "environment":
         return [_environment(where)]
-    if name in CLOCK:
+    if source.kind == "clock":
         return [ConcreteInput("clock", where, "the time of each run", "")]
-    if name in RANDOM:
+    if source.kind == "random":
         return [ConcreteInput("random numbers", where,
                               "the C library's, seeded as the program seeds them", "")]
     return []

@@ -14,7 +14,8 @@ facts stated once, and each analysis derives its treatment from them:
   caller's frame, does it move an object) and what it *returns* (an argument, a constant);
 - what it does to control: whether it *terminates* the run (``abort``, ``exit``), *jumps*
   non-locally (``setjmp``/``longjmp``), may *call back* a function of the program;
-- whether it is *deterministic*: its result and effects depend on its arguments only;
+- whether it is *deterministic*: its result and effects depend on its arguments only,
+  and which input it *reads* otherwise (stdin, a file, the clock...);
 - whether *gcc emits* calls of it itself (aggregate copies, a simplified ``printf``).
 
 A function absent from the table is unknown: it writes anything its pointer arguments
@@ -72,6 +73,17 @@ class Constant:
 
 
 @dataclass(frozen=True)
+class Source:
+    """An input the function reads, which a test controls only if an option makes it
+    one (``cfa.concrete_inputs``): ``kind`` is ``stdin``, ``stream`` (the FILE its last
+    argument is), ``descriptor`` (its first argument; 0 is stdin), ``file`` (the one
+    argument ``name`` names), ``environment``, ``clock`` or ``random``."""
+
+    kind: str
+    name: int | None = None
+
+
+@dataclass(frozen=True)
 class Function:
     """What a call of one C library function does (module docstring)."""
 
@@ -85,6 +97,7 @@ class Function:
     calls_back: bool = False  # it may call a function whose address it is given
     deterministic: bool = False  # result and effects depend only on the arguments
     gcc_emits: bool = False  # gcc calls it for code that names no function
+    reads: Source | None = None  # an input it reads
 
     @property
     def pure(self) -> bool:
@@ -100,6 +113,7 @@ _STRING_WRITE = Function(writes=(Write(0),), returns=0)  # strcpy and kin: into 
 _HEAP = Allocation(size=(0,))
 _STACK = Allocation(size=(0,), may_fail=False, frame=True)
 _JUMP = Function(jumps=True, calls_back=True)
+_STDIN, _STREAM = Source("stdin"), Source("stream")
 
 
 def _printing_into(buffer: int, format_: int) -> Function:
@@ -146,15 +160,31 @@ LIBRARY: dict[str, Function] = {
     "puts": Function(deterministic=True, gcc_emits=True),
     "putchar": Function(deterministic=True, gcc_emits=True),
     "fflush": Function(deterministic=True), "fputs": READS, "fputc": READS, "putc": READS,
-    "fwrite": READS, "fopen": READS, "fclose": READS, "write": READS, "open": READS,
-    "close": READS,
-    # input
-    "fgetc": READS, "getc": READS, "getchar": READS,
-    "fgets": Function(writes=(Write(0),)),  # returns NULL at the end of the input
-    "fread": Function(writes=(Write(0),)),
-    "read": Function(writes=(Write(1),)),
-    "scanf": Function(writes=None), "sscanf": Function(writes=None),
-    "fscanf": Function(writes=None),
+    "fwrite": READS, "fclose": READS, "write": READS, "close": READS,
+    # input; fgets returns NULL at its end, scanf stores through what its format says
+    **{name: Function(writes=writes, reads=_STDIN) for name, writes in (
+        ("getchar", ()), ("getchar_unlocked", ()), ("scanf", None), ("vscanf", None),
+        ("gets", (Write(0),)))},
+    **{name: Function(writes=writes, reads=_STREAM) for name, writes in (
+        ("fgetc", ()), ("getc", ()), ("getc_unlocked", ()), ("fgetc_unlocked", ()), ("getw", ()),
+        ("fgets", (Write(0),)), ("fgets_unlocked", (Write(0),)), ("fread", (Write(0),)),
+        ("fread_unlocked", (Write(0),)), ("fscanf", None), ("vfscanf", None),
+        ("getline", None), ("getdelim", None))},
+    "read": Function(writes=(Write(1),), reads=Source("descriptor")),
+    "sscanf": Function(writes=None),
+    **{name: Function(writes=writes, reads=Source("file", argument)) for name, argument, writes in (
+        ("fopen", 0, ()), ("fopen64", 0, ()), ("freopen", 0, ()), ("open", 0, ()),
+        ("open64", 0, ()), ("openat", 1, ()), ("opendir", 0, ()), ("access", 0, ()),
+        ("stat", 0, (Write(1),)))},
+    "getenv": Function(reads=Source("environment")), "secure_getenv": Function(reads=Source("environment")),
+    **{name: Function(writes=writes, reads=Source("clock")) for name, writes in (
+        ("time", (Write(0),)), ("clock", ()), ("gettimeofday", (Write(0), Write(1))),
+        ("clock_gettime", (Write(1),)), ("ftime", (Write(0),)), ("times", (Write(0),)))},
+    **{name: Function(writes=writes, reads=Source("random")) for name, writes in (
+        ("rand", ()), ("random", ()), ("rand_r", (Write(0),)), ("drand48", ()),
+        ("erand48", (Write(0),)), ("lrand48", ()), ("nrand48", (Write(0),)), ("mrand48", ()),
+        ("jrand48", (Write(0),)), ("getrandom", (Write(0, count=1),)), ("arc4random", ()),
+        ("arc4random_uniform", ()))},
     # numbers, characters, the process
     "abs": Function(deterministic=True), "labs": Function(deterministic=True),
     "llabs": Function(deterministic=True), "__builtin_abs": Function(deterministic=True),
@@ -164,8 +194,7 @@ LIBRARY: dict[str, Function] = {
                      "sin", "cos", "fmod", "round"), READS),
     **dict.fromkeys(("isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",
                      "isprint", "isxdigit", "toupper", "tolower"), READS),
-    "rand": READS, "srand": READS, "time": Function(writes=(Write(0),)), "clock": READS,
-    "sleep": READS, "usleep": READS, "getpid": READS,
+    "srand": READS, "sleep": READS, "usleep": READS, "getpid": READS,
     "getpagesize": Function(constant=Constant(os.sysconf("SC_PAGE_SIZE"))),  # grep aligns by it
     # gcc's floating-point builtins, which programs call undeclared (newlib's
     # ``return __builtin_nan("");``): typed by the front end, their value known
