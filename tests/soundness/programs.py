@@ -493,6 +493,24 @@ int main(int argc, char **argv) { int before = optind, x = __VERIFIER_nondet_int
   char *args[] = {"p", "-a", 0}; getopt(2, args, "a");
   if (optind != before) { if (x) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    # the streams are glibc's objects until the program assigns them (freopen reopens
+    # one in place); their fields are glibc's, which no prover has
+    "library-freopen": (HEAD + """#include <stdio.h>
+int main() { int x = __VERIFIER_nondet_int(); freopen("/dev/null", "w", stdout);
+  if (stdout != NULL && stdout != stderr) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
+    "library-stdout-assigned": (HEAD + """#include <stdio.h>
+int main() { int x = __VERIFIER_nondet_int(); if (x == 3) { stdout = NULL; }
+  if (stdout == NULL) { return 1; } return 0; }
+""", [["3"], ["0"]]),
+    "library-stream-fields": (HEAD + """#include <stdio.h>
+int main() { int x = __VERIFIER_nondet_int(); FILE *out = stdout;
+  if (out->_flags != 0) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
+    "library-stream-bytes": (HEAD + """#include <stdio.h>
+int main() { int x = __VERIFIER_nondet_int(); const unsigned char *b = (const unsigned char *)stderr;
+  if (b[0] | b[1] | b[2] | b[3]) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
     # a string input: 32 symbolic bytes for concolic search, an unknown pointer elsewhere
     "string-input": (HEAD + """extern const char *__VERIFIER_nondet_string(void);
 int main() { const char *s = __VERIFIER_nondet_string();

@@ -27,7 +27,8 @@ from clitools import cooptest
 METHODS = {"value": ValueAnalysis, "predicate": PredicateAnalysis,
            "mgp": MultiGoalAnalysis, "concolic": ConcolicAnalysis, "callgraph": CallGraphAnalysis,
            "fields": FieldAnalysis, "chc": CHCAnalysis}
-MODELLED = ("constructor", "constructor-order", "packed", "mode", "pointer-escape")
+MODELLED = ("constructor", "constructor-order", "packed", "mode", "pointer-escape", "library-optind",
+            "library-stdout")
 
 
 def program_under_test(tmp_path: Path, name: str) -> GoalBoard:
@@ -76,8 +77,9 @@ def test_no_goal_proved_infeasible_is_covered(tmp_path, name, method):
 
 @pytest.mark.parametrize("name", MODELLED)
 def test_what_is_modelled_is_not_refused(tmp_path, name):
-    """Constructors, packed, mode and pointers the program calls itself are modelled:
-    the value analysis proves the goals the seeds miss and refuses nothing."""
+    """Constructors, packed, mode, pointers the program calls itself and the C
+    library's streams and getopt state before getopt are modelled: the value analysis
+    proves the goals the seeds miss and refuses nothing."""
     put = program_under_test(tmp_path, name)
     assert put.program.proof_blockers.reason(next(iter(put.goals.values()))) is None
     for s in PROGRAMS[name][1]:
@@ -89,7 +91,10 @@ def test_what_is_modelled_is_not_refused(tmp_path, name):
 
 @pytest.mark.parametrize("name,why", [("atexit", "atexit"), ("signal", "signal"),
                                       ("sigaction", "sigaction"), ("qsort", "qsort"),
-                                      ("setjmp", "jmp"), ("error-returns", "may return")])
+                                      ("setjmp", "jmp"), ("error-returns", "may return"),
+                                      ("library-optind-after-call", "optind is the C library's"),
+                                      ("library-stream-fields", "FILE pointer"),
+                                      ("library-stream-bytes", "FILE pointer converted")])
 def test_what_is_not_modelled_is_refused_with_a_reason(tmp_path, name, why):
     put = program_under_test(tmp_path, name)
     goal = next(iter(put.goals))

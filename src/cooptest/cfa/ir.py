@@ -552,6 +552,7 @@ class Program:
     system_files: frozenset[str] = frozenset()  # headers gcc marks as the system's: no goals
     unemitted: frozenset[str] = frozenset()  # static inline functions nothing refers to: no code
     library_globals: frozenset[str] = frozenset()  # declared extern, defined by no unit: the C library's
+    library_state: frozenset[str] = frozenset()  # of those, given glibc's values at the start (cfa.library_globals)
 
     @property
     def main(self) -> FunctionCFA:

@@ -27,7 +27,10 @@ from typing import Iterable, Sequence
 from cooptest.cfa import libc_model
 from cooptest.cfa.calls import address_taken, callee_name, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
-from cooptest.cfa.ir import ERROR_FUNCTIONS, CallEdge, Program, ProofBlockers, Var, variables_of
+from cooptest.cfa.ctype import CType, PointerType
+from cooptest.cfa.ir import (ERROR_FUNCTIONS, CallEdge, Cast, Deref, Expr, Program, ProofBlockers, Var,
+                             variables_of)
+from cooptest.cfa.library_globals import GETOPT_STATE, STREAMS, changes_getopt_state
 
 USER_MAIN = "__cooptest_main"  # the program's main, renamed by the environment model
 MODEL_PREFIX = "__cooptest_"  # the environment model's own functions (cooptest_io.h)
@@ -84,14 +87,22 @@ def argv_left_concrete(program: Program) -> str | None:
 def library_global(program: Program) -> str | None:
     """Why no proof holds when the program reads a variable the C library defines
     (``optind``, ``stdout``, ``environ``, ``signgam``): the library sets it before
-    ``main`` and changes it in calls (``getopt``), where every prover starts it at 0 and
-    keeps it across calls, so ``optind == 1`` looked dead. A read that is only the
-    direct argument of a library call (``fprintf(stderr, ...)``) is harmless: the call's
-    result is unknown to every prover anyway."""
+    ``main`` and changes it in calls (``getopt``), where a prover knows only what the
+    front end gives it at the start (``cfa.library_globals``: the streams, and getopt's
+    state while no getopt function may run). A read that is only the direct argument
+    of a library call (``fprintf(stderr, ...)``) is harmless: the call's result is
+    unknown to every prover anyway. A read through a stream (a FILE's fields, glibc's
+    own) blocks too."""
     if not program.library_globals:
         return None
     model = USER_MAIN in program.functions  # the environment model's: its main is the entry
-    for name in sorted(callees(program, {program.entry})):
+    reachable = sorted(callees(program, {program.entry}))
+    known = set(program.library_state)
+    if any(changes_getopt_state(f) for f in _external_calls(program)):
+        known -= GETOPT_STATE.keys()
+    streams = {v.type.target for v in program.globals
+               if v.name in STREAMS and v.name in known and isinstance(v.type, PointerType)}
+    for name in reachable:
         if modelled(name) or (model and name == program.entry):
             continue  # the model's code compares streams with stdin, passes environ on as envp
         for edge in program.functions[name].edges():
@@ -102,11 +113,29 @@ def library_global(program: Program) -> str | None:
             for e in expressions(edge):
                 if id(e) in harmless:
                     continue
-                read = {v for v in variables_of(e) if v.name in program.library_globals}
+                through = _through_stream(e, streams)
+                if through is not None:
+                    return (f"line {edge.line}: {through} reads a FILE object, glibc's own, "
+                            "which no prover models")
+                read = {v for v in variables_of(e) if v.name in program.library_globals
+                        and v.name not in known}
                 if read:
                     v = min(read, key=lambda v: v.name)
                     return (f"line {edge.line}: {v.source_name} is the C library's (set before main and "
                             "changed by its calls), which no prover models")
+    return None
+
+
+def _through_stream(e: Expr, streams: set[CType]) -> str | None:
+    """How ``e`` reads a FILE object: a dereference of a pointer to one, or such a
+    pointer converted to another pointer type (and read through that)."""
+    for x in e.walk():
+        if isinstance(x, Deref) and isinstance(x.pointer.type, PointerType) \
+                and x.pointer.type.target in streams:
+            return "a dereference of a FILE pointer"
+        if isinstance(x, Cast) and isinstance(x.type, PointerType) and x.type.target not in streams \
+                and isinstance(x.operand.type, PointerType) and x.operand.type.target in streams:
+            return "a FILE pointer converted to another pointer"
     return None
 
 

@@ -19,6 +19,7 @@ from cooptest.cfa import libc_model
 from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType, Types, VoidType)
 from cooptest.cfa.fold import const_int
+from cooptest.cfa.library_globals import GETOPT_STATE, STREAMS
 from cooptest.cfa.loops import cycle_edges
 from cooptest.cfa.ir import (ERROR_FUNCTIONS, AddrOf, AssignEdge, AssumeEdge, BlankEdge, BranchPoint,
                              CallEdge, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr,
@@ -125,6 +126,7 @@ class CFABuilder:
         self._selection = Selection(self._type_of, lambda n: self.resolver.resolve(n),
                                     self._variable_levels, self._typedef_levels)
         self._defined_globals: set[str] = set()  # globals some unit defines; the others are the C library's
+        self._library_state_set: set[str] = set()  # of those, given glibc's values at the start
         self.prelude = self._new_function_state("main", FunctionType(types.int, ()))
         self.fs = self.prelude
         self.linkage: dict[str, Variable] = {}  # objects of external linkage, by name
@@ -167,6 +169,7 @@ class CFABuilder:
             raise UserError(f"no function {entry}() with a body", self.path)
         main = self.functions[entry]
         self.fs = self.prelude
+        self._library_state(main.line)
         self._constructor_calls(main.line)
         self._jump(main.entry, main.line)
         main.entry = self.prelude.entry
@@ -176,11 +179,31 @@ class CFABuilder:
                        self.branch_points, self.error_calls, self.declared, entry,
                        files=[path for path, _ in units],
                        library_globals=frozenset(v.name for v in self.globals
-                                                 if v.name not in self._defined_globals))
+                                                 if v.name not in self._defined_globals),
+                       library_state=frozenset(self._library_state_set))
 
     def _function_name(self, name: str) -> str:
         """The CFA's name of the function this unit calls ``name``."""
         return self._internal_names.get((self._unit, name), name)
+
+    def _library_state(self, line: int) -> None:
+        """The C library's variables the program declares, as glibc has them at the
+        start of main where that is certain (``cfa.library_globals``): a stream points
+        to its FILE object, getopt's variables hold their initial values."""
+        for v in [v for v in self.globals if v.name not in self._defined_globals]:
+            t = v.type
+            if v.name in STREAMS and isinstance(t, PointerType) and isinstance(t.target, StructType) \
+                    and STREAMS[v.name] not in self._names:  # unless the program names the object
+                stream = Variable(self._unique(STREAMS[v.name]), STREAMS[v.name], t.target, True,
+                                  line=line, address_taken=True)
+                self.globals.append(stream)
+                self._edge(DeclEdge, None, line, var=stream)
+                self._edge(AssignEdge, None, line, lhs=Var(t, v), rhs=AddrOf(t, Var(t.target, stream)))
+                self._library_state_set |= {v.name, stream.name}
+            elif v.name in GETOPT_STATE and isinstance(t, (IntType, PointerType)):
+                if GETOPT_STATE[v.name]:  # optarg is NULL: zeroed already
+                    self._edge(AssignEdge, None, line, lhs=Var(t, v), rhs=Const(t, GETOPT_STATE[v.name]))
+                self._library_state_set.add(v.name)
 
     def _constructor_calls(self, line: int) -> None:
         """Functions with ``__attribute__((constructor))`` run after the globals are
@@ -1248,6 +1271,7 @@ def _internal_function_names(units: list[tuple[str, c_ast.FileAST]]) -> dict[tup
             stem = stems[i] if stems.count(stems[i]) == 1 else f"{stems[i]}#{i + 1}"
             names[(units[i][0], name)] = f"{name}@{stem}"
     return names
+
 
 def _braced_string(t: CType, init: c_ast.Node) -> c_ast.Node:
     """``{"abc"}`` for an array of characters is its string literal (C11 6.7.9p14)."""
