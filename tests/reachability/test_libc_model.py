@@ -76,3 +76,12 @@ def test_freed_memory_reads_unknown(tmp_path: Path) -> None:
     program = program_of(tmp_path, "int *p = malloc(8); p[0] = 5; free(p);"
                                    " if (p[0] != 5) return 1; return 0;")
     assert condition_satisfiable(program)
+
+
+def test_a_format_that_may_store_makes_the_writes_unknown(tmp_path: Path) -> None:
+    """Only a literal format without a ``%n`` conversion (any flags, length or position)
+    writes nothing; a suffix of a literal is read as the format it is."""
+    program = program_of(tmp_path, 'int n = 0; char c; const char *f = "%n";'
+                                   ' printf("%-5.2ld %%n %s", 1L, "x"); printf("%hhn", &c);'
+                                   ' printf("%1$n", &n); printf(&"a%%nb"[2], &n); printf(f, &n); return n;')
+    assert [libc_model.writes(e, "printf") for e in calls(program)] == [(), None, None, None, None]

@@ -249,7 +249,7 @@ def calls_back(name: str) -> bool:
 TERMINATING = {name: f.terminates for name, f in LIBRARY.items() if f.terminates is not None}
 GCC_EMITS = frozenset(name for name, f in LIBRARY.items() if f.gcc_emits)
 
-_CONVERSION = re.compile(rb"%[-+ #0'0-9.*$hlLqjzt]*(.)")
+_CONVERSION = re.compile(rb"%[-+ #0'0-9.*$hlLqjzZtI]*(.)", re.DOTALL)  # flags, width, length
 
 
 def _stores_nothing(args: Sequence[Expr], position: int) -> bool:
@@ -258,7 +258,7 @@ def _stores_nothing(args: Sequence[Expr], position: int) -> bool:
     if position >= len(args):
         return False
     e = args[position]
-    while isinstance(e, (Cast, AddrOf, Index)):
+    while isinstance(e, (Cast, AddrOf)) or isinstance(e, Index) and const_int(e.index) == 0:
         e = e.operand if isinstance(e, (Cast, AddrOf)) else e.base
     return isinstance(e, StringLit) and all(
         m.group(1) != b"n" for m in _CONVERSION.finditer(e.value.replace(b"%%", b"")))
