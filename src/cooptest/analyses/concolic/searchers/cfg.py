@@ -5,7 +5,7 @@ the current path); when none of them leads to an open goal the whole frontier is
 searched. Decisions from which no open goal is reachable are skipped, as in CREST.
 
 Guided by an automaton (Crabs' monitors), the search runs on the product of the program
-and the automaton, as CREST ran on the program instrumented with Crabs' monitor: the
+and the automaton, as Crabs' concolic testing runs on the product program: the
 distances are the product's (``product.ProductDistances``), to the copies of the open
 goals the automaton lets a path reach."""
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The product of the program and an automaton over its edges, as a search sees it: the
 goals lifted to the product, and distances measured in it (Crabs, Daca, Gupta &
-Henzinger, VMCAI 2016: concolic testing runs on the product of the program with its
-monitors, the ARGs of Alg. 3; their CREST ran the program instrumented with the
-monitor, so its CFG-directed search measured its distances in the product's CFG).
+Henzinger, VMCAI 2016: concolic testing runs on the product program, the program with
+its monitors, the ARGs of Alg. 3; a CFG-directed search on that program measures its
+distances in the product's CFG and aims at its branches).
 
 A product state is the automaton's state with the program's location and call stack
 (those of its ARG states; the states of an automaton built from an ARG carry them). Its
