@@ -479,6 +479,16 @@ struct Q { char c; int x; };
 int main() { int x = __VERIFIER_nondet_int();
   if (sizeof(struct P) == 5 && sizeof(struct Q) == 8) { if (x == 1) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    # float types wider than double, which cooptest's front end and build make double
+    "float128-sizeof": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); if (x > 5) { x = 1; }
+  if (sizeof(__float128) == 16) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
+    "float128-precision": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); _Float128 q = 1;
+  q += 1e-20; if (q != 1) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
+    "float64x-cast": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); long long big = (1LL << 60) + 1;
+  if ((long long)(_Float64x)big == big) { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
     # variables the C library defines: set before main, changed by its calls
     "library-optind": (HEAD + """#include <unistd.h>
 int main() { int x = __VERIFIER_nondet_int(); if (optind == 1) { if (x) { return 1; } return 2; }

@@ -105,21 +105,38 @@ def test_what_is_not_modelled_is_refused_with_a_reason(tmp_path, name, why):
 NONDET = "#include <stdio.h>\nint __VERIFIER_nondet_int(void) { int x = 0; scanf(\"%d\", &x); return x; }\n"
 
 
-@pytest.mark.parametrize("name", ["asm-writes-register", "asm-writes-memory", "asm-in-callee"])
-def test_an_erased_asm_statement_blocks_every_proof(tmp_path, name):
-    """The front end erases ``__asm__("...")`` (and so does its instrumented build: its
-    runs cannot refute a claim the asm makes wrong); gcc's build of the original file
-    returns 1 on the first seed, which the CFA without the asm never does."""
+def exit_of_gccs_build(tmp_path: Path, name: str) -> int:
+    """The exit code of gcc's build of the original program on its first seed."""
     source, seeds = PROGRAMS[name]
     (tmp_path / "prog.c").write_text(source)
     (tmp_path / "nondet.c").write_text(NONDET)
     subprocess.run(["gcc", "-w", str(tmp_path / "prog.c"), str(tmp_path / "nondet.c"), "-o",
                     str(tmp_path / "native")], check=True)
-    run = subprocess.run([str(tmp_path / "native")], input="\n".join(seeds[0]) + "\n", text=True)
-    assert run.returncode == 1, "gcc's build takes the branch the asm decides"
+    return subprocess.run([str(tmp_path / "native")], input="\n".join(seeds[0]) + "\n", text=True).returncode
+
+
+@pytest.mark.parametrize("name", ["asm-writes-register", "asm-writes-memory", "asm-in-callee"])
+def test_an_erased_asm_statement_blocks_every_proof(tmp_path, name):
+    """The front end erases ``__asm__("...")`` (and so does its instrumented build: its
+    runs cannot refute a claim the asm makes wrong); gcc's build of the original file
+    returns 1 on the first seed, which the CFA without the asm never does."""
+    assert exit_of_gccs_build(tmp_path, name) == 1, "gcc's build takes the branch the asm decides"
     put = program_under_test(tmp_path, name)
     assert all(not put.prove_infeasible(g, "a proof") for g in put.goals)
     assert all("asm statement" in put.refused[g] for g in put.goals)
+
+
+@pytest.mark.parametrize("name", ["float128-sizeof", "float128-precision", "float64x-cast"])
+def test_a_float_wider_than_double_blocks_every_proof(tmp_path, name):
+    """The front end and cooptest's own build make ``__float128``, ``_Float128`` and
+    ``_Float64x`` double; gcc's build of the original file keeps them wider and returns
+    1 on the first seed, which the CFA's double never does."""
+    assert exit_of_gccs_build(tmp_path, name) == 1, "gcc's build takes the branch the wider type decides"
+    put = program_under_test(tmp_path, name)
+    assert all(not put.prove_infeasible(g, "a proof") for g in put.goals)
+    line = next(i for i, text in enumerate(PROGRAMS[name][0].splitlines(), 1)
+                if "loat128" in text or "64x" in text)
+    assert all(f"{name}.c:{line})" in put.refused[g] and "double" in put.refused[g] for g in put.goals)
 
 
 def test_destructors_block_the_goals_they_run(tmp_path):

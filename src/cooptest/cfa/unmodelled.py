@@ -37,13 +37,16 @@ MODEL_PREFIX = "__cooptest_"  # the environment model's own functions (cooptest_
 
 
 def proof_blockers(program: Program, destructors: Iterable[str], argv_given: bool = False,
-                   erased_asm: Sequence[tuple[str | None, int | None]] = ()) -> ProofBlockers:
+                   erased_asm: Sequence[tuple[str | None, int | None]] = (),
+                   narrowed: Sequence[tuple[str | None, int | None]] = ()) -> ProofBlockers:
     """Why proofs about (some) goals of ``program`` cannot be trusted; ``argv_given``:
     whether an option made the command line the program's input (``--args``,
     ``--sym-args``); ``erased_asm``: where the front end erased an asm statement of the
-    program (``__asm__("...")``), which may write any register or memory."""
+    program (``__asm__("...")``), which may write any register or memory; ``narrowed``:
+    where the program names a float type wider than double, which the front end and
+    cooptest's own build make double (``sizeof(__float128)`` 8, not 16)."""
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
-                             or _asm(erased_asm)
+                             or _asm(erased_asm) or _narrowed(narrowed)
                              or (None if argv_given else argv_left_concrete(program))
                              or library_global(program))
     after_main = {f for f in destructors if f in program.functions}
@@ -57,6 +60,14 @@ def _asm(erased: Sequence[tuple[str | None, int | None]]) -> str | None:
         return None
     file, line = erased[0]
     return f"an asm statement ({file}:{line}), which the CFA does not model, may change anything"
+
+
+def _narrowed(where: Sequence[tuple[str | None, int | None]]) -> str | None:
+    if not where:
+        return None
+    file, line = where[0]
+    return (f"a __float128, _Float128 or _Float64x ({file}:{line}) is a double to cooptest and its "
+            "build, wider to gcc's: no proof about its values holds")
 
 
 def interposed(program: Program, internal: set[str]) -> dict[str, str]:

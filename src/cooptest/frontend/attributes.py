@@ -60,6 +60,8 @@ class Attributes:
     packed: set[str] = field(default_factory=set)  # struct/union tags
     asm: list[tuple[str | None, int | None]] = field(default_factory=list)
     # (file, line) of each asm statement of the user's code the front end erased
+    narrowed: list[tuple[str | None, int | None]] = field(default_factory=list)
+    # (file, line) of each __float128, _Float128 or _Float64x of the user's code, made double
 
     def constructors(self) -> list[str]:
         """Constructors in the order gcc runs them: by priority, then in source order."""
@@ -79,17 +81,19 @@ class Attributes:
             out.around_main.update(a.around_main)
             out.packed |= a.packed
             out.asm += a.asm
+            out.narrowed += a.narrowed
         return out
 
     def dumps(self) -> str:
         return json.dumps({"around_main": self.around_main, "packed": sorted(self.packed),
-                           "asm": self.asm})
+                           "asm": self.asm, "narrowed": self.narrowed})
 
     @staticmethod
     def loads(text: str) -> Attributes:
         doc = json.loads(text)
         return Attributes({k: (v[0], v[1]) for k, v in doc["around_main"].items()},
-                          set(doc["packed"]), [(f, n) for f, n in doc.get("asm", [])])
+                          set(doc["packed"]), [(f, n) for f, n in doc.get("asm", [])],
+                          [(f, n) for f, n in doc.get("narrowed", [])])
 
 
 def system_headers(text: str) -> set[str]:
@@ -167,6 +171,8 @@ def strip(text: str) -> tuple[str, Attributes]:
             if name == "cooptest_asm":  # an asm the preprocessor erased (ERASED_ASM)
                 if _in_a_body(text, start):  # a statement, not a declaration's asm label
                     attrs.asm.append((file, line))
+            elif name == "cooptest_narrowed":  # a wider float type the preprocessor made double
+                attrs.narrowed.append((file, line))
             elif name in CALLED_AROUND_MAIN:
                 attrs.around_main[_function_name(text, spans, start, file, line)] = (
                     name, int(args, 0) if args else None)

@@ -21,11 +21,12 @@ from cooptest.cfa.ctype import DataModel
 from cooptest.task import Source, Task
 
 ERASED_ASM = "__attribute__((__cooptest_asm__))"  # where an asm was: attributes.strip says
+NARROWED_FLOAT = "__attribute__((__cooptest_narrowed__)) double"  # a wider float made double
 GNU_NEUTRALISERS = (
     "-D__extension__=", f"-D__asm__(...)={ERASED_ASM}", f"-D__asm(...)={ERASED_ASM}",
     "-D__restrict=", "-D__restrict__=", "-D__inline=inline", "-D__inline__=inline",
-    "-D__builtin_va_list=char*", "-D_Float128=double", "-D_Float64x=double",
-    "-D_Float32x=double", "-D_Float64=double", "-D_Float32=float", "-D__float128=double",
+    "-D__builtin_va_list=char*", f"-D_Float128={NARROWED_FLOAT}", f"-D_Float64x={NARROWED_FLOAT}",
+    "-D_Float32x=double", "-D_Float64=double", "-D_Float32=float", f"-D__float128={NARROWED_FLOAT}",
     "-D_Noreturn=", "-D__volatile__=volatile", "-D__const=const", "-D__signed__=signed",
     "-D__typeof__=typeof", "-D__builtin_offsetof(t,m)=((unsigned long)&((t*)0)->m)",
     "-D__thread=", "-D_Thread_local=",
