@@ -42,7 +42,9 @@ INSTALL = "apt-get install -y afl++"
 POLL = 0.2  # seconds between looks at the queue when nothing new came
 EXEC_LIMIT_MS = 1000  # a fuzzer's execution beyond is a hang ("+": such seeds are skipped)
 STARTUP = 10.0  # seconds afl-fuzz may take to calibrate its seeds before it must show its queue
-FIRST_SEED = bytes(64)  # a seed when the board has no test yet: zeros, the smallest values
+# The seeds when the board has no test yet: zeros (the smallest values) and printable
+# text (a program that reads characters parses words, not zeros)
+FIRST_SEEDS = (bytes(64), bytes(range(ord(" "), ord(" ") + 64)))
 PR_SET_PDEATHSIG = 1
 # For a shared, containerised machine: no CPU binding (other lanes and programs run
 # there), no questions about the core pattern or the CPU governor, no screen.
@@ -177,9 +179,10 @@ def _build(board: GoalBoard) -> ByteBuilds:
 
 
 def _write_seeds(board: GoalBoard, builds: ByteBuilds, folder: str) -> None:
-    """The board's tests in the byte harness's layout, each once; zeros if there are none."""
+    """The board's tests in the byte harness's layout, each once; ``FIRST_SEEDS`` if
+    there are none."""
     encoded = (encode(builds.translator, t.inputs, board.executor.timeout) for t in board.tests)
-    seeds = {s for s in encoded if s} or {FIRST_SEED}
+    seeds = {s for s in encoded if s} or set(FIRST_SEEDS)
     for i, data in enumerate(sorted(seeds)):
         with open(os.path.join(folder, f"seed-{i}"), "wb") as f:
             f.write(data)
