@@ -438,6 +438,8 @@ class CHCAnalysis:
                     break
                 if answer == z3.sat and (contexts or goal.function == program.entry):
                     state.answered[g] = "sat"
+                    board.give_up((g,), self.name, "Spacer found a derivation of it in the Horn "
+                                                   "clauses: no proof (no test has reached it yet)")
                     break
                 if answer == z3.unknown and left_ms < limit:
                     interrupted = True  # cut by the deadline: asked again with this limit
@@ -445,6 +447,8 @@ class CHCAnalysis:
                     break
             else:
                 state.limits[g] = 2 * limit
+                more = "" if 2 * limit <= LAST_LIMIT_MS else ", its last"
+                board.give_up((g,), self.name, f"Spacer answered unknown at its {limit / 1000:g}-s limit{more}")
         return finish(board, job, state, interrupted)
 
 

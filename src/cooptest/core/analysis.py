@@ -137,9 +137,40 @@ def finish(board: GoalBoard, job: Job, state: AnalysisState, interrupted: bool =
     by itself: ``exhausted``. ``interrupted``: a deadline cut some of the work short, which
     the clock may not show (z3's timer fires up to a millisecond before the deadline it
     was given; a sub-budget ran out before its parent's); such a run stopped for its
-    budget, never by itself."""
+    budget, never by itself. The job's goals left open are noted on the board with why
+    (``give_up``, see ``stopped_because``)."""
     if not board.has_open(job.goals):
         return Outcome(state, "done")
     if interrupted or job.budget.expired():
-        return Outcome(state, job.budget.stop_reason())
-    return Outcome(state, "exhausted")
+        outcome = Outcome(state, job.budget.stop_reason())
+    else:
+        outcome = Outcome(state, "exhausted")
+    if not composes(state):
+        why, general = stopped_because(outcome)
+        board.give_up(board.open(job.goals), state.analysis, why, general)
+    return outcome
+
+
+def stopped_because(outcome: Outcome) -> tuple[str, bool]:
+    """Why an analysis that stopped so left the goals of its job open, in words, and
+    whether a later run may say otherwise (``GoalBoard.give_up``'s ``general``): the
+    program outside its fragment is final; its time running out never is."""
+    state = outcome.state
+    if state.why_not is not None:
+        return f"outside its fragment: {state.why_not}", False
+    if outcome.stopped == "budget":
+        return "its time ran out", True
+    if outcome.stopped == "cancelled":
+        return "it was stopped (its budget was cancelled)", True
+    if outcome.stopped == "iterations":
+        return "it made the native runs --max-iterations allows", True
+    incomplete = sorted(getattr(state, "incomplete", None) or ())
+    if incomplete:  # an ARG explored to its end, but not a proof
+        return f"it explored all it can, but not every path: bounded by {', '.join(incomplete)}", True
+    return "it explored all it can without reaching it or proving it infeasible", True
+
+
+def composes(state: AnalysisState) -> bool:
+    """A cooperation's state (its own analyses note the goals they leave open): one
+    that ran lanes, or of a cooperation's module."""
+    return bool(state.lanes) or type(state).__module__.startswith("cooptest.cooperation.")

@@ -109,6 +109,9 @@ class GoalBoard:
     infeasible: dict[str, str] = field(default_factory=dict)  # goal -> proof
     refused: dict[str, str] = field(default_factory=dict)  # goal -> why no proof is trusted
     unconfirmed: dict[str, str] = field(default_factory=dict)  # open goal -> test reaching it once
+    # goal -> analysis -> why it left the goal open, and whether that is all it can say
+    # (``give_up``): what report.json's ``why_open`` lists of an open goal
+    gave_up: dict[str, dict[str, tuple[str, bool]]] = field(default_factory=dict)
     origin: dict[str, str] = field(default_factory=dict)  # goal -> analysis that decided it
     records: list[TestRecord] = field(default_factory=list)
     contradictions: list[Contradiction] = field(default_factory=list)  # refuted claims
@@ -254,6 +257,25 @@ class GoalBoard:
         self.notify("covered", goals=set(new), origin=origin, test=test.name)
         return new
 
+    def give_up(self, goals: Iterable[str], analysis: str, why: str, general: bool = False) -> None:
+        """Record why ``analysis`` leaves ``goals`` open (the result channel of what an
+        analysis could not do, as ``prove_infeasible`` is of what it did): a construct it
+        does not model that blocked its proof, its solver answering "unknown" at its own
+        limit, its refinement giving up. ``general``: what the analysis's run as a whole
+        says of every goal it left open (its time ran out, it explored all it can, the
+        program is outside its fragment; ``core.analysis.finish``), which never replaces
+        what it said of a goal in particular, and is replaced by what its next run says:
+        a note a deadline caused is never final. Notes of goals decided since are not
+        shown (report.json shows them of open goals only)."""
+        for g in goals:
+            if g not in self.goals:
+                continue
+            notes = self.gave_up.setdefault(g, {})
+            earlier = notes.get(analysis)
+            if general and earlier is not None and not earlier[1]:
+                continue
+            notes[analysis] = (why, general)
+
     def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
         """Record ``proof`` that no execution reaches ``goal``; ``origin`` names the
         analysis (and round) when ``proof`` does not start with it. Refused (False) where
@@ -263,6 +285,7 @@ class GoalBoard:
             return False
         if (refused := self.program.proof_blockers.reason(self.goals[goal])) is not None:
             self.refused[goal] = refused
+            self.give_up((goal,), origin or proof.split(":", 1)[0], f"its proof was refused: {refused}")
             return False
         prover = self._tagged(origin or proof.split(":", 1)[0])
         if (test := self.covered.get(goal) or self.unconfirmed.get(goal)) is not None:

@@ -122,6 +122,16 @@ class WorkerBoard(GoalBoard):
         self._counts[stat] = self._counts.get(stat, 0) + n
         self._report_if_due()
 
+    def give_up(self, goals: Any, analysis: str, why: str, general: bool = False) -> None:
+        """Recorded here, and sent to the parent where the note is new (an analysis's
+        every slice notes each goal it left open, mostly as before)."""
+        goals = list(goals)
+        before = [self.gave_up.get(g, {}).get(analysis) for g in goals]
+        super().give_up(goals, analysis, why, general)
+        changed = [g for g, b in zip(goals, before) if self.gave_up.get(g, {}).get(analysis) != b]
+        if changed:
+            self.outbox.put(("gave_up", self.worker, (changed, analysis, why, general)))
+
 
 @dataclass
 class Lane:
@@ -224,6 +234,8 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
         elif kind == "refused":
             board.refused.setdefault(*value)
+        elif kind == "gave_up":
+            board.give_up(*value)
         elif kind == "counts":
             for stat, n in value.items():
                 board.count(stat, n)
@@ -239,6 +251,9 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         elif kind == "error":
             board.notify("worker_error", worker=k, error=value)
             board.count("worker_errors")
+            if k in board.running:
+                board.give_up(board.open(goals), board.running[k].analysis,
+                              f"it failed: {value.strip().splitlines()[-1]}", general=True)
             end(k, "failed", value.strip().splitlines()[-1])
         if on_event is not None:
             on_event(kind, k, value)

@@ -40,7 +40,7 @@ from cooptest.report.files import FileTotals, file_totals
 HTML = "report.html"
 # ``contradicted`` has its own section (a defect of cooptest), not a column of the goals'
 BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "origin", "file", "contradicted",
-               "condition", "refused", "unconfirmed", "label", "why_open")
+               "condition", "refused", "unconfirmed", "label", "why_open", "gave_up", "reached")
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
 CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
@@ -160,6 +160,10 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
     goal_of = {g["id"]: g for g in goals}
     for g in goals:
         if g["status"] == "unknown":
+            g["gave_up"] = gave_up(g)
+            g["reached"] = "; ".join(p for p in (
+                g["why_open"].get("reached") if isinstance(g.get("why_open"), dict) else None,
+                f"no proof is trusted here: {g['refused']}" if g.get("refused") else None) if p)
             g["why_open"] = why_open(g, goal_of)
     highlighted = seconds is None or seconds > page_seconds(len(source))
     late = seconds is not None and seconds <= 0  # past the budget: the summary and tables only
@@ -212,10 +216,19 @@ def mark_label(goal: dict[str, Any]) -> str:
 
 
 def why_open(goal: dict[str, Any], goal_of: dict[str, dict[str, Any]]) -> str:
-    """Why an open goal is open, from what the report knows: whether any test reached its
-    condition (then the other outcome is covered: any run that evaluates a condition
-    covers one of its outcomes), a test that reached it only once (runs that vary), and
-    why no proof about it is trusted (a proof blocker), else that none was found."""
+    """Why an open goal is open, in one sentence: what the tests did, why no proof about
+    it is trusted (a proof blocker), and each analysis that gave up on it and why
+    (report.json's ``why_open``, see :func:`gave_up`). A report of an older run, without
+    ``why_open``: whether any test reached its condition (then the other outcome is
+    covered), a test that reached it once, and the proof blocker."""
+    given = goal.get("why_open")
+    if isinstance(given, dict):
+        parts = [given.get("reached") or ""]
+        if goal.get("refused"):
+            parts.append(f"no proof is trusted here: {goal['refused']}")
+        notes = gave_up(goal)
+        parts += [f"{who}: {why}" for who, why in notes] or ["no analysis worked on it"]
+        return "; ".join(p for p in parts if p)
     if goal["kind"] == "branch" and goal["id"][-1:] in ("T", "F"):
         other = goal_of.get(goal["id"][:-1] + ("F" if goal["id"].endswith("T") else "T"), {})
         reached = (f"the condition is reached ({other['test']}), only with the other outcome"
@@ -229,6 +242,21 @@ def why_open(goal: dict[str, Any], goal_of: dict[str, dict[str, Any]]) -> str:
     parts.append(f"no proof is trusted here: {goal['refused']}" if goal.get("refused")
                  else "no analysis proved it infeasible")
     return "; ".join(parts)
+
+
+def gave_up(goal: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each analysis that gave up on an open goal and why (report.json's ``why_open``),
+    analyses that say the same together (``random, value: its time ran out``); a
+    refusal by the proof blocker, said once beside them (``no proof is trusted here``),
+    is only named."""
+    given = goal.get("why_open")
+    if not isinstance(given, dict):
+        return []
+    refused = f"its proof was refused: {goal.get('refused')}"
+    grouped: dict[str, list[str]] = {}
+    for analysis, why in (given.get("gave_up") or {}).items():
+        grouped.setdefault("its proof was refused" if why == refused else why, []).append(analysis)
+    return [(", ".join(names), why) for why, names in grouped.items()]
 
 
 def _notes(goal: dict[str, Any]) -> list[str]:

@@ -111,6 +111,27 @@ def every_run_failed(endings: dict[str, int], goals: dict[str, Goal],
     return f"every test run failed: {', '.join(text for _, text in parts)}"
 
 
+def why_open(goal: Goal, board: GoalBoard) -> dict[str, Any]:
+    """Why an open goal is open: ``reached``, what the tests did (no test reached its
+    condition, or reached it with the other outcome only: any run that evaluates a
+    condition covers one of its outcomes; a test that reached it once, not when run
+    again), and ``gave_up``, each analysis that worked on it and why it left it open
+    (``GoalBoard.give_up``: outside its fragment, a proof refused where the program does
+    what the CFA does not model, its solver's "unknown" at its limit, its time ran out,
+    it explored all it can)."""
+    if goal.kind == "branch" and goal.id[-1:] in ("T", "F"):
+        other = board.covered.get(goal.id[:-1] + ("F" if goal.id.endswith("T") else "T"))
+        reached = (f"the condition is reached ({other}), only with the other outcome" if other
+                   else "no test reached the condition")
+    else:
+        reached = "no test reached this call"
+    if goal.id in board.unconfirmed:
+        reached += (f"; {board.unconfirmed[goal.id]} reached it once, and not when run again "
+                    "(the program's runs vary)")
+    notes = board.gave_up.get(goal.id, {})
+    return {"reached": reached, "gave_up": {a: why for a, (why, _) in sorted(notes.items())}}
+
+
 def write_json_atomically(path: str, doc: Any, before_replace: Callable[[], None] | None = None
                           ) -> None:
     """``doc`` to ``path`` through a temporary file; ``before_replace`` runs once the
@@ -200,7 +221,8 @@ class Report:
                           **({"contradicted": refuted[goal.id]} if goal.id in refuted else {}),
                           **{key: why[goal.id] for key, why in (("refused", board.refused),
                                                                 ("unconfirmed", board.unconfirmed))
-                             if status == "unknown" and goal.id in why}})
+                             if status == "unknown" and goal.id in why},
+                          **({"why_open": why_open(goal, board)} if status == "unknown" else {})})
         n, covered, infeasible = len(goals), len(board.covered), len(board.infeasible)
         stats = {k: v for k, v in board.stats.items() if not k.startswith(ENDED)}
         endings = {k[len(ENDED):]: v for k, v in board.stats.items() if k.startswith(ENDED)}

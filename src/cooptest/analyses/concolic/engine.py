@@ -197,6 +197,9 @@ class ConcolicAnalysis:
         if result.status != solver.SAT:
             arg.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
             program.count(f"solver_{result.status}")
+            if result.status == solver.UNKNOWN:
+                program.give_up((node.target,), ORIGIN,
+                                f"z3 answered unknown at its {limit_ms / 1000:g}-s limit on a path to it")
             if result.status == solver.UNKNOWN and 2 * limit_ms <= RETRY_LIMIT * arg.solver.timeout_ms:
                 arg.undecided.append((node, 2 * limit_ms))
             elif result.status != solver.UNSAT:

@@ -20,7 +20,8 @@ from __future__ import annotations
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cpa import (AutomatonCPA, CallStackBound, CompositeCPA,
                                                 ControlFlow, DataCPA, Interrupted, explore)
-from cooptest.analyses.reachability.refinement import FEASIBLE, SPURIOUS, PathCheck, check_path
+from cooptest.analyses.reachability.refinement import (FEASIBLE, PATH_CHECK_CAP, SPURIOUS, PathCheck,
+                                                       check_path)
 from cooptest.cfa.ir import Edge, Program
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.board import GoalBoard
@@ -102,39 +103,48 @@ class CEGARAnalysis:
             except Interrupted:
                 interrupted = True  # the clock, not the program, stopped a step: the next run redoes it
                 break
-            if verdict is None:
-                self._give_up(arg, goal, open_goals)
+            if isinstance(verdict, str):
+                self._give_up(board, arg, goal, open_goals, verdict)
             elif verdict.status == FEASIBLE:
                 ex = board.submit(verdict.inputs, origin=self.name)
                 open_goals -= ex.covered
                 if goal not in ex.covered:
-                    self._give_up(arg, goal, open_goals)
+                    self._give_up(board, arg, goal, open_goals,
+                                  "the test of its counterexample did not reach it natively "
+                                  "(its model of the path is imprecise)")
         self._conclude(board, job.goals, arg)
         return finish(board, job, arg, interrupted)
 
     def _cegar(self, program: Program, arg: ReachabilityARG, target: ARGState, goal: str,
-               budget: Budget) -> PathCheck | None:
+               budget: Budget) -> PathCheck | str:
         """One CEGAR step on a target: its path checked, refined away if spurious.
-        The feasible check, or the spurious one that was refined; None: no verdict
-        and no refinement (the goal is given up)."""
+        The feasible check, or the spurious one that was refined; else why there is no
+        verdict and no refinement (the goal is given up)."""
         path = target.path()
         check = check_path(program, [s.edge for s in path[1:]], budget)  # type: ignore[misc]
         target.checked = True
         if check.status == FEASIBLE:
             return check
-        if check.status == SPURIOUS and arg.refinements_of.get(goal, 0) < self.max_refinements:
-            arg.refinements_of[goal] = arg.refinements_of.get(goal, 0) + 1
-            pivot = self.refine(program, arg, path, check)
-            if pivot is not None:
-                arg.refinements += 1
-                arg.remove_subtree(pivot)
-                return check
-        return None
+        if check.status != SPURIOUS:
+            return ("its symbolic check of the path to it was imprecise" if check.imprecise
+                    else f"z3 answered unknown on the path to it at its {PATH_CHECK_CAP:g}-s limit")
+        if arg.refinements_of.get(goal, 0) >= self.max_refinements:
+            return f"it gave up after {self.max_refinements} refinements of the paths to it"
+        arg.refinements_of[goal] = arg.refinements_of.get(goal, 0) + 1
+        pivot = self.refine(program, arg, path, check)
+        if pivot is None:
+            return "its refinement found nothing new to exclude a spurious path to it"
+        arg.refinements += 1
+        arg.remove_subtree(pivot)
+        return check
 
     @staticmethod
-    def _give_up(arg: ReachabilityARG, goal: str, open_goals: set[str]) -> None:
+    def _give_up(board: GoalBoard, arg: ReachabilityARG, goal: str, open_goals: set[str],
+                 why: str) -> None:
+        """Stop targeting ``goal`` for good, and say why on the board."""
         arg.unknown.add(goal)
         open_goals.discard(goal)
+        board.give_up((goal,), arg.analysis, why)
 
     def _conclude(self, board: GoalBoard, goals: frozenset[str], arg: ReachabilityARG) -> None:
         """A complete ARG proves every goal edge it never reached infeasible (the
