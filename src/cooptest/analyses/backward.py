@@ -44,8 +44,9 @@ from typing import Callable, Iterator
 
 import z3
 
-from cooptest.analyses.symbolic import PURE_EXTERNALS, SymbolicState
+from cooptest.analyses.symbolic import SymbolicState
 from cooptest.analyses.wp import BackwardTransfer, FrameState, Formula, memory_reads, truth
+from cooptest.cfa import libc_model
 from cooptest.cfa.calls import (NO_CALL, CallContext, address_taken, call_targets, callee_name,
                                 callers, forged_function_pointer)
 from cooptest.cfa.ctype import FloatType, PointerType
@@ -159,8 +160,7 @@ class BackwardReachability:
         library function's call."""
         body = self.program.functions.get(name)
         if body is None:
-            writes = name not in PURE_EXTERNALS and any(isinstance(a.type, PointerType) for a in call.args)
-            if writes:
+            if libc_model.may_write(call, name):
                 raise Incomplete(f"line {call.line}: {name} may write memory")
             yield Step(call, NO_CALL, call.src, stack)
             return

@@ -56,9 +56,6 @@ GAP = 1 << 16  # bytes between objects: offsets within an object never reach the
 MAX_BYTE_LOOP = 4096  # larger block copies/fills havoc the object instead
 FUNCTION_BASE = 0x7F000000
 USER_SPACE = {32: (4096, 0xFFFFE000), 64: (4096, 1 << 57)}  # native object addresses lie within
-# what analyses.backward asks until it reads libc_model.may_write (a call of a function
-# not listed writes memory when it gets a pointer)
-PURE_EXTERNALS = frozenset(name for name, f in libc_model.LIBRARY.items() if f.pure)
 LAYOUT_OPS = ("==", "!=", "<", "<=", ">", ">=", "-")  # pointer operations that see the layout
 STRING_BYTES = 32  # the bytes of a ``__VERIFIER_nondet_string()`` input; a NUL follows them
 
