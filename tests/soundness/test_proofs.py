@@ -19,6 +19,7 @@ from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
+from cooptest.cfa.ctype import DataModel
 from cooptest.task import load_task
 
 from programs import PROGRAMS
@@ -137,6 +138,16 @@ def test_a_float_wider_than_double_blocks_every_proof(tmp_path, name):
     line = next(i for i, text in enumerate(PROGRAMS[name][0].splitlines(), 1)
                 if "loat128" in text or "64x" in text)
     assert all(f"{name}.c:{line})" in put.refused[g] and "double" in put.refused[g] for g in put.goals)
+
+
+def test_a_system_headers_wider_float_blocks_nothing(tmp_path):
+    """Under -m32 glibc's stddef.h aligns a __float128 member in an attribute: the
+    marker within is erased with it, and the C library's own use blocks no proof."""
+    path = tmp_path / "max_align.c"
+    path.write_text("#include <stddef.h>\n#include <math.h>\n"
+                    "int main(void) { max_align_t m; return sizeof m > 4 && fabs(-1.0) > 0; }\n")
+    frontend = load_program(load_task(str(path), DataModel.ILP32), str(tmp_path / "work"))
+    assert frontend.program.proof_blockers.everywhere is None
 
 
 def test_destructors_block_the_goals_they_run(tmp_path):

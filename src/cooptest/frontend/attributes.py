@@ -158,11 +158,16 @@ def strip(text: str) -> tuple[str, Attributes]:
     src = _Source(text)
     attrs = Attributes()
     edits: list[tuple[int, int, str]] = []
-    spans = [(m.start(), _close(text, text.index("(", m.start()))) for m in _ATTRIBUTE.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    for m in _ATTRIBUTE.finditer(text):
+        if spans and m.start() < spans[-1][1]:
+            continue  # within another attribute (a narrowed float in __alignof): erased with it
+        spans.append((m.start(), _close(text, text.index("(", m.start()))))
+    headers = system_headers(text)
     for start, end in spans:
         edits.append((start, end, "\n" * text.count("\n", start, end) or " "))
         file, line, system = src.where(start)
-        if system:
+        if system or file in headers:  # gcc marks a -D macro's expansion there as no system's
             continue
         inner = text[text.index("(", text.index("(", start) + 1) + 1:text.rindex(")", start, end - 1)]
         for name, args in _split(inner):
