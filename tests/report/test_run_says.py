@@ -62,7 +62,7 @@ def test_tests_that_crash_among_others_are_named_by_the_summary_line(tmp_path: P
     line, doc = run(tmp_path, "some.c", NULL_WRITE % "  if (x != 7) return 0;")
     [crashing] = [t for t in doc["tests"] if "crash" in t]
     assert crashing["crash"] == {"signal": "SIGSEGV", "at": "some.c:5"}
-    assert f"; 1 test crash: {crashing['name']} at some.c:5 (SIGSEGV); suite " in line
+    assert f"; 1 test crashes: {crashing['name']} at some.c:5 (SIGSEGV); suite " in line
 
 
 def test_a_run_with_tests_ending_normally_says_nothing_of_it(tmp_path: Path) -> None:

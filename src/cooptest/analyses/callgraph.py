@@ -63,8 +63,8 @@ class CallGraphAnalysis:
                 else:
                     entered.setdefault(function, []).append(g)
             for function, goals in entered.items():
-                board.give_up(goals, self.name, f"calls from {board.program.entry} reach {function}: "
-                                                "it proves only the goals of functions none reaches")
+                board.give_up(goals, self.name, f"calls from {board.program.entry} reach {function} "
+                                                "(it proves the goals of functions none reaches)")
         return finish(board, job, state)
 
 
