@@ -85,3 +85,17 @@ def test_a_format_that_may_store_makes_the_writes_unknown(tmp_path: Path) -> Non
                                    ' printf("%-5.2ld %%n %s", 1L, "x"); printf("%hhn", &c);'
                                    ' printf("%1$n", &n); printf(&"a%%nb"[2], &n); printf(f, &n); return n;')
     assert [libc_model.writes(e, "printf") for e in calls(program)] == [(), None, None, None, None]
+
+
+def test_a_buffer_lent_to_a_stream_blocks_proofs_and_none_lent_does_not(tmp_path: Path) -> None:
+    """glibc writes a buffer given to ``setvbuf`` in later ``printf`` calls, which the
+    model has writing nothing; turning buffering off lends nothing."""
+    source = ("#include <stdio.h>\nchar buf[64];\nint main(void) { setvbuf(stdout, %s, _IOFBF, 64);"
+              " buf[0] = 0; printf(\"x\"); return buf[0] == 'x'; }\n")
+    verdicts = []
+    for buffer in ("buf", "0"):
+        path = tmp_path / f"lent_{buffer}.c"
+        path.write_text(source % buffer)
+        program = load_program(load_task(str(path)), str(tmp_path / f"work_{buffer}")).program
+        verdicts.append(libc_model.lent_buffer(program))
+    assert verdicts[0] is not None and "setvbuf" in verdicts[0] and verdicts[1] is None

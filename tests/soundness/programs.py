@@ -534,6 +534,11 @@ int main() { int x = __VERIFIER_nondet_int(); int n = 0; printf("ab%n\\n", &n);
     "read-after-free": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int *p = malloc(4 * sizeof *p);
   if (!p) { return 3; } p[0] = 5; free(p); if (p[0] != 5) { if (x) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    "stream-buffer-lent": (HEAD + """#include <stdio.h>
+char buf[64];
+int main() { int x = __VERIFIER_nondet_int(); setvbuf(stdout, buf, _IOFBF, sizeof buf); buf[0] = 0;
+  printf("x"); if (buf[0] == 'x') { if (x) { return 1; } return 2; } return 0; }
+""", [["1"], ["0"]]),
     "heap-field-by-percent-n": (HEAD + """#include <stdio.h>
 struct S { int state; };
 int main() { int x = __VERIFIER_nondet_int(); struct S *s = malloc(sizeof *s); if (!s) { return 3; }

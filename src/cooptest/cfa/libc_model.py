@@ -31,9 +31,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+from cooptest.cfa.calls import callee_name
 from cooptest.cfa.ctype import PointerType
 from cooptest.cfa.fold import const_int
-from cooptest.cfa.ir import AddrOf, CallEdge, Cast, Expr, Index, StringLit
+from cooptest.cfa.ir import AddrOf, CallEdge, Cast, Expr, Index, Program, StringLit
 
 NAN, INF = float("nan"), float("inf")
 
@@ -98,6 +99,7 @@ class Function:
     deterministic: bool = False  # result and effects depend only on the arguments
     gcc_emits: bool = False  # gcc calls it for code that names no function
     reads: Source | None = None  # an input it reads
+    lends: int | None = None  # the buffer argument the library keeps and writes in later calls
 
     @property
     def pure(self) -> bool:
@@ -161,6 +163,10 @@ LIBRARY: dict[str, Function] = {
     "putchar": Function(deterministic=True, gcc_emits=True),
     "fflush": Function(deterministic=True), "fputs": READS, "fputc": READS, "putc": READS,
     "fwrite": READS, "fclose": READS, "write": READS, "close": READS,
+    # a stream's buffer the program gives: every later output may write it
+    **{name: Function(writes=None, lends=argument) for name, argument in (
+        ("setbuf", 1), ("setvbuf", 1), ("setbuffer", 1), ("fmemopen", 0), ("open_memstream", 0),
+        ("open_wmemstream", 0))},
     # input; fgets returns NULL at its end, scanf stores through what its format says
     **{name: Function(writes=writes, reads=_STDIN) for name, writes in (
         ("getchar", ()), ("getchar_unlocked", ()), ("scanf", None), ("vscanf", None),
@@ -232,12 +238,27 @@ def writes(edge: CallEdge, name: str | None) -> tuple[Write, ...] | None:
     used = [i for w in f.writes for i in (w.argument, w.count, w.source, w.fill) if i is not None]
     if any(i >= len(edge.args) for i in used):
         return None  # a call without the prototype's arguments: whatever it does
-    return tuple(w for w in f.writes if const_int(edge.args[w.argument]) != 0)
+    return tuple(w for w in f.writes if not _null(edge.args[w.argument]))
 
 
 def may_write(edge: CallEdge, name: str | None) -> bool:
     """Whether the call ``edge`` of ``name`` may change the program's memory."""
     return writes(edge, name) != ()
+
+
+def lent_buffer(program: Program) -> str | None:
+    """Why no proof holds when the program lends the C library a buffer (``setvbuf``
+    with its own array, ``fmemopen``): the library writes it in later calls, such as a
+    ``printf``, that the model has writing nothing."""
+    for edge in program.edges():
+        if not isinstance(edge, CallEdge):
+            continue
+        name = callee_name(edge)
+        if name is None or name in program.functions or (i := function(name).lends) is None:
+            continue
+        if i >= len(edge.args) or not _null(edge.args[i]):
+            return f"line {edge.line}: {name}() lends the C library a buffer its later calls write"
+    return None
 
 
 def calls_back(name: str) -> bool:
@@ -250,6 +271,13 @@ TERMINATING = {name: f.terminates for name, f in LIBRARY.items() if f.terminates
 GCC_EMITS = frozenset(name for name, f in LIBRARY.items() if f.gcc_emits)
 
 _CONVERSION = re.compile(rb"%[-+ #0'0-9.*$hlLqjzZtI]*(.)", re.DOTALL)  # flags, width, length
+
+
+def _null(e: Expr) -> bool:
+    """Whether ``e`` is a null pointer constant (``0``, ``(char *) 0``)."""
+    while isinstance(e, Cast):
+        e = e.operand
+    return const_int(e) == 0
 
 
 def _stores_nothing(args: Sequence[Expr], position: int) -> bool:

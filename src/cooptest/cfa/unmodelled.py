@@ -48,7 +48,7 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
                              or _asm(erased_asm) or _narrowed(narrowed)
                              or (None if argv_given else argv_left_concrete(program))
-                             or library_global(program))
+                             or library_global(program) or libc_model.lent_buffer(program))
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
