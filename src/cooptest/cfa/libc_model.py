@@ -101,11 +101,6 @@ class Function:
     reads: Source | None = None  # an input it reads
     lends: int | None = None  # the buffer argument the library keeps and writes in later calls
 
-    @property
-    def pure(self) -> bool:
-        """Writes no memory of the program and allocates nothing: a call only yields a value."""
-        return self.writes == () and self.format is None and self.allocation is None
-
 
 READS = Function()  # reads memory or computes, writes none of the program's
 UNKNOWN = Function(writes=None, calls_back=True)
