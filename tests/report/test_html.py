@@ -228,6 +228,8 @@ def test_fields_of_later_reports_are_shown_when_present(random_out: Path, tmp_pa
     page = Page((copy / "report.html").read_text())
     html = (copy / "report.html").read_text()
     assert f"g-{open_goal['id']}" in page.ids and f'href="#g-{open_goal["id"]}"' in html
-    assert "no proof is trusted here: value: the ARG was not complete</td>" in html  # why it is open
+    # why it is open: what the tests did and the blocker, then each analysis's reason
+    assert "no proof is trusted here: value: the ARG was not complete</span>" in html
+    assert '<ul class="gave-up"><li><b>random</b>: its time ran out</li></ul>' in html
     assert '<tr><th>sequence</th><td>[&#34;value:20&#34;, &#34;predicate:80&#34;]</td></tr>' in html
     assert "<tr><th>reuse</th><td>reuse-arg</td></tr>" in html

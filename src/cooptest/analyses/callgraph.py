@@ -55,16 +55,15 @@ class CallGraphAnalysis:
             if state.why_not is None:
                 state.reachable = reachable_functions(board.program)
         if state.reachable is not None:
-            entered: dict[str, list[str]] = {}  # function -> its open goals: no proof here
+            entered = []  # open goals of functions calls reach: no proof here
             for g in sorted(board.open(job.goals)):
                 function = board.goals[g].function
                 if function not in state.reachable:
                     board.prove_infeasible(g, f"{ORIGIN}: no call reaches {function}")
                 else:
-                    entered.setdefault(function, []).append(g)
-            for function, goals in entered.items():
-                board.give_up(goals, self.name, f"calls from {board.program.entry} reach {function} "
-                                                "(it proves the goals of functions none reaches)")
+                    entered.append(g)
+            board.give_up(entered, self.name, f"calls from {board.program.entry} reach its function "
+                                              "(it proves the goals of functions none reaches)")
         return finish(board, job, state)
 
 

@@ -289,9 +289,18 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 os.kill(p.pid, signal.SIGKILL)
                 p.join()
         shutil.rmtree(scratch, ignore_errors=True)
-    for k in list(board.running):
+    for k in list(board.running):  # stopped at the deadline, before their analyses' finish
+        if not _cooperation(lanes[k], board.running[k].analysis):
+            board.give_up(board.open(goals), board.running[k].analysis, "its time ran out", general=True)
         end(k, "budget")
     return board.lanes_ran()
+
+
+def _cooperation(lane: Lane, name: str) -> bool:
+    """Whether the lane's analysis ``name`` is a cooperation (whose own analyses note
+    the goals they leave open, ``core.analysis.composes``)."""
+    return any(type(getattr(a, "analysis", a)).__module__.startswith("cooptest.cooperation.")
+               for a, _ in lane.analyses if a.name == name)
 
 
 def _broadcast(inboxes: list[Any], sender: int, alive: set[int], message: tuple[str, Any, str]) -> None:
