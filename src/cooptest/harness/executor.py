@@ -12,7 +12,7 @@ import signal
 import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from cooptest.cfa.ir import branch_goal_id, error_goal_id
 from cooptest.core.budget import Budget
@@ -116,14 +116,24 @@ def goals_of(events: Iterable[int]) -> tuple[set[str], bool, bool]:
     return covered, error, truncated
 
 
-def _users(frontend: Frontend, work_dir: str) -> Callable[[str], bool]:
+@dataclass(frozen=True)
+class UserFiles:
     """Whether a file of the build's line table is the user's: not a system header, not
     cooptest's (its harness and runtimes in the build folder, the code it adds to the
-    instrumented program, its environment model and headers)."""
-    system = frontend.program.system_files
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    ours = tuple(os.path.join(os.path.abspath(p), "") for p in (work_dir, package))
-    return lambda f: bool(f) and f != MARKER and f not in system and not f.startswith(ours)
+    instrumented program, its environment model and headers). A class, not a closure:
+    an Executor may be pickled."""
+
+    system: frozenset[str]
+    ours: tuple[str, ...]  # folders, each ending with a separator
+
+    @staticmethod
+    def of(frontend: Frontend, work_dir: str) -> UserFiles:
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        return UserFiles(frontend.program.system_files,
+                         tuple(os.path.join(os.path.abspath(p), "") for p in (work_dir, package)))
+
+    def __call__(self, file: str) -> bool:
+        return bool(file) and file != MARKER and file not in self.system and not file.startswith(self.ours)
 
 
 @dataclass
@@ -172,7 +182,7 @@ class Executor:
             raise e.at(frontend.task.program, frontend.program.first_call(e.function)) from None
         self.timeout = timeout
         self.preprocessed = frontend.preprocessed  # the program's gcc -E outputs, for other builds (afl)
-        self.locator = Locator(self.binary.path, _users(frontend, work_dir))
+        self.locator = Locator(self.binary.path, UserFiles.of(frontend, work_dir))
         self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
         self.learnt: LearntLimit | None = None  # a generating run's; a replay keeps the full limit
