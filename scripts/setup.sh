@@ -66,7 +66,8 @@ if ! command -v afl-fuzz >/dev/null || ! command -v afl-clang-fast >/dev/null; t
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing afl++" >&2
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq afl++ >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq afl++ >/dev/null \
+      || echo "setup: afl++ could not be installed (--strategy afl and --fuzzer afl are refused)" >&2
   else
     echo "setup: no afl++ (--strategy afl and --fuzzer afl are refused); as root run:" \
          "apt-get install -y afl++" >&2
