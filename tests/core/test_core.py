@@ -3,7 +3,6 @@ channel (contradictions, reduction)."""
 from __future__ import annotations
 
 import shutil
-
 import time
 
 import pytest
