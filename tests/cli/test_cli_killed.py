@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 from clitools import EXAMPLES, cooptest
+from processes import working_in
 from cooptest.core.lifetime import WORK_PREFIX
 
 TRIANGLE = EXAMPLES / "triangle.c"
@@ -37,19 +38,6 @@ def outputs(out: Path) -> tuple[int | None, set[str]]:
         return json.loads((out / "report.json").read_text())["summary"]["tests"], names
     except (OSError, ValueError, KeyError):
         return None, names
-
-
-def working_in(folder: Path) -> list[int]:
-    """Processes whose command line names ``folder`` (a compiler building there)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if str(folder).encode() in f.read():
-                    found.append(int(pid))
-        except OSError:
-            continue
-    return found
 
 
 def agree(out: Path) -> None:

@@ -4,7 +4,6 @@ fuzzer's executions, each test it contributes replays natively as the board says
 a killed run leaves a suite TestCov can read."""
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -25,6 +24,8 @@ from cooptest.harness.executor import Executor
 from cooptest.harness.nondet import needed_functions
 from cooptest.harness.testsuite import read_suite
 from cooptest.task import load_task
+
+from processes import working_in
 
 pytestmark = pytest.mark.skipif(fuzzer_missing() is not None, reason="afl++ is not installed")
 
@@ -136,22 +137,9 @@ def test_a_killed_afl_run_leaves_a_suite_and_no_fuzzer(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     time.sleep(0.5)  # afl-fuzz and its fork server die with it (their parent-death signal)
-    assert not fuzzers_in(out)
+    assert not working_in(out)
     tests = read_suite(str(suite))
     assert len(tests) >= 2
     board = board_of(tmp_path / "replay", MAGIC)
     for test in tests:  # every test of the suite runs natively and covers a goal
         assert board.executor.run(test.inputs).covered
-
-
-def fuzzers_in(folder: Path) -> list[int]:
-    """afl-fuzz processes and fork servers working in ``folder``."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if str(folder).encode() in f.read():
-                    found.append(int(pid))
-        except OSError:
-            continue
-    return found
