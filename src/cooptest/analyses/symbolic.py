@@ -1010,9 +1010,6 @@ def _constant_part_of(ctx: z3.ContextObj, ast: z3.Ast, mask: int) -> int | None:
 
 
 def _add(a: z3.ExprRef, b: z3.ExprRef) -> z3.ExprRef:
-    """``a + b``, with numerals summed: a pointer stepped along a buffer stays
-    ``base + k`` instead of a chain ``((base + 1) + 1) + ...``, whose constant part
-    (:func:`_constant_part`, asked at every access) costs the chain's length."""
     vb = _numeral(b)
     if vb == 0:
         return a
@@ -1020,10 +1017,6 @@ def _add(a: z3.ExprRef, b: z3.ExprRef) -> z3.ExprRef:
         va = _numeral(a)
         if va is not None:
             return z3.BitVecVal(va + vb, a.size())
-        if z3.is_app_of(a, z3.Z3_OP_BADD) and a.num_args() == 2:
-            vk = _numeral(a.arg(1))
-            if vk is not None:
-                return _add(a.arg(0), z3.BitVecVal(vk + vb, a.size()))
     return a + b
 
 
