@@ -70,9 +70,10 @@ class Options:
 STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGALRM)  # the signals that end a run
 
 
-class Interrupted(BaseException):
-    """SIGTERM/SIGINT arrived: unwind the analysis (not an ``Exception``, so that no
-    analysis's error handling swallows it)."""
+class Signalled(BaseException):
+    """A stopping signal arrived (SIGTERM, SIGINT, or the alarm past the hard deadline):
+    unwind the analysis (not an ``Exception``, so that no analysis's error handling
+    swallows it)."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
@@ -94,7 +95,7 @@ def _in_z3(frame: FrameType | None) -> bool:
 class SafePoints:
     """Where a signal may unwind the analysis: anywhere but inside a native run.
 
-    The handler raises :class:`Interrupted` at once, unless a native run is in progress
+    The handler raises :class:`Signalled` at once, unless a native run is in progress
     or z3's Python layer runs (``_in_z3``); then it only records the signal, and the
     wrapped executor raises once the run is over (a run lasts at most the executor's
     timeout, itself cut to the hard deadline), or ``raise_pending`` once the analysis
@@ -123,7 +124,7 @@ class SafePoints:
             finally:
                 self.in_run = False
                 if self.pending is not None:
-                    raise Interrupted(self.pending)
+                    raise Signalled(self.pending)
 
         executor.run = safe_run  # type: ignore[method-assign]
         return executor
@@ -135,12 +136,12 @@ class SafePoints:
         if (self.in_run or self.in_fork or _in_z3(frame)) and self.pending is None:
             self.pending = signum
             return
-        raise Interrupted(signum)
+        raise Signalled(signum)
 
     def raise_pending(self) -> None:
         """A signal deferred and not raised since (by no native run after it)."""
         if self.pending is not None:
-            raise Interrupted(self.pending)
+            raise Signalled(self.pending)
 
     @contextmanager
     def installed(self) -> Iterator[None]:
@@ -298,7 +299,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(os.path.join(opts.out, SUITE))
                 raise
-            except Interrupted as e:
+            except Signalled as e:
                 exit_code = e.exit_code
                 report.extra.setdefault("stopped", "budget" if exit_code == 0 else str(e))
                 report.stopped_by(board, report.extra["stopped"])
@@ -359,7 +360,7 @@ def load_within_budget(load: Callable[[], Task], opts: Options) -> tuple[Task | 
     try:
         with safe.installed():
             return load(), 0
-    except Interrupted as e:
+    except Signalled as e:
         output_folder(opts.out)
         data_model = opts.data_model.value if opts.data_model is not None else "unknown"
         report = Report(os.path.join(opts.out, REPORT), os.path.abspath(opts.target), data_model,

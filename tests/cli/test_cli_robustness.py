@@ -130,7 +130,7 @@ def test_a_signal_inside_z3_waits_for_a_safe_point() -> None:
     import z3
 
     from cooptest.core.budget import Budget
-    from cooptest.generate import Interrupted, SafePoints
+    from cooptest.generate import Signalled, SafePoints
 
     frames = []
 
@@ -145,9 +145,9 @@ def test_a_signal_inside_z3_waits_for_a_safe_point() -> None:
     safe = SafePoints(Budget.seconds(60), Budget.seconds(60))
     safe.handle(signal.SIGALRM, frames[0])
     assert safe.pending == signal.SIGALRM and safe.budget.expired()
-    with pytest.raises(Interrupted):
+    with pytest.raises(Signalled):
         safe.raise_pending()
-    with pytest.raises(Interrupted):  # in our own code: at once
+    with pytest.raises(Signalled):  # in our own code: at once
         SafePoints(Budget.seconds(60), Budget.seconds(60)).handle(signal.SIGALRM, sys._getframe())
 
 

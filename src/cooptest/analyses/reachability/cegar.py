@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cpa import (AutomatonCPA, CallStackBound, CompositeCPA,
-                                                ControlFlow, DataCPA, Interrupted, explore)
+                                                ControlFlow, DataCPA, DeadlineReached, explore)
 from cooptest.analyses.reachability.refinement import (FEASIBLE, PATH_CHECK_CAP, SPURIOUS, PathCheck,
                                                        check_path)
 from cooptest.cfa.ir import Edge, Program
@@ -100,7 +100,7 @@ class CEGARAnalysis:
                 if goal not in open_goals:
                     continue
                 verdict = self._cegar(board.program, arg, target, goal, budget)
-            except Interrupted:
+            except DeadlineReached:
                 interrupted = True  # the clock, not the program, stopped a step: the next run redoes it
                 break
             if isinstance(verdict, str):

@@ -59,13 +59,13 @@ class DataCPA(Protocol):
 
     def transfer(self, state: ARGState, succ: Successor, precision: Any, budget: Budget) -> Any | None:
         """The abstract data of ``state``'s successor along ``succ.edge`` (None:
-        infeasible). Raises :class:`Interrupted` if the budget cut the computation."""
+        infeasible). Raises :class:`DeadlineReached` if the budget cut the computation."""
 
     def adjust(self, data: Any, location: Location, call_stack: CallStack, precision: Any,
                target: bool, budget: Budget) -> Any | None:
         """Precision adjustment (e.g. computing an abstraction); None: infeasible.
         ``target`` says the state will be checked as a counterexample. Raises
-        :class:`Interrupted` if the budget cut the computation."""
+        :class:`DeadlineReached` if the budget cut the computation."""
 
     def covers(self, other: Any, data: Any) -> bool:
         """``data`` is less or equal than ``other`` (every concrete state of ``data`` is
@@ -79,7 +79,7 @@ class DataCPA(Protocol):
         """The part of ``precision`` a state at ``location`` is computed with."""
 
 
-class Interrupted(Exception):
+class DeadlineReached(Exception):
     """The budget ran out inside a transfer or precision adjustment. The successor is
     not recorded (not even as infeasible, nor with a coarser state): its parent stays on
     the frontier and the next run computes it again. A deadline never changes what the
@@ -88,7 +88,7 @@ class Interrupted(Exception):
 
 def solve(solver: z3.Solver, budget: Budget, cap: float, *assumptions: z3.ExprRef) -> z3.CheckSatResult:
     """``solver.check`` with at most ``cap`` seconds and never past the budget's deadline.
-    Raises :class:`Interrupted` when z3 ran out of time that the deadline, not the cap,
+    Raises :class:`DeadlineReached` when z3 ran out of time that the deadline, not the cap,
     limited: what the clock cut short is computed again by the next run, never taken as
     z3's "unknown" (which the callers turn into a coarser, yet final, answer)."""
     limited = budget.remaining() < cap
@@ -96,7 +96,7 @@ def solve(solver: z3.Solver, budget: Budget, cap: float, *assumptions: z3.ExprRe
     result = solver.check(*assumptions)
     if result == z3.unknown and (limited or budget.expired()) \
             and solver.reason_unknown() in ("timeout", "canceled"):
-        raise Interrupted
+        raise DeadlineReached
     return result
 
 
@@ -211,7 +211,7 @@ def explore(cpa: CompositeCPA, arg: ReachabilityARG, budget: Budget,
             is_target: Callable[[Edge], bool]) -> ARGState | None:
     """Expand the frontier until a target state appears (returned, left in the ARG and
     the frontier) or the frontier is empty or the budget is spent (None). Raises
-    :class:`Interrupted` when the deadline cut an expansion short (the state stays at
+    :class:`DeadlineReached` when the deadline cut an expansion short (the state stays at
     the head of the frontier)."""
     if arg.root is None:
         root = arg.add(cpa.root(arg))
