@@ -216,7 +216,8 @@ def cooptest_types(task: Task, work: str) -> tuple[Program, dict[tuple[str, ...]
     enumerators' names."""
     units = [(unit.path, parse(path, unit.path), attributes_of(path))
              for unit, path in zip(task.units, preprocess(task, os.path.join(work, "pp")))]
-    builder = CFABuilder(Types(task.data_model), task.program, Attributes.union([a for *_, a in units]))
+    builder = CFABuilder(Types(task.data_model), task.program, Attributes.union([a for *_, a in units]),
+                         {unit.path: unit.standard for unit in task.units})
     program = builder.build([(path, ast) for path, ast, _ in units])
     return program, {tuple(n for n, _ in values): (t.bits // 8, t.signed, tuple(v for _, v in values))
                      for _, t, values in builder.resolver.enumerations}

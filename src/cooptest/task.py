@@ -21,6 +21,7 @@ from cooptest.errors import UserError
 
 BRANCHES = "coverage-branches"
 ERROR_CALL = "coverage-error-call"
+DEFAULT_STANDARD = "-std=gnu11"  # TestCov compiles every task so
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,15 @@ class Source:
 
     path: str  # absolute
     flags: tuple[str, ...] = ()
+
+    @property
+    def standard(self) -> str:
+        """The ``-std=`` gcc reads this unit in: the last its flags name (``-ansi`` is
+        C90), else TestCov's. The dialect decides what gcc makes of the same text (the
+        type of ``2147483648``, ``inline`` without ``extern``, ``//`` in C90), so every
+        build and every question put to gcc about the unit uses it."""
+        named = [f for f in self.flags if f.startswith("-std=") or f == "-ansi"]
+        return "-std=c90" if named[-1:] == ["-ansi"] else named[-1] if named else DEFAULT_STANDARD
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ instrumented to report exactly these branch points (see ``instrument.py``).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -33,10 +34,11 @@ from cooptest.frontend.declarations import TypeResolver, unsupported, where
 from cooptest.frontend.generic import (Levels, NoSelection, Selection, compatible,
                                        declarator_levels)
 from cooptest.frontend.parser import CaseRange, GenericSelection, StatementExpression
-from cooptest.frontend.literals import (UnicodeString, char_literal, float_literal,
+from cooptest.frontend.literals import (C90, UnicodeString, char_literal, float_literal,
                                         int_literal, string_literal)
 from cooptest.frontend.initialisers import InitialiserWalk, SubObject
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
+from cooptest.task import DEFAULT_STANDARD
 
 NONDET_PREFIX = "__VERIFIER_nondet_"
 CONDITION_CHARS = 80  # of a condition's text kept for reports (generated code nests deep)
@@ -100,8 +102,13 @@ class FunctionState:
 
 
 class CFABuilder:
-    def __init__(self, types: Types, path: str, attributes: Attributes | None = None) -> None:
+    def __init__(self, types: Types, path: str, attributes: Attributes | None = None,
+                 standards: Mapping[str, str] | None = None) -> None:
+        """``standards``: each unit's ``-std=`` by its path (TestCov's where none is
+        given), which decides the types of its constants and gcc's implicit builtins."""
         self.types = types
+        self.standards = standards or {}
+        self.standard = DEFAULT_STANDARD  # the unit being built's
         self.path = path
         self.attributes = attributes or Attributes()
         self.scope = Scope()
@@ -118,7 +125,7 @@ class CFABuilder:
         self._next_error = 0
         self._names: set[str] = set()
         self._sandbox = 0
-        self._constants: dict[tuple[str, str], Expr] = {}
+        self._constants: dict[tuple[str, str, str], Expr] = {}  # (kind, text, standard)
         self._expr_handlers = self._make_expr_handlers()
         self._declarators: dict[int, c_ast.Node] = {}  # id of a Variable or Typedef -> its declarator
         self._vla_lengths: dict[int, Var] = {}  # id of a variable-length array -> its length
@@ -154,6 +161,7 @@ class CFABuilder:
             self.resolver.pack, self.resolver.packs = None, []  # #pragma pack is the unit's own
             self.resolver.linked.next_unit()
             self._unit = path
+            self.standard = self.standards.get(path, DEFAULT_STANDARD)
             for ext in ast.ext:
                 if isinstance(ext, c_ast.FuncDef):
                     self._function(ext)
@@ -1029,7 +1037,7 @@ class CFABuilder:
         return (node.coord.file, node.coord.line) if node.coord else (self.path, None)
 
     def _constant(self, node: c_ast.Constant) -> Expr:
-        key = (node.type, node.value)
+        key = (node.type, node.value, self.standard)
         c = self._constants.get(key)
         if c is None:
             c = self._constants[key] = self._parse_constant(node)
@@ -1044,7 +1052,7 @@ class CFABuilder:
                 raise unsupported("a wide or Unicode string literal", node) from None
         if node.type == "char" or node.value.startswith(("'", "L'", "u'", "U'")):
             return char_literal(t, node.value)
-        c = int_literal(t, node.value)
+        c = int_literal(t, node.value, self.standard in C90)
         if c is not None:
             return c
         try:
@@ -1171,7 +1179,7 @@ class CFABuilder:
         if constant is not None and constant.float_bits is not None:
             return FunctionType(self.types.double if constant.float_bits == 64 else self.types.float, (), True)
         try:
-            builtin = implicit.builtin_type(name, self.types)
+            builtin = implicit.builtin_type(name, self.types, self.standard)
         except ValueError as e:
             raise unsupported(f"{name}() called without a declaration: gcc gives it the type "
                               f"{e}; declare it (include its header)", node) from None

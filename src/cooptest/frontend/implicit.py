@@ -7,7 +7,7 @@ function"): ``sqrt(n)`` converts ``n`` to ``double`` and returns a ``double``. R
 ``int f()``, the model would have ``sqrt(6)`` integral and prove ``2.4 < sqrt(n) < 2.5``
 infeasible. Which names are builtins, and their types, depend on gcc's version and
 target, so gcc is asked: a probe calls the name and assigns it to an ``int``, and the
-warning names the type (once per name and data model). The builtins gcc lets no
+warning names the type (once per name, data model and standard). The builtins gcc lets no
 program take the address of (``__builtin_expect``, ``__builtin_bswap32``) are typed here.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ from cooptest.errors import ToolMissing
 from cooptest.frontend.declarations import TypeResolver
 from cooptest.frontend.parser import CParser
 from cooptest.frontend.scope import Scope
+from cooptest.task import DEFAULT_STANDARD
 
 _BITS = {"": "int", "l": "long", "ll": "long long"}
 DIRECT_ONLY: dict[str, str] = {  # gcc's builtins that must be called directly: their types
@@ -40,11 +41,12 @@ DIRECT_ONLY: dict[str, str] = {  # gcc's builtins that must be called directly: 
 _INITIALISATION = re.compile(r"initialization of 'int' from '(?P<type>[^']*)'")
 
 
-def builtin_type(name: str, types: Types) -> FunctionType | None:
-    """The type gcc gives ``name`` called without a declaration where it is a builtin,
+def builtin_type(name: str, types: Types, standard: str = DEFAULT_STANDARD) -> FunctionType | None:
+    """The type gcc gives ``name`` called without a declaration where it is a builtin
+    (which names are depends on the ``standard``: C90's library has no ``lround``),
     None where it is C's ``int name()``. ValueError (its text gcc's type) where the
     front end cannot read that type."""
-    text = DIRECT_ONLY.get(name) or _probe(name, types.model)
+    text = DIRECT_ONLY.get(name) or _probe(name, types.model, standard)
     if text is None:
         return None
     try:
@@ -61,7 +63,7 @@ def builtin_type(name: str, types: Types) -> FunctionType | None:
 
 
 @functools.cache
-def _probe(name: str, model: DataModel) -> str | None:
+def _probe(name: str, model: DataModel, standard: str) -> str | None:
     """gcc's type of the implicitly declared ``name`` as gcc writes it (``double
     (*)(double)``), None for ``int (*)()``, a builtin that must be called directly and
     is not in ``DIRECT_ONLY``, or a name gcc will not read so."""
@@ -69,7 +71,7 @@ def _probe(name: str, model: DataModel) -> str | None:
         return None
     probe = f"void __cooptest_probe(void) {{ {name}(); int __cooptest_q = ({name}); }}\n"
     try:
-        proc = subprocess.run(["gcc", "-std=gnu11", "-fsyntax-only", model.gcc_flag, "-x", "c", "-"],
+        proc = subprocess.run(["gcc", standard, "-fsyntax-only", model.gcc_flag, "-x", "c", "-"],
                               input=probe, capture_output=True, text=True, timeout=60,
                               env={**os.environ, "LC_ALL": "C"})
     except FileNotFoundError:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from cooptest.cfa.ctype import ArrayType, Types
+from cooptest.cfa.ctype import ArrayType, DataModel, Types
 from cooptest.cfa.ir import Const, StringLit
 
 _INT = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
@@ -16,8 +16,14 @@ class UnicodeString(Exception):
     hold (the caller refuses the program)."""
 
 
-def int_literal(types: Types, text: str) -> Const | None:
-    """An integer constant with the type C11 6.4.4.1 gives it."""
+C90 = frozenset({"-std=c89", "-std=c90", "-std=gnu89", "-std=gnu90", "-std=iso9899:1990",
+                 "-std=iso9899:199409"})
+
+
+def int_literal(types: Types, text: str, c90: bool = False) -> Const | None:
+    """An integer constant with the type C11 6.4.4.1 gives it; under ``c90``, C90
+    6.1.3.2's (a decimal constant past ``long`` is ``unsigned long`` before gcc's
+    ``long long``: under -m32 ``-2147483648`` is ``2147483648ul``, not negative)."""
     m = _INT.match(text)
     if not m:
         return None
@@ -35,13 +41,17 @@ def int_literal(types: Types, text: str) -> Const | None:
     candidates = []
     if longs == 0:
         candidates += [types.uint] if unsigned else ([types.int] if decimal else [types.int, types.uint])
+    signed_only = decimal and not c90  # C99 gives a decimal constant signed types alone
     if longs <= 1:
-        candidates += [types.ulong] if unsigned else ([types.long] if decimal else [types.long, types.ulong])
+        candidates += [types.ulong] if unsigned else ([types.long] if signed_only else [types.long, types.ulong])
     candidates += [types.ulonglong] if unsigned else (
-        [types.longlong] if decimal else [types.longlong, types.ulonglong])
+        [types.longlong] if signed_only else [types.longlong, types.ulonglong])
     for t in candidates:
         if t.min <= value <= t.max:
             return Const(t, value)
+    if signed_only and not unsigned:  # gcc warns "so large that it is unsigned", yet gives
+        widest = types.int128 if types.model is DataModel.LP64 else types.longlong  # its widest
+        return Const(widest, widest.wrap(value))  # signed type: -m32's wraps (2**63 is negative)
     return Const(types.ulonglong, types.ulonglong.wrap(value))
 
 

@@ -51,9 +51,10 @@ def gcc_e(unit: Source, data_model: DataModel, out_path: str, extra: tuple[str, 
 
 def search_flags(unit: Source, data_model: DataModel) -> tuple[str, ...]:
     """What cooptest adds before a unit's own flags, wherever it is preprocessed or
-    compiled: the data model, our ``assert.h``, and the unit's folder (as gcc searches
+    compiled: the data model, the unit's C standard (TestCov's where it names none, as
+    every build of it does), our ``assert.h``, and the unit's folder (as gcc searches
     it for ``"file.h"``, but also for ``<file.h>``)."""
-    return (data_model.gcc_flag, f"-I{include_dir()}", "-isystem", harness_headers(),
+    return (data_model.gcc_flag, unit.standard, f"-I{include_dir()}", "-isystem", harness_headers(),
             f"-I{os.path.dirname(unit.path)}")
 
 

@@ -22,9 +22,14 @@ from cooptest.cfa.ir import ERROR_FUNCTIONS
 from cooptest.errors import ToolMissing, UserError
 from cooptest.harness.nondet import harness_source, needed_functions
 from cooptest.harness.runner import Executable
+from cooptest.task import DEFAULT_STANDARD
 
 GCC = "gcc"
-BASE_FLAGS = ("-std=gnu11", "-O0", "-w")
+BASE_FLAGS = (DEFAULT_STANDARD, "-O0", "-w")
+# A unit's text as the front end rewrote it spells ``inline`` and ``typeof`` where the
+# program's headers spelt ``__inline`` and ``__typeof__``, which an ISO standard (C90)
+# knows only under their reserved names.
+RESERVED_SPELLINGS = ("-Dinline=__inline__", "-Dtypeof=__typeof__")
 TRACE_FLAGS = ("-g",)  # a traced build's line table names a crash's line (harness.crash)
 MULTILIB_HINT = "apt-get install -y gcc-multilib"
 _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$",
@@ -52,9 +57,10 @@ class Undefined(UserError):
 
 
 def compile_program(source_paths: str | Sequence[str], data_model: DataModel, out_dir: str,
-                    trace: bool) -> Executable:
+                    trace: bool, standards: Sequence[str] = ()) -> Executable:
     """The executable of ``source_paths`` (``gcc -E`` outputs: the translation units of
-    one program), built once per content."""
+    one program, each in its C standard, ``standards``: TestCov's for those not given),
+    built once per content."""
     paths = [source_paths] if isinstance(source_paths, str) else list(source_paths)
     texts = []
     for path in paths:
@@ -65,19 +71,37 @@ def compile_program(source_paths: str | Sequence[str], data_model: DataModel, ou
     flags = (*BASE_FLAGS, *TRACE_FLAGS) if trace else BASE_FLAGS
     key = hashlib.sha256("\0".join(
         [*texts, harness, runtime, _runtime("contain.c"), data_model.gcc_flag,
-         *flags]).encode(
+         *flags, *standards]).encode(
             errors="surrogateescape")).hexdigest()[:20]
     out_dir = os.path.abspath(out_dir)  # runs happen in a private working directory
     os.makedirs(out_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(paths[0]))[0]
     exe = os.path.join(out_dir, f"{stem}-{key}{'-trace' if trace else ''}")
     if not os.path.exists(exe):
-        sources = [*paths, write_once(out_dir, "harness", harness),
-                   containment_source(out_dir)]
+        sources = [*in_standards(paths, standards, data_model, flags, f"{stem}-{key}"),
+                   write_once(out_dir, "harness", harness), containment_source(out_dir)]
         if trace:
             sources.append(write_once(out_dir, "trace_runtime", runtime))
         compile_sources(sources, data_model, exe, flags)
     return Executable(exe, data_model, trace)
+
+
+def in_standards(paths: Sequence[str], standards: Sequence[str], data_model: DataModel,
+                 flags: Sequence[str], prefix: str) -> list[str]:
+    """``paths`` to compile with ``flags`` and cooptest's runtime, those whose standard
+    (``standards``, in order) is not the one of ``flags`` replaced by their object,
+    compiled on its own in that standard (one gcc command reads every file in one
+    standard, and the runtime is C11). The object is named ``prefix`` and the file's
+    stem (gcov names its notes after it), beside the file."""
+    out = list(paths)
+    for i, (path, standard) in enumerate(zip(paths, standards)):
+        if standard in flags:
+            continue
+        stem = os.path.splitext(os.path.basename(path))[0]
+        out[i] = os.path.join(os.path.dirname(path), f"{prefix}-{standard[len('-std='):]}-{stem}.o")
+        own = [*(f for f in flags if not f.startswith("-std=")), standard, *RESERVED_SPELLINGS]
+        compile_sources([path], data_model, out[i], [*own, "-c"])
+    return out
 
 
 def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
@@ -90,9 +114,10 @@ def compile_sources(sources: Sequence[str], data_model: DataModel, output: str,
     for a function the link does not find, and
     ``ToolMissing`` when ``-m32`` cannot work because gcc-multilib is absent.
     """
-    fd, tmp = tempfile.mkstemp(prefix=".build-", dir=os.path.dirname(os.path.abspath(output)))
+    fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=f"-{os.path.basename(output)}",  # gcov's notes
+                               dir=os.path.dirname(os.path.abspath(output)))  # are named after it
     os.close(fd)
-    cmd = [compiler, *flags, data_model.gcc_flag, "-o", tmp, *sources, "-lm"]
+    cmd = [compiler, *flags, data_model.gcc_flag, "-o", tmp, *sources, *(() if "-c" in flags else ("-lm",))]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                               env={**(env or os.environ), "LC_ALL": "C"})  # plain quotes in messages

@@ -40,17 +40,18 @@ from cooptest.errors import UserError
 from cooptest.frontend import ast_cache
 from cooptest.frontend.attributes import AttributeGenerator, system_headers
 from cooptest.frontend.preprocess import attributes_of
-from cooptest.harness.build import compile_sources, containment_source
+from cooptest.harness.build import compile_sources, containment_source, in_standards
 from cooptest.harness.nondet import harness_source, needed_functions
 from cooptest.harness.runner import Executable
 from cooptest.harness.testsuite import TestCase
-from cooptest.task import Task
+from cooptest.task import DEFAULT_STANDARD, Task
 
 TIMEOUT = 3.0  # TestCov's default time limit per test
 LABEL = "__cooptest_goal_"
 DUMP = "__gcov_dump"
-# TestCov's compiler flags (minus -m32/-m64, added per data model); -w only silences.
-GCOV_FLAGS = ("-std=gnu11", "-Wno-attributes", "-D__alias__(x)=", "--coverage", "-DGCOV", "-w")
+# TestCov's compiler flags (minus -m32/-m64, added per data model; a unit's own -std= replaces
+# TestCov's); -w only silences.
+GCOV_FLAGS = (DEFAULT_STANDARD, "-Wno-attributes", "-D__alias__(x)=", "--coverage", "-DGCOV", "-w")
 _GOTO_LINE = re.compile(rf"^\s*goto {LABEL}(\d+);\s*$")
 
 
@@ -107,7 +108,9 @@ class CoverageMeter:
         harness = os.path.join(self.build, "harness.c")
         with open(harness, "w") as f:
             f.write(harness_source(needed_functions("\n".join(sources))))
-        compile_sources([*self.programs, harness, containment_source(self.build)], task.data_model,
+        programs = in_standards(self.programs, [u.standard for u in task.units], task.data_model,
+                                GCOV_FLAGS, "unit")
+        compile_sources([*programs, harness, containment_source(self.build)], task.data_model,
                         os.path.join(self.build, "prog"), GCOV_FLAGS)
         self.binary = Executable(os.path.join(self.build, "prog"), task.data_model, trace=False,
                                  writable=self.build)  # the runs write their counts here

@@ -172,8 +172,8 @@ class Executor:
             with open(sources[-1], "w") as f:
                 f.write(text)
         try:
-            self.binary: Executable = compile_program(sources, frontend.task.data_model, work_dir,
-                                                      trace=True)
+            self.binary: Executable = compile_program(sources, frontend.task.data_model, work_dir, trace=True,
+                                                      standards=[u.source.standard for u in frontend.units])
         except Undefined as e:  # the linker names our instrumented copy, and no line
             variable = next((v for v in frontend.program.globals if v.name == e.function), None)
             if variable is not None:
