@@ -82,7 +82,7 @@ def test_a_deadline_inside_a_run_leaves_it_pending(make_program) -> None:
     (with the node they were solved for), the tree unchanged and exact."""
     board = make_program(MANY_INPUTS)
     analysis = ConcolicAnalysis()
-    state = analysis.new_arg(board)
+    state = analysis.new_state(board)
     budget = Budget.seconds(3600)
     submit = board.submit
 
@@ -113,7 +113,7 @@ class CancelDuringReplay(ContextGuided):
 def test_a_replay_cut_by_the_deadline_is_pending_not_inexact(make_program) -> None:
     board = make_program(LOOPING.replace("LOOPS", "400"))  # > 1024 edges: the replay sees the deadline
     analysis = ConcolicAnalysis()
-    state = analysis.new_arg(board)
+    state = analysis.new_state(board)
     budget = Budget.seconds(3600)
     plain, state.searcher = state.searcher, CancelDuringReplay(state.searcher.ctx, budget)
     outcome = analysis.run(board, Job(frozenset(board.goals), budget, state=state))

@@ -139,10 +139,10 @@ class Counting(DepthFirst):
 def test_interleaved_searchers_take_turns(make_program) -> None:
     board = make_program(NESTED)
     analysis = ConcolicAnalysis()
-    arg = analysis.new_arg(board)
-    ctx = arg.searcher.ctx
+    state = analysis.new_state(board)
+    ctx = state.searcher.ctx
     dfs, bfs = Counting(ctx), Counting(ctx)
-    arg.searcher = Interleaved(dfs, BreadthFirst(ctx), bfs)
-    analysis.run(board, Job(frozenset(board.goals), Budget.seconds(10.0), state=arg))
+    state.searcher = Interleaved(dfs, BreadthFirst(ctx), bfs)
+    analysis.run(board, Job(frozenset(board.goals), Budget.seconds(10.0), state=state))
     assert set(board.covered) == set(board.goals)
     assert dfs.selected >= 1 and bfs.selected >= 1

@@ -46,14 +46,14 @@ def test_the_monitor_cuts_negations_into_parts_with_no_open_goal(make_program) -
     assert arg.complete
     # the board: x = 6 and x = 0 ran; y == 42 is open (and b > 1, which no run takes)
     concolic = ConcolicAnalysis(max_iterations=2)
-    first = concolic.new_arg(board)
+    first = concolic.new_state(board)
     first.pending = [Pending(["6", "0"]), Pending(["0", "0"])]
     concolic.run(board, Job(frozenset(board.goals), Budget.seconds(30), state=first))
     target = goal(board, "y == 42", True)
     assert set(board.open()) == {target, goal(board, "b > 1", True)}
     # a search from x = 0 alone, guided by the monitor: negating (x > 5) leads where
     # nothing is open, and is cut; negating (y == 42) covers the goal
-    guided = ConcolicAnalysis().new_arg(board)
+    guided = ConcolicAnalysis().new_state(board)
     guided.pending = [Pending(["0", "0"])]
     ConcolicAnalysis().run(board, Job(frozenset(board.goals), Budget.seconds(30), state=guided,
                                       monitor=arg.monitor(board)))

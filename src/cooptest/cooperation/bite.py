@@ -90,7 +90,7 @@ from typing import Callable, Literal, TypeVar
 import z3
 
 from cooptest.analyses.backward import BackwardReachability, Heads, Incomplete, Stack
-from cooptest.analyses.concolic import DEFAULT, ConcolicAnalysis, ConcolicARG
+from cooptest.analyses.concolic import DEFAULT, ConcolicAnalysis, ConcolicSearchState
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path, Pending
 from cooptest.analyses.concolic.inputs import literal
 from cooptest.analyses.concolic.replay import Observer
@@ -167,7 +167,7 @@ class Backward:
 class BiTeState(AnalysisState):
     """The GCFG (S-states, R-states, frontier) and the concolic state producing S-states."""
 
-    concolic: ConcolicARG | None = None
+    concolic: ConcolicSearchState | None = None
     backward: dict[str, Backward] = field(default_factory=dict)
     s_states: dict[int, list[SState]] = field(default_factory=dict)  # by location id
     s_count: dict[tuple[int, Stack], int] = field(default_factory=dict)  # per location and stack
@@ -264,7 +264,7 @@ class GCFG:
         self.backward = BackwardReachability(self.program, bite.max_stack, bite.solver_cap)
         self.new_s: list[SState] = []
         if state.concolic is None:
-            state.concolic = bite.dse.new_arg(board)  # the board's tests (the seed suite) run first
+            state.concolic = bite.dse.new_state(board)  # the board's tests (the seed suite) run first
         if not isinstance(state.concolic.searcher, SStates):
             state.concolic.searcher = SStates(state.concolic.searcher, state, self.new_s)
         state.concolic.searcher.on_new = self.new_s

@@ -23,7 +23,7 @@ Completeness. An execution tree without open decisions proves every goal it did 
 reach infeasible only if each path's symbolic model was exact: no concretisation, no
 imprecision (havoc of unknown calls), no divergence, no solver timeout, no misprediction
 and no native crash or timeout, and no native run left a guiding automaton (its cuts
-rest on its claims). Only then is the ARG marked complete. A decision whose other side
+rest on its claims). Only then is the state marked complete. A decision whose other side
 runs straight into ``abort()`` (``StaticInfo.dead_end``: ``assume``'s ``if (!cond)
 abort();``) is closed without a query or a run once that side's goal is covered: its
 subtree is one path, which reaches no other goal.
@@ -36,8 +36,8 @@ import time
 from typing import Any, TypedDict
 
 from cooptest.analyses.concolic.execution_tree import (DEAD_END, MISPREDICTED, UNKNOWN, UNSAT,
-                                                       ConcolicARG, Decision, ExecutionTree, Node,
-                                                       Path, Pending)
+                                                       ConcolicSearchState, Decision, ExecutionTree,
+                                                       Node, Path, Pending)
 from cooptest.analyses.concolic.inputs import literal, small, to_z3
 from cooptest.analyses.concolic.padding import FIRST, may_pad, padded, run_fed
 from cooptest.analyses.concolic.replay import TermMemo, replay, resume
@@ -91,89 +91,89 @@ class ConcolicAnalysis:
         self.solver_options: _SolverOptions = {"timeout": solver_timeout, "slicing": slicing,
                                                "cache": cache, "incremental": incremental}
 
-    def new_arg(self, program: GoalBoard) -> ConcolicARG:
+    def new_state(self, program: GoalBoard) -> ConcolicSearchState:
         """A fresh execution tree; the tests already on the board are its first runs."""
         symbols = Symbols()
         ctx = SearchContext(program.program, program.covered, random.Random(self.rng_seed),
                             StaticInfo(program.program))
-        return ConcolicARG(self.name, tree=ExecutionTree(),
-                           searcher=SEARCHERS[self.search](ctx, **self.search_options),
-                           pending=[Pending(list(t.inputs)) for t in program.tests] + [Pending([])],
-                           symbols=symbols, memo=TermMemo(),
-                           solver=PathSolver(symbols, **self.solver_options))
+        return ConcolicSearchState(self.name, tree=ExecutionTree(),
+                                   searcher=SEARCHERS[self.search](ctx, **self.search_options),
+                                   pending=[Pending(list(t.inputs)) for t in program.tests] + [Pending([])],
+                                   symbols=symbols, memo=TermMemo(),
+                                   solver=PathSolver(symbols, **self.solver_options))
 
     def run(self, program: GoalBoard, job: Job) -> Outcome:
-        arg = job.state if isinstance(job.state, ConcolicARG) else self.new_arg(program)
+        state = job.state if isinstance(job.state, ConcolicSearchState) else self.new_state(program)
         budget, goals = job.budget, job.goals
-        started = time.monotonic() - arg.seconds
-        arg.searcher.ctx.covered = program.covered
-        arg.searcher.ctx.count = program.count
-        searcher = _guided(arg, job)
-        while not budget.expired() and program.has_open(goals) and arg.iterations < self.max_iterations:
+        started = time.monotonic() - state.seconds
+        state.searcher.ctx.covered = program.covered
+        state.searcher.ctx.count = program.count
+        searcher = _guided(state, job)
+        while not budget.expired() and program.has_open(goals) and state.iterations < self.max_iterations:
             negated: Node | None = None
-            if arg.pending:
-                work = arg.pending.pop(0)
+            if state.pending:
+                work = state.pending.pop(0)
                 inputs, negated = work.inputs, work.node
                 if inputs is None:
                     assert negated is not None
                     if negated.closed is not None:
                         continue
-                    inputs = self._solve(program, arg, negated, budget)
+                    inputs = self._solve(program, state, negated, budget)
                     if inputs is None:
                         continue
             else:
-                negated = searcher.select(arg.tree)
-                if negated is None and arg.undecided and \
-                        arg.retry_seconds <= RETRY_SHARE * (time.monotonic() - started):
-                    negated, limit_ms = arg.undecided.pop(0)
+                negated = searcher.select(state.tree)
+                if negated is None and state.undecided and \
+                        state.retry_seconds <= RETRY_SHARE * (time.monotonic() - started):
+                    negated, limit_ms = state.undecided.pop(0)
                     negated.closed = None  # open again (not on the frontier: no searcher picks it)
                     asked = time.monotonic()
-                    inputs = self._solve(program, arg, negated, budget, limit_ms)
-                    arg.retry_seconds += time.monotonic() - asked
+                    inputs = self._solve(program, state, negated, budget, limit_ms)
+                    state.retry_seconds += time.monotonic() - asked
                     if inputs is None:
                         continue
                 elif negated is None:
-                    if not arg.tree.frontier and arg.exact and not arg.undecided:
-                        arg.complete = True
+                    if not state.tree.frontier and state.exact and not state.undecided:
+                        state.complete = True
                         break
-                    if arg.last is not None and not arg.last.symbols:
+                    if state.last is not None and not state.last.symbols:
                         break  # the program reads no input: every run is the same
                     program.count("restarts")
-                    inputs = self._random_inputs(arg)
-                elif negated.target in program.covered and arg.searcher.ctx.static.dead_end(negated.negation):
-                    arg.tree.close(negated, DEAD_END)  # its one path would cover nothing new
+                    inputs = self._random_inputs(state)
+                elif negated.target in program.covered and state.searcher.ctx.static.dead_end(negated.negation):
+                    state.tree.close(negated, DEAD_END)  # its one path would cover nothing new
                     program.count("dead_ends")
                     continue
                 else:
-                    inputs = self._solve(program, arg, negated, budget)
+                    inputs = self._solve(program, state, negated, budget)
                     if inputs is None:
                         continue
-            path = self._execute(program, arg, searcher, inputs, negated, budget)
+            path = self._execute(program, state, searcher, inputs, negated, budget)
             if path is None:
                 continue  # cut by the deadline: pending
-            nodes = arg.tree.insert(path)
-            _keep_snapshots(arg, path, nodes)
+            nodes = state.tree.insert(path)
+            _keep_snapshots(state, path, nodes)
             if negated is not None and negated.parent is not None:
-                arg.snapshots.pop(negated.parent, None)  # its other children are decided
+                state.snapshots.pop(negated.parent, None)  # its other children are decided
             if negated is not None and negated.closed is None:
-                arg.tree.close(negated, MISPREDICTED)
-                arg.exact = False
+                state.tree.close(negated, MISPREDICTED)
+                state.exact = False
                 program.count("mispredictions")
-            searcher.update(arg.tree, path, nodes, negated)
+            searcher.update(state.tree, path, nodes, negated)
             if path.left_automaton:
-                arg.exact = False
-        arg.seconds = time.monotonic() - started
-        if arg.complete:
-            cut = f", cut by {', '.join(sorted(arg.guides))}" if arg.guides else ""
-            tree = f"{arg.tree.paths} paths, {arg.tree.size} decisions, depth {arg.tree.max_depth}"
+                state.exact = False
+        state.seconds = time.monotonic() - started
+        if state.complete:
+            cut = f", cut by {', '.join(sorted(state.guides))}" if state.guides else ""
+            tree = f"{state.tree.paths} paths, {state.tree.size} decisions, depth {state.tree.max_depth}"
             for g in sorted(program.open()):
                 program.prove_infeasible(g, f"concolic: execution tree exhausted ({tree}) with "
                                             f"an exact symbolic model{cut}")
-        elif arg.iterations >= self.max_iterations and program.has_open(goals):
-            return Outcome(arg, "iterations")
-        return finish(program, job, arg)
+        elif state.iterations >= self.max_iterations and program.has_open(goals):
+            return Outcome(state, "iterations")
+        return finish(program, job, state)
 
-    def _solve(self, program: GoalBoard, arg: ConcolicARG, node: Node, budget: Budget,
+    def _solve(self, program: GoalBoard, state: ConcolicSearchState, node: Node, budget: Budget,
                limit_ms: int | None = None) -> list[str] | None:
         """Inputs for the path to ``node.parent`` followed by the other side of ``node``.
         The time limit is the solver's own (or ``limit_ms``, a retry's), cut to what the
@@ -187,23 +187,23 @@ class ConcolicAnalysis:
         undecided at ``RETRY_LIMIT`` times the solver's limit is given up for good."""
         path = node.path
         assert path is not None
-        limit_ms = limit_ms or arg.solver.timeout_ms
+        limit_ms = limit_ms or state.solver.timeout_ms
         timeout_ms = budget.solver_timeout_ms(limit_ms / 1000)
-        result = arg.solver.solve(*path.query(node.index), arg.small, timeout_ms=timeout_ms)
+        result = state.solver.solve(*path.query(node.index), state.small, timeout_ms=timeout_ms)
         program.count("solver_calls")
         if result.status == solver.UNKNOWN and timeout_ms < limit_ms:
-            arg.pending.insert(0, Pending(None, node))
+            state.pending.insert(0, Pending(None, node))
             return None
         if result.status != solver.SAT:
-            arg.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
+            state.tree.close(node, UNSAT if result.status == solver.UNSAT else UNKNOWN)
             program.count(f"solver_{result.status}")
             if result.status == solver.UNKNOWN:
                 program.give_up((node.target,), ORIGIN,
                                 f"z3 answered unknown at its {limit_ms / 1000:g}-s limit on a path to it")
-            if result.status == solver.UNKNOWN and 2 * limit_ms <= RETRY_LIMIT * arg.solver.timeout_ms:
-                arg.undecided.append((node, 2 * limit_ms))
+            if result.status == solver.UNKNOWN and 2 * limit_ms <= RETRY_LIMIT * state.solver.timeout_ms:
+                state.undecided.append((node, 2 * limit_ms))
             elif result.status != solver.UNSAT:
-                arg.exact = False
+                state.exact = False
             return None
         inputs = list(path.inputs)
         for k, read in enumerate(path.symbols):
@@ -212,46 +212,46 @@ class ConcolicAnalysis:
                 inputs[k] = literal(value, read.type)
         return inputs
 
-    def _execute(self, program: GoalBoard, arg: ConcolicARG, searcher: Searcher, inputs: list[str],
+    def _execute(self, program: GoalBoard, state: ConcolicSearchState, searcher: Searcher, inputs: list[str],
                  negated: Node | None, budget: Budget) -> Path | None:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
         the run symbolically: from the snapshot of the negated node's parent, or of its
         nearest ancestor with one, when the run shares that path, else from the start.
         None when the deadline cut the padding or the replay: the inputs (as padded so
         far) are then pending, to be run again by the next job."""
-        ctx = arg.searcher.ctx
-        kept = _nearest_snapshot(arg, negated.parent) if negated is not None else None
+        ctx = state.searcher.ctx
+        kept = _nearest_snapshot(state, negated.parent) if negated is not None else None
         while True:
             before = program.stats.get("iterations", 0)
-            execution = run_fed(program, inputs, ORIGIN, budget, arg.padding,
-                                self.max_iterations - arg.iterations)
-            arg.iterations += program.stats.get("iterations", 0) - before
+            execution = run_fed(program, inputs, ORIGIN, budget, state.padding,
+                                self.max_iterations - state.iterations)
+            state.iterations += program.stats.get("iterations", 0) - before
             inputs = execution.inputs
             if budget.expired():
                 break
-            start = resume(arg.snapshots[kept], execution) if kept is not None else None
+            start = resume(state.snapshots[kept], execution) if kept is not None else None
             at = kept if start is not None else None
             program.count("resumed_replays" if at is not None else "full_replays")
-            path = replay(program.program, execution, arg.symbols, arg.memo, ctx.covered_edges,
+            path = replay(program.program, execution, state.symbols, state.memo, ctx.covered_edges,
                           budget=budget, observers=searcher.observers(at), start=start,
-                          keep=Resumable(at or arg.tree.root, arg.snapshots))
+                          keep=Resumable(at or state.tree.root, state.snapshots))
             if (path.cut or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
-            if path.starved and not path.cut and may_pad(inputs) and not arg.padding.endless \
-                    and arg.iterations < self.max_iterations:
+            if path.starved and not path.cut and may_pad(inputs) and not state.padding.endless \
+                    and state.iterations < self.max_iterations:
                 # the model reads more than the run got (padding.py)
                 inputs = padded(inputs)
                 continue
-            return self._account(program, arg, path)
-        arg.pending.insert(0, Pending(inputs, negated))
+            return self._account(program, state, path)
+        state.pending.insert(0, Pending(inputs, negated))
         return None
 
-    def _account(self, program: GoalBoard, arg: ConcolicARG, path: Path) -> Path:
+    def _account(self, program: GoalBoard, state: ConcolicSearchState, path: Path) -> Path:
         for read in path.symbols:
             key = read.symbol.get_id()
-            if key not in arg.small:
-                arg.small[key] = small(read.symbol, read.type)
+            if key not in state.small:
+                state.small[key] = small(read.symbol, read.type)
         if path.divergences:
             program.count("divergences", path.divergences)
             program.count("diverged_runs")
@@ -259,16 +259,16 @@ class ConcolicAnalysis:
             program.count("concretizations", path.concretized)
         if path.divergences or path.concretized or path.imprecise or path.crashed or path.starved \
                 or path.cut:
-            arg.exact = False
+            state.exact = False
         program.notify("iteration", iterations=program.stats.get("iterations", 0),
                        covered=len(program.covered), divergences=program.stats.get("divergences", 0))
-        arg.last = path
+        state.last = path
         return path
 
-    def _random_inputs(self, arg: ConcolicARG) -> list[str]:
+    def _random_inputs(self, state: ConcolicSearchState) -> list[str]:
         """Random values of the types the last path read (a CREST-style restart)."""
-        rng = arg.searcher.ctx.rng
-        last = arg.last
+        rng = state.searcher.ctx.rng
+        last = state.last
         if last is None or not last.symbols:
             return [str(rng.randint(-100, 100)) for _ in range(FIRST)]
         return [literal(to_z3(_random_value(rng, r.type), r.type), r.type) for r in last.symbols]
@@ -293,43 +293,43 @@ class Resumable:
             c.closed is None for c in self.node.children.values())
 
 
-def _nearest_snapshot(arg: ConcolicARG, node: Node | None) -> Node | None:
+def _nearest_snapshot(state: ConcolicSearchState, node: Node | None) -> Node | None:
     """``node`` or its nearest ancestor whose replay state is kept. A run that takes
     the path to ``node`` takes the path to each of its ancestors, and on pals_lcr,
     whose paths hold thousands of new decisions each, the parent's state was mostly
     gone (the oldest go first): 107 of 444 replays resumed in 20 s, 472 of 502 from the
     parent or an ancestor (``benchmarks/RESULTS.md``)."""
-    while node is not None and node not in arg.snapshots:
+    while node is not None and node not in state.snapshots:
         node = node.parent
     return node
 
 
-def _keep_snapshots(arg: ConcolicARG, path: Path, nodes: list[Node]) -> None:
+def _keep_snapshots(state: ConcolicSearchState, path: Path, nodes: list[Node]) -> None:
     """Keep the states after the decisions of ``path`` whose next node is open: negating
     that node resumes there."""
     for snap in path.snapshots:
         i = snap.index
         if i + 1 < len(nodes) and nodes[i + 1].closed is None:
-            arg.snapshots[nodes[i]] = snap
-            if len(arg.snapshots) > SNAPSHOTS:
-                del arg.snapshots[next(iter(arg.snapshots))]
+            state.snapshots[nodes[i]] = snap
+            if len(state.snapshots) > SNAPSHOTS:
+                del state.snapshots[next(iter(state.snapshots))]
     path.snapshots = []
 
 
-def _guided(arg: ConcolicARG, job: Job) -> Searcher:
+def _guided(state: ConcolicSearchState, job: Job) -> Searcher:
     """The state's searcher, wrapped in ``Guided`` by the product of the job's monitor
     and condition, if any (the wrapper, with the automaton states of the nodes, is kept
     in the state while the jobs bring the same automaton)."""
     parts: tuple[EdgeAutomaton, ...] = tuple(a for a in (job.monitor, job.condition) if a is not None)
     if not parts:
-        arg.searcher.ctx.product = None  # a job without automaton: the program alone
-        return arg.searcher
+        state.searcher.ctx.product = None  # a job without automaton: the program alone
+        return state.searcher
     automaton = parts[0] if len(parts) == 1 else Product(parts, name=" x ".join(a.name for a in parts))
-    if arg.guided is None or arg.guided.automaton != automaton:
-        arg.guided = Guided(arg.searcher, automaton)
-    arg.searcher.ctx.product = arg.guided.product
-    arg.guides.add(automaton.name)
-    return arg.guided
+    if state.guided is None or state.guided.automaton != automaton:
+        state.guided = Guided(state.searcher, automaton)
+    state.searcher.ctx.product = state.guided.product
+    state.guides.add(automaton.name)
+    return state.guided
 
 
 def _random_value(rng: random.Random, t: CType) -> int | float:

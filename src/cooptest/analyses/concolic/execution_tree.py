@@ -9,8 +9,8 @@ never be negated. Negating node ``n`` asks for inputs that follow the path to
 that side has neither been explored nor attempted, and the open nodes are the
 *frontier* every search strategy chooses from.
 
-The tree is the concolic analysis' ARG (:class:`ConcolicARG`): handing it back to
-``ConcolicAnalysis.run`` resumes the search where it stopped.
+The concolic analysis' resumable state (:class:`ConcolicSearchState`) holds the tree:
+handing it back to ``ConcolicAnalysis.run`` resumes the search where it stopped.
 """
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ class Pending:
 
 
 @dataclass
-class ConcolicARG(AnalysisState):
+class ConcolicSearchState(AnalysisState):
     """Everything the concolic analysis knows: its execution tree, the searcher (with
     its RNG), the solver with its cache, the work still pending. Running it again goes
     on exactly where it stopped: work the deadline cut short is pending, never a
