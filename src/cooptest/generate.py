@@ -283,7 +283,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 safe.raise_pending()
                 report.extra["stopped"] = "memory" if memory.exceeded else \
                     "done" if goal.reached else outcome.stopped
-                report.analyses = outcome.state.runs(outcome.stopped, time.monotonic() - started)
+                report.analyses = outcome.state.reported_runs(outcome.stopped, time.monotonic() - started)
                 answer_by = deadline.child(deadline.remaining() - page)
                 executor.budget = answer_by
                 mutants_left = min(MUTANTS_AT_THE_END, answer_by.remaining() - END_TIME) \

@@ -69,7 +69,7 @@ def test_the_report_lists_each_analysis_of_the_sequence_and_why_it_stayed_out(pr
     coveritest = make_analysis("coveritest", Settings(extra={
         "sequence": "chc:1,value:0.5,predicate:8", "reuse": "reuse-arg"}))
     outcome = coveritest.run(board, Job(board.open(), Budget.seconds(60)))
-    runs = outcome.state.runs(outcome.stopped, 1.0)
+    runs = outcome.state.reported_runs(outcome.stopped, 1.0)
     assert [r.analysis for r in runs] == ["coveritest: chc", "coveritest: value", "coveritest: predicate"]
     assert runs[0].why_not == "line 5: a call through a pointer" and runs[0].stopped == "exhausted"
     assert runs[1].why_not is None and runs[2].why_not is None

@@ -78,7 +78,7 @@ def test_each_partition_has_t_over_n_of_the_time(program_of) -> None:
     assert len(shares) == 4, shares
     assert all(total / 4 - 2 <= s <= total / 4 + 0.05 for s in shares), shares
     # the report's runs show the shares, one per partition
-    runs = outcome.state.runs(outcome.stopped, total)
+    runs = outcome.state.reported_runs(outcome.stopped, total)
     assert [r.analysis.split(" (")[0] for r in runs] == [f"mgp: partition {k} of 4" for k in range(1, 5)]
 
 

@@ -145,12 +145,12 @@ class CoVeriTestState(AnalysisState):
     seconds: list[float] = field(default_factory=list)
     round: int = 0
 
-    def runs(self, stopped: Stopped, seconds: float) -> list[Run]:
+    def reported_runs(self, stopped: Stopped, seconds: float) -> list[Run]:
         """The analyses of the sequence, each with its rounds' time and why it could
         do nothing, if it could not (the report's reader learns that Spacer stayed out
         of the program, not just that CoVeriTest ran)."""
-        if self.lanes or not any(self.states):
-            return super().runs(stopped, seconds)
+        if self.runs or not any(self.states):
+            return super().reported_runs(stopped, seconds)
         return [Run(f"{self.analysis}: {s.analysis}", self.stopped[i], round(self.seconds[i], 2), s.why_not)
                 for i, s in enumerate(self.states) if s is not None]
 
@@ -172,7 +172,7 @@ class CoVeriTest:
         """The paper's Claim 5: the same analyses at once, one per core, each for the
         whole budget on the shared board (no time limits, no conditions)."""
         state = CoVeriTestState(self.name, states=[None] * len(self.analyses))
-        state.lanes = run_lanes(board, [Lane([(a, None)], a.name) for a in self.analyses],
+        state.runs = run_lanes(board, [Lane([(a, None)], a.name) for a in self.analyses],
                                 job.goals, job.budget)
         return finish(board, job, state)
 

@@ -140,7 +140,7 @@ class Portfolio:
     def run(self, board: GoalBoard, job: Job) -> Outcome:
         state = AnalysisState(self.name)
         lanes = lanes_for(self.jobs, self.settings, len(board.goals))
-        state.lanes = run_lanes(board, lanes, job.goals, job.budget)
+        state.runs = run_lanes(board, lanes, job.goals, job.budget)
         return finish(board, job, state)
 
 

@@ -72,13 +72,13 @@ class AnalysisState:
     ``why_not``: the analysis can do nothing for this program, and why (the construct
     it does not model, with its line): set once, never for a deadline, and shown in the
     report next to the goals left open.
-    ``lanes``: the runs of the analyses this one ran on other cores (``core.parallel``),
-    which stand for it in the report."""
+    ``runs``: the runs of the analyses this one ran on other cores (its lanes,
+    ``core.parallel``), which stand for it in the report."""
 
     analysis: str
     complete: bool = False
     why_not: str | None = None
-    lanes: list[Run] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)
 
     def reusable_precision(self) -> Any:
         """The precision the state was built with, for a restart (CoVeriTest's
@@ -89,10 +89,10 @@ class AnalysisState:
         """How much is left to explore (0 for analyses without a frontier)."""
         return 0
 
-    def runs(self, stopped: Stopped, seconds: float) -> list[Run]:
+    def reported_runs(self, stopped: Stopped, seconds: float) -> list[Run]:
         """What report.json lists of the analyses behind this state: its own run, or
         those of its lanes."""
-        return self.lanes or [Run(self.analysis, stopped, round(seconds, 2), self.why_not)]
+        return self.runs or [Run(self.analysis, stopped, round(seconds, 2), self.why_not)]
 
     def condition(self, board: GoalBoard | None = None) -> Any:
         """The state space this state explored completely, with every goal in it decided
@@ -173,4 +173,4 @@ def stopped_because(outcome: Outcome) -> tuple[str, bool]:
 def composes(state: AnalysisState) -> bool:
     """A cooperation's state (its own analyses note the goals they leave open): one
     that ran lanes, or of a cooperation's module."""
-    return bool(state.lanes) or type(state).__module__.startswith("cooptest.cooperation.")
+    return bool(state.runs) or type(state).__module__.startswith("cooptest.cooperation.")

@@ -175,7 +175,7 @@ def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float
             child = budget.child(share * budget.remaining() if share is not None else None)
             started = time.monotonic()
             outcome = analysis.run(board, Job(board.open(goals), child))
-            runs = outcome.state.runs(outcome.stopped, time.monotonic() - started)
+            runs = outcome.state.reported_runs(outcome.stopped, time.monotonic() - started)
             board.outbox.put(("ran", board.worker, [replace(r, lane=r.lane or lane.name) for r in runs]))
     except Exception:  # noqa: BLE001 - reported by the parent, which goes on without us
         board.outbox.put(("error", board.worker, traceback.format_exc(limit=8)))

@@ -47,13 +47,13 @@ class PartitionedARG(AnalysisState):
     seconds: list[float] = field(default_factory=list)  # each partition's runs together
     stopped: list[str] = field(default_factory=list)  # how each partition's last run stopped
 
-    def runs(self, stopped: Stopped, seconds: float) -> list[Run]:
+    def reported_runs(self, stopped: Stopped, seconds: float) -> list[Run]:
         """One run per partition: how the time was shared, and what each did with it."""
         n = len(self.partitions)
         return [Run(f"{self.analysis}: partition {k + 1} of {n} "
                     f"({len(part)} goal{'' if len(part) == 1 else 's'})",
                     self.stopped[k] or "skipped", round(self.seconds[k], 2))
-                for k, part in enumerate(self.partitions)] or super().runs(stopped, seconds)
+                for k, part in enumerate(self.partitions)] or super().reported_runs(stopped, seconds)
 
     def frontier_size(self) -> int:
         return sum(a.frontier_size() for a in self.args if a is not None)
