@@ -12,7 +12,9 @@ before ``main`` and its calls may change it, so a read of one blocks every proof
   read through one (``stdout->_flags``, a FILE pointer converted to another) blocks.
 * ``optind``, ``opterr``, ``optopt``, ``optarg`` are getopt's: 1, 1, ``'?'`` and NULL
   until a getopt function runs (``getopt``, ``getopt_long``, glibc's ``__posix_getopt``,
-  and ``argp_parse``, which calls them). A program that may call one keeps them blocked.
+  and ``argp_parse``, which calls them). A program that may call one keeps them blocked;
+  the environment model's getopt_long and getopt_long_only (``cooptest_getopt.h``) are
+  code of the program's CFA, whose stores to them every prover sees.
 
 Everything else (``environ``, ``signgam``, ``timezone``, ``errno`` through
 ``__errno_location``) stays blocked: its value depends on the environment or on calls.

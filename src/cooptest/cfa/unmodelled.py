@@ -103,7 +103,12 @@ def library_global(program: Program) -> str | None:
     state while no getopt function may run). A read that is only the direct argument
     of a library call (``fprintf(stderr, ...)``) is harmless: the call's result is
     unknown to every prover anyway. A read through a stream (a FILE's fields, glibc's
-    own) blocks too."""
+    own) blocks too.
+
+    The environment model's code compares streams with stdin and passes environ on as
+    envp, which is harmless; but its getopt_long reads getopt's variables as the
+    program does, and blocks as the program's reads do where a getopt of the C library
+    may change them (a program calling getopt too)."""
     if not program.library_globals:
         return None
     model = USER_MAIN in program.functions  # the environment model's: its main is the entry
@@ -113,9 +118,11 @@ def library_global(program: Program) -> str | None:
         known -= GETOPT_STATE.keys()
     streams = {v.type.target for v in program.globals
                if v.name in STREAMS and v.name in known and isinstance(v.type, PointerType)}
+    unknown_getopt = (GETOPT_STATE.keys() & program.library_globals) - known
     for name in reachable:
-        if modelled(name) or (model and name == program.entry):
-            continue  # the model's code compares streams with stdin, passes environ on as envp
+        own = modelled(name) or (model and name == program.entry)
+        if own and not unknown_getopt:
+            continue
         for edge in program.functions[name].edges():
             harmless: set[int] = set()
             if isinstance(edge, CallEdge) and (callee_name(edge) not in program.functions
@@ -124,12 +131,12 @@ def library_global(program: Program) -> str | None:
             for e in expressions(edge):
                 if id(e) in harmless:
                     continue
-                through = _through_stream(e, streams)
+                through = None if own else _through_stream(e, streams)
                 if through is not None:
                     return (f"line {edge.line}: {through} reads a FILE object, glibc's own, "
                             "which no prover models")
                 read = {v for v in variables_of(e) if v.name in program.library_globals
-                        and v.name not in known}
+                        and v.name not in known and (not own or v.name in unknown_getopt)}
                 if read:
                     v = min(read, key=lambda v: v.name)
                     return (f"line {edge.line}: {v.source_name} is the C library's (set before main and "

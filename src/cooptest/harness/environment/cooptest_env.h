@@ -461,6 +461,8 @@ int __cooptest_sscanf(const char *text, const char *fmt, void *a0, void *a1, voi
   s.open = 1;
   return __cooptest_scan(&s, fmt, out);
 }
+
+#include "cooptest_getopt.h"
 #endif /* COOPTEST_IO */
 
 #if COOPTEST_WRAP_MAIN

@@ -1,6 +1,7 @@
 /* Included before each file of a program run in cooptest's environment model
  * (cooptest_env.h): the C library's input functions and ctype classifiers are the
- * model's, over the input bytes of stdin, the named files and the arguments. */
+ * model's, over the input bytes of stdin, the named files and the arguments, and so
+ * are getopt_long's and getopt_long_only's parses of the arguments (cooptest_getopt.h). */
 #ifndef COOPTEST_IO_H
 #define COOPTEST_IO_H
 #define __NO_CTYPE 1
@@ -37,4 +38,6 @@
 #define ispunct __cooptest_ispunct
 #define tolower __cooptest_tolower
 #define toupper __cooptest_toupper
+#define getopt_long __cooptest_getopt_long
+#define getopt_long_only __cooptest_getopt_long_only
 #endif
