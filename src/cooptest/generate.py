@@ -98,7 +98,7 @@ class SafePoints:
     The handler raises :class:`Signalled` at once, unless a native run is in progress
     or z3's Python layer runs (``_in_z3``); then it only records the signal, and the
     wrapped executor raises once the run is over (a run lasts at most the executor's
-    timeout, itself cut to the hard deadline), or ``raise_pending`` once the analysis
+    timeout, itself capped at the hard deadline), or ``raise_pending`` once the analysis
     returns.
     A second signal is not deferred. An alarm just past the hard deadline stops a run
     wherever it is (parsing included), so that the budget is a promise."""

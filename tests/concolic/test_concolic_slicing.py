@@ -1,5 +1,5 @@
 """Resumable state: concolic testing run in short slices, its state passed back each
-time, reaches the verdicts of one long run. Work cut by a slice's deadline is pending
+time, reaches the verdicts of one long run. Work a slice's deadline interrupts is pending
 in the state, never a verdict (the exhaustion proof of ``EXACT`` needs every path
 replayed exactly)."""
 from __future__ import annotations
@@ -68,7 +68,7 @@ def test_slices_reach_the_verdicts_of_one_run(make_program, source: str) -> None
 
 def test_sliced_exhaustion_is_a_proof(make_program) -> None:
     """``EXACT``'s tree is exhausted exactly across slices: the x < 3 inside x > 5 is
-    proven infeasible, however the slices cut the runs, replays and queries."""
+    proven infeasible, however the slices interrupt the runs, replays and queries."""
     board = make_program(EXACT)
     outcome, slices = sliced(board)
     assert outcome.state.complete and outcome.state.exact and not outcome.state.pending
@@ -110,14 +110,14 @@ class CancelDuringReplay(ContextGuided):
         return [lambda edge, state: self.budget.cancel()]
 
 
-def test_a_replay_cut_by_the_deadline_is_pending_not_inexact(make_program) -> None:
+def test_a_replay_the_deadline_interrupts_is_pending_not_inexact(make_program) -> None:
     board = make_program(LOOPING.replace("LOOPS", "400"))  # > 1024 edges: the replay sees the deadline
     analysis = ConcolicAnalysis()
     state = analysis.new_state(board)
     budget = Budget.seconds(3600)
     plain, state.searcher = state.searcher, CancelDuringReplay(state.searcher.ctx, budget)
     outcome = analysis.run(board, Job(frozenset(board.goals), budget, state=state))
-    assert outcome.stopped == "cancelled" and board.executions >= 1  # run natively, replay cut
+    assert outcome.stopped == "cancelled" and board.executions >= 1  # run natively, replay interrupted
     assert state.tree.paths == 0 and state.exact and state.pending[0].inputs is not None
     state.searcher = plain
     outcome = analysis.run(board, Job(frozenset(board.goals), Budget.seconds(30.0), state=state))

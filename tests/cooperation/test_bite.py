@@ -227,27 +227,27 @@ def test_a_dead_goal_is_proven_infeasible_by_backward_reachability(make_program,
     assert all(board.infeasible[g].startswith("bite: backward reachability") for g in dead)
 
 
-def test_a_cut_exploration_proves_nothing(make_program) -> None:
-    """With too few R-states allowed the backward exploration of the dead goal is cut:
+def test_an_incomplete_exploration_proves_nothing(make_program) -> None:
+    """With too few R-states allowed the backward exploration of the dead goal is incomplete:
     no proof (and in particular not a wrong one)."""
     source = DEAD["dead-in-callee"]
     board = make_program(HEADER + source)
     goals = goals_on(board, source)
     state = run(board, 3.0, max_r_states=2)
     assert not goals & board.infeasible.keys()
-    assert any(b.cut for b in state.backward.values())
+    assert any(b.incomplete for b in state.backward.values())
 
 
 def test_a_function_pointer_made_from_an_integer_proves_nothing(make_program) -> None:
     """The pointer may then hold any function: the callers of a function whose address
-    is taken are unknown, the exploration is cut, the dead goal stays unknown."""
+    is taken are unknown, the exploration is incomplete, the dead goal stays unknown."""
     source = DEAD["dead-behind-a-pointer"].replace(
         "int (*f)(int) = use;", "long a = (long) &use;\n  int (*f)(int) = (int (*)(int)) a;")
     board = make_program(HEADER + source)
     goals = goals_on(board, source)
-    state = run(board)  # the spin's slow runs may take a 3-s budget before the cut
+    state = run(board)  # the spin's slow runs may take a 3-s budget before the exploration stops
     assert not goals & board.infeasible.keys()
-    assert any("made from an integer" in (b.cut or "") for b in state.backward.values())
+    assert any("made from an integer" in (b.incomplete or "") for b in state.backward.values())
 
 
 def test_a_pointer_made_from_an_integer_but_only_read_back_as_one_is_harmless(make_program) -> None:

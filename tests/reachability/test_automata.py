@@ -1,7 +1,7 @@
 """ARGs as automata (Crabs' monitor, CoVeriTest's condition) and analyses run under
 them. Soundness first: a concrete run never leaves the monitor of an ARG, and no goal
 that a test reaches is ever proven infeasible by an analysis guided by a monitor or a
-condition, whether the guiding ARG is complete or partial (cut by the clock, or by a job
+condition, whether the guiding ARG is complete or partial (stopped by the clock, or by a job
 that targets one goal)."""
 from __future__ import annotations
 
@@ -73,16 +73,16 @@ def test_the_condition_of_a_complete_arg_with_every_goal_decided_leaves_nothing(
     assert all(arg.condition().step(q, e) is not None for e in q.location.leaving)
 
 
-def partial_arg(board: GoalBoard, cut: str, guide: str):
-    """An ARG the clock cut (in slices, until it has something to guide with: an edge
+def partial_arg(board: GoalBoard, stop: str, guide: str):
+    """An ARG the clock stopped (in slices, until it has something to guide with: an edge
     proven infeasible for a monitor, a part with every goal decided for a condition; how
     far one slice gets depends on the machine's load), or one of a job for one goal."""
-    if cut == "clock":
+    if stop == "clock":
         analysis, state = PredicateAnalysis(), None
         while True:
             outcome = analysis.run(board, Job(board.open(), Budget.seconds(0.05), state=state))
             state = outcome.state
-            assert outcome.stopped == "budget", "the analysis finished before the clock cut it"
+            assert outcome.stopped == "budget", "the analysis finished before the clock stopped it"
             if guide == "monitor" and any(s.pruned for s in state.states() if s.expanded) \
                     or guide == "condition" and state.condition(board).done:
                 return state
@@ -91,16 +91,16 @@ def partial_arg(board: GoalBoard, cut: str, guide: str):
 
 
 @pytest.mark.parametrize("guide", ["monitor", "condition"])
-@pytest.mark.parametrize("cut", ["clock", "one-goal", "complete"])
+@pytest.mark.parametrize("stop", ["clock", "one-goal", "complete"])
 @pytest.mark.parametrize("analysis", [ValueAnalysis, PredicateAnalysis])
-def test_no_reachable_goal_is_proven_infeasible_under_a_guide(program_of, guide, cut, analysis):
+def test_no_reachable_goal_is_proven_infeasible_under_a_guide(program_of, guide, stop, analysis):
     board, reachable = reference(program_of)
-    if cut == "complete":  # guide a run on a board of its own: nothing decided there
+    if stop == "complete":  # guide a run on a board of its own: nothing decided there
         first = PredicateAnalysis().run(board, Job(board.open(), Budget.seconds(60))).state
         board = GoalBoard(board.program, board.executor)
         automaton = first.monitor() if guide == "monitor" else first.condition()
     else:
-        first = partial_arg(board, cut, guide)
+        first = partial_arg(board, stop, guide)
         automaton = first.monitor() if guide == "monitor" else first.condition(board)
     seconds = 20 if analysis is PredicateAnalysis else 4  # predicate must finish; value need not
     outcome = analysis().run(board, Job(board.open(), Budget.seconds(seconds), **{guide: automaton}))

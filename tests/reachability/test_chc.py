@@ -9,9 +9,9 @@ import re
 import pytest
 import z3
 
-from cooptest.analyses.chc import CHCAnalysis, CHCState, Clauses, Cut, FIRST_LIMIT_MS
+from cooptest.analyses.chc import CHCAnalysis, CHCState, Clauses, FIRST_LIMIT_MS
 from cooptest.core.analysis import Job
-from cooptest.core.budget import Budget
+from cooptest.core.budget import Budget, DeadlineReached
 
 HEAD = """extern void abort(void);
 void reach_error(void) { abort(); }
@@ -99,15 +99,15 @@ HARD = HEAD + """int main() { unsigned i = 0, a = 0, b = 0;
 
 
 def test_jobs_shorter_than_a_query_take_the_goals_in_turn(program_of):
-    """CoVeriTest's rounds give Spacer short jobs: a goal whose query each job cuts is
+    """CoVeriTest's rounds give Spacer short jobs: a goal whose query each job interrupts is
     asked after the others of its limit, which then have their turn too."""
     board = program_of(HARD)
     state = None
     for _ in range(6):
         state = run(board, seconds=0.8, state=state).state
-    hard = {board.goals[g].line: g for g in state.cuts}
+    hard = {board.goals[g].line: g for g in state.interruptions}
     assert sorted(hard) == [8, 9]  # both, not the first again and again
-    assert not board.infeasible and set(state.limits) <= set(state.cuts)
+    assert not board.infeasible and set(state.limits) <= set(state.interruptions)
 
 
 def test_a_function_without_variables_has_clauses_without_quantifier(program_of):
@@ -136,11 +136,11 @@ int main() { unsigned x = __VERIFIER_nondet_uint(); char *s = malloc(4);
 
 
 def test_a_deadline_decides_nothing_and_the_next_job_goes_on(program_of):
-    """Cut while the clauses are built or while a query runs: no limit doubled, nothing
+    """Interrupted while the clauses are built or while a query runs: no limit doubled, nothing
     marked reachable; the next job proves the goal."""
     board = program_of(RECURSION)
     first = run(board, seconds=0.0005)
-    assert first.cut and not board.infeasible
+    assert first.unfinished and not board.infeasible
     assert not first.state.limits and not first.state.answered
     run(board, state=first.state)
     assert any(board.goals[g].kind == "error-call" for g in board.infeasible)
@@ -159,13 +159,13 @@ class Countdown(Budget):
         return self.checks < 0
 
 
-def test_a_build_the_deadline_cut_goes_on_where_it_stopped(program_of):
-    """The edges encoded before the cut are not encoded again (a rule added twice would
-    do no harm but the time), and the finished clauses are those of an uncut build:
+def test_a_build_the_deadline_interrupted_goes_on_where_it_stopped(program_of):
+    """The edges encoded before the interruption are not encoded again (a rule added twice would
+    do no harm but the time), and the finished clauses are those of an uninterrupted build:
     Spacer proves the error unreachable."""
     board = program_of(RECURSION)
     clauses = Clauses(board.program, contexts=False)
-    with pytest.raises(Cut):
+    with pytest.raises(DeadlineReached):
         clauses.build(Countdown(3))
     assert clauses.built == 3 < len(clauses.pending)
     clauses.build(Budget.seconds(20))
@@ -177,7 +177,7 @@ def test_a_build_the_deadline_cut_goes_on_where_it_stopped(program_of):
 def test_a_job_goes_on_with_the_clauses_of_the_job_before(program_of):
     board = program_of(RECURSION)
     first = CHCAnalysis().run(board, Job(board.open(), Countdown(5), state=None))
-    assert first.cut and 0 < first.state.encodings[False].built
+    assert first.unfinished and 0 < first.state.encodings[False].built
     kept = first.state.encodings[False]
     run(board, state=first.state)
     assert first.state.encodings[False] is kept

@@ -179,7 +179,7 @@ class BackwardReachability:
                kept: Callable[[tuple[int, Stack]], list[Formula]], timeout_ms: int) -> list[Extension] | None:
         """The conditions one backward step from ``formula`` at ``location`` leads to,
         widened where they come back to a loop head of ``heads`` against the formulas
-        ``kept`` there; None when the clock cut a widening."""
+        ``kept`` there; None when the clock interrupted a widening."""
         out = []
         for step in self.steps(location, stack):
             cases = [formula] if self.irrelevant(formula, step.edge) else self.wp.pre(formula, step.edge, step.context)
@@ -196,7 +196,7 @@ class BackwardReachability:
 
     def widen(self, formula: Formula, stack: Stack, kept: list[Formula], timeout_ms: int) -> Formula | None:
         """The literals of the ``kept`` formulas that ``formula`` implies (module
-        docstring); None when the clock cut a check."""
+        docstring); None when the clock interrupted a check."""
         own = [(e, p) for e, p in formula if checkable(e)]
         wanted = set()
         for k, (e, p) in {k: lit for f in kept for k, lit in f.literals.items()}.items():
@@ -222,12 +222,12 @@ class BackwardReachability:
     def contradiction(self, formula: Formula, stack: Stack, timeout_ms: int) -> bool | None:
         """Whether ``formula`` is unsatisfiable under call string ``stack`` (True only
         on z3's unsat), from its literals over registers alone (a subset: unsat of it
-        is unsat of all); None when the clock cut the check."""
+        is unsat of all); None when the clock interrupted the check."""
         return self.unsatisfiable(stack, [(e, p) for e, p in formula if checkable(e)], timeout_ms)
 
     def unsatisfiable(self, stack: Stack, literals: Literals, timeout_ms: int) -> bool | None:
         """Whether no state under call string ``stack`` satisfies the conjunction of
-        ``literals`` (checkable ones; True only on z3's unsat); None when the clock cut
+        ``literals`` (checkable ones; True only on z3's unsat); None when the clock interrupted
         the check (a timeout below ``solver_cap``)."""
         if not literals:
             return False

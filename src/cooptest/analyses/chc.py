@@ -44,8 +44,9 @@ model (``cfa.unmodelled``). This is the value analysis's model of memory
 is assumed not to land on a register's stack slot.
 
 A query is asked with a time limit of its own (``FIRST_LIMIT_MS``, doubled each time it
-runs out, up to ``LAST_LIMIT_MS``); one cut by the job's deadline instead is asked again
-with the same limit by a later job, after the goals of that limit cut fewer times:
+runs out, up to ``LAST_LIMIT_MS``); one the job's deadline interrupted instead is asked
+again with the same limit by a later job, after the goals of that limit interrupted less
+often:
 CoVeriTest's rounds give Spacer two seconds each, and a goal that needs more would
 otherwise take every round, the other goals none. Where Spacer answers ``sat`` with
 calling contexts (or for a goal of ``main``) the goal has a derivation: it may be
@@ -67,7 +68,7 @@ from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge
                              in_register)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
-from cooptest.core.budget import Budget
+from cooptest.core.budget import Budget, DeadlineReached
 from cooptest.core.registry import Settings
 
 ORIGIN = "chc"
@@ -89,23 +90,18 @@ class OutsideFragment(Exception):
         return self.what if self.line is None else f"line {self.line}: {self.what}"
 
 
-class Cut(Exception):
-    """The budget ran out while the clauses were built (a second on the largest programs
-    of the fragment, idle); ``Clauses.build`` goes on where it stopped."""
-
-
 @dataclass
 class CHCState(AnalysisState):
     """``why_not``: the program lies outside the fragment (nothing is asked).
-    ``limits``: the time limit of each goal's next query; ``cuts``: how often a goal's
-    query was cut by a deadline (its limit then stays); ``answered``: Spacer's answer
+    ``limits``: the time limit of each goal's next query; ``interruptions``: how often
+    a deadline interrupted a goal's query (its limit then stays); ``answered``: Spacer's answer
     for each goal it decided (``unsat``, the proof, which the board may refuse; ``sat``,
     a derivation), not asked again. ``encodings``: the clauses built so far, with
     calling contexts or without (a job that goes on, as in CoVeriTest's rounds, does
-    not build them again, and finishes a build a deadline cut)."""
+    not build them again, and finishes a build a deadline interrupted)."""
 
     limits: dict[str, int] = field(default_factory=dict)
-    cuts: dict[str, int] = field(default_factory=dict)
+    interruptions: dict[str, int] = field(default_factory=dict)
     answered: dict[str, str] = field(default_factory=dict)
     encodings: dict[bool, Clauses] = field(default_factory=dict, repr=False)
 
@@ -178,14 +174,15 @@ class Clauses:
             self._rule(frame, _apply(self.summary[f.name], frame.entry + frame.outputs),
                        [self._state(f.exit, frame.entry, frame.current)])
         self.pending = [(f, edge) for f in self.functions for edge in f.edges()]
-        self.built = 0  # edges of ``pending`` encoded: a build the deadline cut goes on here
+        self.built = 0  # edges of ``pending`` encoded: a build the deadline interrupted goes on here
 
     def build(self, budget: Budget) -> Clauses:
-        """Encode the edges not encoded yet; ``Cut`` where ``budget`` ends first (the
-        next call goes on from there)."""
+        """Encode the edges not encoded yet; ``DeadlineReached`` where ``budget`` ends
+        first (a build of the largest programs of the fragment takes a second; the next
+        call goes on from there)."""
         while self.built < len(self.pending):
             if budget.expired():
-                raise Cut
+                raise DeadlineReached
             f, edge = self.pending[self.built]
             try:
                 self._edge(f, edge)
@@ -408,7 +405,7 @@ class CHCAnalysis:
         except OutsideFragment as e:
             state.why_not = str(e)
             return finish(board, job, state)
-        except Cut:
+        except DeadlineReached:
             return finish(board, job, state, interrupted=True)
         interrupted = False
         while not interrupted and not job.budget.expired():
@@ -416,13 +413,14 @@ class CHCAnalysis:
                      and g not in state.answered and state.limits.get(g, FIRST_LIMIT_MS) <= LAST_LIMIT_MS]
             if not asked:
                 break
-            g = min(asked, key=lambda g: (state.limits.get(g, FIRST_LIMIT_MS), state.cuts.get(g, 0), g))
+            g = min(asked, key=lambda g: (state.limits.get(g, FIRST_LIMIT_MS),
+                                          state.interruptions.get(g, 0), g))
             goal = board.goals[g]
             limit = state.limits.get(g, FIRST_LIMIT_MS)
             for contexts in (False,) if goal.function == program.entry else (False, True):
                 try:
                     clauses = encoding(contexts)
-                except Cut:
+                except DeadlineReached:
                     interrupted = True
                     break
                 left_ms = int(job.budget.remaining() * 1000)
@@ -442,8 +440,8 @@ class CHCAnalysis:
                                                    "clauses: no proof (no test has reached it yet)")
                     break
                 if answer == z3.unknown and left_ms < limit:
-                    interrupted = True  # cut by the deadline: asked again with this limit
-                    state.cuts[g] = state.cuts.get(g, 0) + 1
+                    interrupted = True  # by the deadline: asked again with this limit
+                    state.interruptions[g] = state.interruptions.get(g, 0) + 1
                     break
             else:
                 state.limits[g] = 2 * limit

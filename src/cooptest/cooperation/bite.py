@@ -54,10 +54,10 @@ Invariants (Inv1-Inv5 of the paper, as kept here):
 4. a goal is covered only by a native run (``GoalBoard.submit``);
 5. a goal is proven infeasible only when its backward exploration is *complete*: no
    R-state of it is left to extend, none reached the start of the program, no test
-   met one (coarsening dropped it), and no step was cut (call strings longer than
+   met one (coarsening dropped it), and no step was incomplete (call strings longer than
    ``max_stack``, more than ``max_r_states``, a call of a library function that may
    write memory, a function pointer made from an integer). A satisfiability check
-   cut by the clock is done again by the next step, never read as "unsatisfiable".
+   the clock interrupted is done again by the next step, never read as "unsatisfiable".
 
 Interprocedural (Sec. 6) and widening at loop heads: the backward steps are those of
 ``analyses.backward`` (call strings, a widened formula at a loop head a backward path
@@ -154,13 +154,13 @@ class Backward:
     r_states: int = 0
     removed: int = 0
     subsumed: int = 0
-    cut: str | None = None  # why the exploration is incomplete (never proves then)
+    incomplete: str | None = None  # why the exploration is incomplete (never proves then)
     at_start: bool = False  # an R-state reached the start of the program
     met: str | None = None  # a test satisfied an R-state of it: it cannot be proven
     disconnected: int = 0  # R-states at locations no path from the start reaches
 
     def complete(self) -> bool:
-        return not self.pending and self.cut is None and not self.at_start and self.met is None
+        return not self.pending and self.incomplete is None and not self.at_start and self.met is None
 
 
 @dataclass
@@ -431,7 +431,7 @@ class GCFG:
             b.subsumed += 1
             return
         if b.r_states >= self.bite.max_r_states:
-            b.cut = b.cut or f"more than {self.bite.max_r_states} R-states"
+            b.incomplete = b.incomplete or f"more than {self.bite.max_r_states} R-states"
             return
         kept.append(r.formula)
         b.r_states += 1
@@ -444,7 +444,8 @@ class GCFG:
     def extensible(self) -> list[str]:
         """The open goals with an R-state left to extend."""
         open_ = self.board.open(self.job.goals)
-        return [g for g, b in self.state.backward.items() if b.pending and b.cut is None and g in open_]
+        return [g for g, b in self.state.backward.items()
+                if b.pending and b.incomplete is None and g in open_]
 
     def has_reachability_step(self) -> bool:
         return bool(self.extensible())
@@ -466,7 +467,7 @@ class GCFG:
         if not r.checked:
             verdict = self.backward.contradiction(r.formula, r.stack, self.timeout_ms())
             if verdict is None:
-                b.pending.appendleft(r)  # the clock cut the check: redo it
+                b.pending.appendleft(r)  # the clock interrupted the check: redo it
                 return
             if verdict:
                 self.remove(b, r)
@@ -474,18 +475,18 @@ class GCFG:
             r.checked = True
         try:
             extended = self.extend(b, r)
-        except Incomplete as cut:
-            b.cut = str(cut)
+        except Incomplete as why:
+            b.incomplete = str(why)
             return
         if extended is None:
-            b.pending.appendleft(r)  # the clock cut a widening: redo the step
+            b.pending.appendleft(r)  # the clock interrupted a widening: redo the step
             return
         for new in extended:
             self.add_r_state(b, new)
 
     def extend(self, b: Backward, r: RState) -> list[RState] | None:
         """The R-states one backward step from ``r`` leads to (``analyses.backward``);
-        None when the clock cut a widening."""
+        None when the clock interrupted a widening."""
         if self.backward.at_start(r.location, r.stack):
             b.at_start = True
         extensions = self.backward.extend(r.formula, r.location, r.stack, r.heads,

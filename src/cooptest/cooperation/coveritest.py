@@ -195,7 +195,7 @@ class CoVeriTest:
                     board.context = ""
                     return Outcome(state, "exhausted")
             board.context = ""
-            # A round the budget or the board cut short ends the loop anyway; after a
+            # A round the budget or the board ended early ends the loop anyway; after a
             # whole round, state.stopped is how each analysis of the sequence stopped in it.
             if all(s == "exhausted" for s in state.stopped):
                 break  # no analysis of the sequence can do more

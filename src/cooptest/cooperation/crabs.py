@@ -39,7 +39,7 @@ from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings, make_analysis
 
 DEFAULT_SHARE = 0.8
-ROUNDS = 5  # rounds the budget is cut into (each at least MIN_ROUND seconds)
+ROUNDS = 5  # rounds the budget is split into (each at least MIN_ROUND seconds)
 MIN_ROUND = 2.0
 
 
@@ -67,7 +67,7 @@ class Crabs:
             alone = self.concolic if self.share >= 1 else self.predicate
             outcome = alone.run(board, replace(job, state=None))
             state.complete = outcome.state.complete
-            return finish(board, job, state, interrupted=outcome.cut)
+            return finish(board, job, state, interrupted=outcome.unfinished)
         length = max(MIN_ROUND, job.budget.remaining() / self.rounds)
         while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1

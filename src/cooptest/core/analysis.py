@@ -10,7 +10,7 @@ concolic execution tree, the random-testing corpus and its RNG), never on the an
 object: passing the state back in the next job continues the work exactly where it
 stopped, so that N slices of an analysis reach the verdicts of one run of their summed
 time. Hence the rule every analysis keeps: *a verdict caused by a deadline is never
-final*; a check cut short by the clock is redone by the next slice, never recorded as
+final*; a check the clock interrupts is redone by the next slice, never recorded as
 "unknown" in the state.
 
 A ``precision`` restarts the analysis with it (CoVeriTest's reuse-prec); a
@@ -120,7 +120,7 @@ class Outcome:
     stopped: Stopped
 
     @property
-    def cut(self) -> bool:
+    def unfinished(self) -> bool:
         """A budget stopped the run: its state has more to do."""
         return self.stopped in ("budget", "cancelled")
 
@@ -134,7 +134,7 @@ class Analysis(Protocol):
 def finish(board: GoalBoard, job: Job, state: AnalysisState, interrupted: bool = False) -> Outcome:
     """The outcome of a run that left its loop: ``done`` if the job's goals are
     decided, ``budget``/``cancelled`` if its budget stopped it, else the analysis stopped
-    by itself: ``exhausted``. ``interrupted``: a deadline cut some of the work short, which
+    by itself: ``exhausted``. ``interrupted``: a deadline interrupted some of the work, which
     the clock may not show (z3's timer fires up to a millisecond before the deadline it
     was given; a sub-budget ran out before its parent's); such a run stopped for its
     budget, never by itself. The job's goals left open are noted on the board with why

@@ -189,7 +189,7 @@ class GoalBoard:
         for _ in range(confirmations):
             again = self._native(inputs)
             self.count("confirmations")
-            if not again.timed_out:  # a run cut by the clock says nothing about the path
+            if not again.timed_out:  # a run the clock stopped says nothing about the path
                 ex.unconfirmed |= ex.covered - again.covered
         self._trim(inputs, ex, always)
         ex.new = set(self.accept(inputs, origin, ex, always))
@@ -201,7 +201,7 @@ class GoalBoard:
         as ``ex`` did: a random test drawn with 4,096 inputs, or padded to 2^19, may
         read a dozen. The run of the prefix decides, not the count alone: a program may
         read standard input itself, or vary from run to run. Each prefix run costs as
-        much as the run again: a test is cut only where that saves many inputs (not the
+        much as the run again: a test is shortened only where that saves many inputs (not the
         one a padding overshot by: on pals_lcr, 360 prefix runs to save 2,700 inputs
         cost a fifth of concolic search), and a slow program's within a share of the
         time."""

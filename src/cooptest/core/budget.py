@@ -14,6 +14,13 @@ import time
 from typing import Literal
 
 
+class DeadlineReached(Exception):
+    """The budget ran out inside one step of an analysis (a transfer, a precision
+    adjustment, a build of clauses). The step is not recorded, not even as a coarser or
+    unknown result: the next run does it again. A deadline never changes what an
+    analysis says."""
+
+
 class Budget:
     """A deadline (``time.monotonic`` seconds) in a tree of budgets."""
 

@@ -116,7 +116,7 @@ class CoverageMeter:
                                  writable=self.build)  # the runs write their counts here
 
     def measure(self, tests: list[TestCase], deadline: float = math.inf) -> CoverageResult | None:
-        """The coverage of ``tests``; None if a run had to be cut short of TestCov's time
+        """The coverage of ``tests``; None if a run had to be stopped short of TestCov's time
         limit to end by ``deadline`` (``time.monotonic``): the count would not be TestCov's."""
         self._forget_counts()
         for test in tests:

@@ -25,9 +25,9 @@ from cooptest.harness.runner import RunResult
 
 TRUNCATED = -(1 << 31)
 STARVED_EXIT = 1  # the nondet harness exits with 1 when the inputs run out
-MIN_TIMEOUT = 0.01  # seconds: a run at the end of the budget still starts (and is cut)
+MIN_TIMEOUT = 0.01  # seconds: a run at the end of the budget still starts (and is stopped)
 # A generating run's time limit once runs have finished (``LearntLimit``): SLOWER times
-# the slowest finished run, at least FLOOR seconds, at most the executor's; runs it cuts
+# the slowest finished run, at least FLOOR seconds, at most the executor's; runs it stops
 # are given the full limit again within RETRY_SHARE of the time since it was made.
 SLOWER = 20
 FLOOR = 0.5
@@ -102,7 +102,7 @@ def aborted(ex: Execution) -> bool:
 
 def goals_of(events: Iterable[int]) -> tuple[set[str], bool, bool]:
     """Goal ids a trace passes through, whether it reached an error call, and whether
-    the trace was cut short."""
+    the trace was truncated."""
     covered: set[str] = set()
     error = truncated = False
     for e in set(events):
@@ -144,9 +144,9 @@ class LearntLimit:
     caught in a loop that ends only at the full limit, and covers nothing then: on
     ``pals_lcr.3.1``'s event loop two such runs took 6 of the 26 s of a concolic search
     whose other runs took 2-14 ms, and on ``brs1f`` time-outs took 51 of the 120
-    core-seconds of a 60-s run. Such a run is cut at the learnt limit instead. A run
+    core-seconds of a 60-s run. Such a run is stopped at the learnt limit instead. A run
     that would have ended before the full limit is not always in a loop (a loop bound
-    the solver chose a billion), so a cut run runs again with the full limit while
+    the solver chose a billion), so a stopped run runs again with the full limit while
     those second runs have taken at most ``RETRY_SHARE`` of the time; one that then
     finishes raises the limit. A replay (``cooptest replay``) keeps the full limit."""
 
@@ -183,7 +183,7 @@ class Executor:
         self.timeout = timeout
         self.preprocessed = frontend.preprocessed  # the program's gcc -E outputs, for other builds (afl)
         self.locator = Locator(self.binary.path, UserFiles.of(frontend, work_dir))
-        self.budget: Budget | None = None  # runs end by it: a run cut by it covers nothing
+        self.budget: Budget | None = None  # runs end by it: a run it stops covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
         self.learnt: LearntLimit | None = None  # a generating run's; a replay keeps the full limit
 
@@ -203,7 +203,7 @@ class Executor:
 
     def run(self, inputs: list[str]) -> Execution:
         """Run ``inputs`` natively. A run over the time limit covers nothing (TestCov
-        counts nothing of it either); nor does a run cut by the budget, so that a test
+        counts nothing of it either); nor does a run the budget stops, so that a test
         running for seconds cannot carry the analysis past its end."""
         learnt = self.learnt
         full = self._full_limit()

@@ -5,8 +5,8 @@ spawn: inputs go to stdin through a pipe (one C literal a line, as TestCov feeds
 them), output is drained by a select loop that keeps only the first few KB, and
 every Executable reuses one private working directory. Resource limits (address
 space, CPU time, processes, no core files) are applied with prlimit(2) right after the
-spawn: a ``preexec_fn`` would force fork+exec instead of vfork and cut the run rate by
-3x, while the child cannot get far in the microseconds before its limits land. For
+spawn: a ``preexec_fn`` would force fork+exec instead of vfork and divide the run rate by
+3, while the child cannot get far in the microseconds before its limits land. For
 root, whose processes RLIMIT_NPROC does not cap, cgroups cap the processes of a test
 and their memory together (``cgroups.py``).
 

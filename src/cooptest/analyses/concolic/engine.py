@@ -150,7 +150,7 @@ class ConcolicAnalysis:
                         continue
             path = self._execute(program, state, searcher, inputs, negated, budget)
             if path is None:
-                continue  # cut by the deadline: pending
+                continue  # interrupted by the deadline: pending
             nodes = state.tree.insert(path)
             _keep_snapshots(state, path, nodes)
             if negated is not None and negated.parent is not None:
@@ -176,7 +176,7 @@ class ConcolicAnalysis:
     def _solve(self, program: GoalBoard, state: ConcolicSearchState, node: Node, budget: Budget,
                limit_ms: int | None = None) -> list[str] | None:
         """Inputs for the path to ``node.parent`` followed by the other side of ``node``.
-        The time limit is the solver's own (or ``limit_ms``, a retry's), cut to what the
+        The time limit is the solver's own (or ``limit_ms``, a retry's), capped at what the
         budget has left; an "unknown" of a query cut that way leaves the node open,
         pending. One the solver gave up on within the limit closes the node for now:
         it is undecided, asked again with twice the limit when nothing else is left to
@@ -217,7 +217,7 @@ class ConcolicAnalysis:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
         the run symbolically: from the snapshot of the negated node's parent, or of its
         nearest ancestor with one, when the run shares that path, else from the start.
-        None when the deadline cut the padding or the replay: the inputs (as padded so
+        None when the deadline interrupted the padding or the replay: the inputs (as padded so
         far) are then pending, to be run again by the next job."""
         ctx = state.searcher.ctx
         kept = _nearest_snapshot(state, negated.parent) if negated is not None else None

@@ -169,7 +169,8 @@ class ExecutionTree:
 @dataclass
 class Pending:
     """Work the analysis owes itself: ``inputs`` to run (the board's tests, a run the
-    deadline cut), or, when None, ``node`` to negate (a query the deadline cut);
+    deadline interrupted), or, when None, ``node`` to negate (a query the deadline
+    interrupted);
     ``node`` is the node the inputs were solved for (None for seeds and restarts)."""
 
     inputs: list[str] | None
@@ -180,7 +181,7 @@ class Pending:
 class ConcolicSearchState(AnalysisState):
     """Everything the concolic analysis knows: its execution tree, the searcher (with
     its RNG), the solver with its cache, the work still pending. Running it again goes
-    on exactly where it stopped: work the deadline cut short is pending, never a
+    on exactly where it stopped: work the deadline interrupted is pending, never a
     verdict (no node is closed and no path inserted because of the clock)."""
 
     tree: ExecutionTree = field(default_factory=ExecutionTree)

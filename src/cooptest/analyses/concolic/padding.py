@@ -9,7 +9,7 @@ the loop is never reached. The inputs repeated are then tried (the path's first
 iteration again and again), and the value read last repeated, and the first of them
 whose run does not abort (it starves again, or ends otherwise) is taken. The padding is
 found by native runs alone: the native run covers goals however long the path, while
-the replay of a path through a loop reading 10^5 inputs would be cut.
+the replay of a path through a loop reading 10^5 inputs would be truncated.
 
 Doubling is what a loop filling a 10^5-element array needs before the code after it
 runs, but a program that reads inputs in an endless loop (a protocol's event loop)

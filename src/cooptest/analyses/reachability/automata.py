@@ -9,8 +9,8 @@ child the answer depends on what the ARG knows:
   edge has no successor because the analysis proved it infeasible from everything the
   state stands for, or because an automaton it followed said nothing is left to find
   there: **no transition** (None);
-- otherwise (frontier, removed by refinement and not recomputed yet, cut by the
-  call-stack bound, an unresolved function pointer, cut by the clock): **TOP**.
+- otherwise (frontier, removed by refinement and not recomputed yet, beyond the
+  call-stack bound, an unresolved function pointer, stopped by the clock): **TOP**.
 
 The ARG over-approximates every execution in its expanded part, so an execution never
 leaves the monitor except along an edge no execution takes: the monitor is sound for

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cpa import (AutomatonCPA, CallStackBound, CompositeCPA,
-                                                ControlFlow, DataCPA, DeadlineReached, explore)
+                                                ControlFlow, DataCPA, explore)
 from cooptest.analyses.reachability.refinement import (FEASIBLE, PATH_CHECK_CAP, SPURIOUS, PathCheck,
                                                        check_path)
 from cooptest.cfa.ir import Edge, Program
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.board import GoalBoard
-from cooptest.core.budget import Budget
+from cooptest.core.budget import Budget, DeadlineReached
 
 
 class CEGARAnalysis:

@@ -38,7 +38,7 @@ from cooptest.analyses.reachability.arg import ARGState, CallStack, Reachability
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa.ir import CallEdge, Edge, Location, Program, ReturnEdge
 from cooptest.core.automaton import TOP, EdgeAutomaton
-from cooptest.core.budget import Budget
+from cooptest.core.budget import Budget, DeadlineReached
 
 
 @dataclass(frozen=True)
@@ -59,13 +59,14 @@ class DataCPA(Protocol):
 
     def transfer(self, state: ARGState, succ: Successor, precision: Any, budget: Budget) -> Any | None:
         """The abstract data of ``state``'s successor along ``succ.edge`` (None:
-        infeasible). Raises :class:`DeadlineReached` if the budget cut the computation."""
+        infeasible). Raises :class:`DeadlineReached` if the budget ran out during the
+        computation: the successor is not recorded, its parent stays on the frontier."""
 
     def adjust(self, data: Any, location: Location, call_stack: CallStack, precision: Any,
                target: bool, budget: Budget) -> Any | None:
         """Precision adjustment (e.g. computing an abstraction); None: infeasible.
         ``target`` says the state will be checked as a counterexample. Raises
-        :class:`DeadlineReached` if the budget cut the computation."""
+        :class:`DeadlineReached` if the budget ran out during the computation."""
 
     def covers(self, other: Any, data: Any) -> bool:
         """``data`` is less or equal than ``other`` (every concrete state of ``data`` is
@@ -79,17 +80,10 @@ class DataCPA(Protocol):
         """The part of ``precision`` a state at ``location`` is computed with."""
 
 
-class DeadlineReached(Exception):
-    """The budget ran out inside a transfer or precision adjustment. The successor is
-    not recorded (not even as infeasible, nor with a coarser state): its parent stays on
-    the frontier and the next run computes it again. A deadline never changes what the
-    ARG says."""
-
-
 def solve(solver: z3.Solver, budget: Budget, cap: float, *assumptions: z3.ExprRef) -> z3.CheckSatResult:
     """``solver.check`` with at most ``cap`` seconds and never past the budget's deadline.
     Raises :class:`DeadlineReached` when z3 ran out of time that the deadline, not the cap,
-    limited: what the clock cut short is computed again by the next run, never taken as
+    limited: what the clock interrupted is computed again by the next run, never taken as
     z3's "unknown" (which the callers turn into a coarser, yet final, answer)."""
     limited = budget.remaining() < cap
     solver.set("timeout", budget.solver_timeout_ms(cap))
@@ -211,7 +205,7 @@ def explore(cpa: CompositeCPA, arg: ReachabilityARG, budget: Budget,
             is_target: Callable[[Edge], bool]) -> ARGState | None:
     """Expand the frontier until a target state appears (returned, left in the ARG and
     the frontier) or the frontier is empty or the budget is spent (None). Raises
-    :class:`DeadlineReached` when the deadline cut an expansion short (the state stays at
+    :class:`DeadlineReached` when the deadline interrupted an expansion (the state stays at
     the head of the frontier)."""
     if arg.root is None:
         root = arg.add(cpa.root(arg))

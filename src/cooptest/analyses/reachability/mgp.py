@@ -5,13 +5,13 @@ A run that targets every goal at once refines for all of them in one ARG, and on
 goal can drown the others' precision; a run per partition keeps each ARG and precision
 small. The goals are partitioned (``--partitioning``, the paper's three): ``random``
 (shuffled and dealt into ``--partitions`` parts; the paper's best, with 4 parts),
-``proximity`` (neighbours in the program, cut into ``--partitions`` runs; cooptest's
-default, as before) or ``size`` (proximity order cut into parts of ``--partition-size``
+``proximity`` (neighbours in the program, split into ``--partitions`` runs; cooptest's
+default, as before) or ``size`` (proximity order split into parts of ``--partition-size``
 goals). Partitions run one after the other, each with T/n of the run's time T, as the
 paper gives them: a partition that ends early leaves its time unused by the next one
 (each had what was left / partitions left before, which gave the later partitions the
 time the early ones did not use). Time left once every partition had its share goes
-round again, in equal shares, to the partitions still open whose runs were cut: no
+round again, in equal shares, to the partitions still open whose runs their share stopped: no
 core idles while the budget lasts. Every test any partition finds is replayed natively
 (``submit`` records every goal it covers), so later partitions only target goals still
 open. Redundant tests are removed at the end of every run, whatever produced them, by
@@ -69,9 +69,9 @@ class PartitionedARG(AnalysisState):
 
 def partition(program: GoalBoard, goals: frozenset[str], partitioning: str, partitions: int,
               size: int | None, seed: int) -> list[list[str]]:
-    """``proximity``: goals sorted by function and line, cut into ``partitions`` runs of
+    """``proximity``: goals sorted by function and line, split into ``partitions`` runs of
     neighbours; ``random``: shuffled, dealt into ``partitions``; ``size``: proximity
-    order cut into parts of ``size`` goals."""
+    order split into parts of ``size`` goals."""
     ordered = sorted(goals, key=lambda g: (program.goals[g].function, program.goals[g].line, g))
     if partitioning == "random":
         random.Random(seed).shuffle(ordered)
@@ -120,7 +120,7 @@ class MultiGoalAnalysis:
             n = len(parts)
             state = PartitionedARG(self.name, partitions=parts, args=[None] * n,
                                    seconds=[0.0] * n, stopped=[""] * n)
-        cut = False  # a partition's share ran out: running the state again goes on with it
+        interrupted = False  # a partition's share ran out: running the state again goes on with it
         pending = list(range(len(state.partitions)))  # the paper's pass: every partition T/n
         while pending and not job.budget.expired():
             share = job.budget.remaining() / len(pending)
@@ -129,12 +129,12 @@ class MultiGoalAnalysis:
                 if not board.has_open(state.partitions[k]) or job.budget.expired():
                     continue
                 sub = self._run_partition(board, job, state, k, job.budget.child(share))
-                if sub.cut:
+                if sub.unfinished:
                     again.append(k)
-            cut = bool(again)
+            interrupted = bool(again)
             pending = again  # time the others left unused: in equal shares to these
         state.complete = all(a is not None and a.complete for a in state.args)
-        return finish(board, job, state, interrupted=cut)
+        return finish(board, job, state, interrupted=interrupted)
 
     def _run_partition(self, board: GoalBoard, job: Job, state: PartitionedARG, k: int,
                        share: Budget) -> Outcome:

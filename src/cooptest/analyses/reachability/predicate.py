@@ -323,8 +323,8 @@ class PredicateCPA:
 
         Every model z3 finds on the way rules out the entailment of the literals it
         falsifies, which saves most of the two entailment checks per predicate. A query z3
-        gives up on leaves its literals out (coarser, sound); one the budget cut
-        interrupts the whole abstraction (``solve``)."""
+        gives up on leaves its literals out (coarser, sound); one the budget interrupts
+        abandons the whole abstraction (``solve``)."""
         solver = z3.Solver()
         solver.add(*block.path_condition)
         result = solve(solver, budget, ABSTRACTION_CAP)

@@ -69,7 +69,7 @@ def replay(program: Program, edges: list[Edge]) -> tuple[SymbolicState, list[int
 
 def check_path(program: Program, edges: list[Edge], budget: Budget) -> PathCheck:
     """The verdict on the path ``edges`` from main's entry; raises ``DeadlineReached`` when
-    the budget cut the check (the target is checked again by the next run)."""
+    the budget ran out during the check (the target is checked again by the next run)."""
     replayed = replay(program, edges)
     if replayed is None:
         return PathCheck(UNKNOWN, imprecise=True)

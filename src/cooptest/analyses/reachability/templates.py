@@ -167,7 +167,7 @@ def _step_of(v: Variable, rhs: Expr) -> tuple[str, Expr] | None:
 
 def _unwidened(e: Expr, bits: int) -> Expr:
     """``e`` without the casts to integer types of ``bits`` or more around it (a
-    narrower one cuts the value: it stays)."""
+    narrower one truncates the value: it stays)."""
     while isinstance(e, Cast) and isinstance(e.type, IntType) and e.type.bits >= bits:
         e = e.operand
     return e
