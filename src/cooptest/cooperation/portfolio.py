@@ -11,7 +11,7 @@ idles before the budget ends or every goal is decided.
 The proving lane starts with the call graph (``analyses.callgraph``): in milliseconds it
 proves the goals of every function no call reaches, which the analyses after it then
 leave alone (on diskperf 94 goals, where BiTe proved 45 in a minute). The field
-invariants (``analyses.fields``) come next, as quick: on openssl's state machines they
+invariants (``analyses.field_invariants``) come next, as quick: on openssl's state machines they
 prove the cases no store names. Then CoVeriTest, whose rounds give Spacer on the
 program's Horn clauses (``analyses.chc``, ``CHC_PAIR``) its turn before the value and the
 predicate analysis: over the program's registers (what memory holds is unknown to it)

@@ -25,7 +25,7 @@ once a goal has been seen unconfirmed, ``FLAKY_CONFIRMATIONS`` runs must all rea
 (q^4). The check catches flaky coverage; it cannot prove a path stable. A confirmation
 costs a native run per test that reaches a goal first (2% of atol's runs at 60 s, but
 a third of pals_lcr's, where almost every concolic iteration does), so programs whose
-path is a function of their inputs alone (``cfa.variation``: 72 of the 190 dev tasks,
+path is a function of their inputs alone (``cfa.determinism``: 72 of the 190 dev tasks,
 pals_lcr among them) get none.
 
 Analyses return only their state and why they stopped (``core.analysis``); whatever
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from cooptest.cfa.ir import Goal, Program
-from cooptest.cfa.variation import variation_source
+from cooptest.cfa.determinism import variation_source
 from cooptest.harness.crash import Crash
 from cooptest.harness.executor import ENDED, Execution, Executor, failure
 from cooptest.harness.testsuite import SuiteWriter, TestCase

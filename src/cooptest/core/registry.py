@@ -75,7 +75,7 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
     StrategySpec("callgraph", "proves the goals of functions no call can reach (no tests)",
                  _lazy("callgraph", "cooptest.analyses.callgraph", "from_settings"), proves=True),
     StrategySpec("fields", "proves branches no value stored in a heap struct's field takes (no tests)",
-                 _lazy("fields", "cooptest.analyses.fields", "from_settings"), proves=True),
+                 _lazy("fields", "cooptest.analyses.field_invariants", "from_settings"), proves=True),
     StrategySpec("chc", "proves goals with the program's Horn clauses, solved by z3's Spacer: "
                  "loops and recursion over registers (no tests)",
                  _lazy("chc", "cooptest.analyses.chc", "from_settings"), proves=True),

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor
-from cooptest.analyses.fields import FieldKey, HeapCells
+from cooptest.analyses.field_invariants import FieldKey, HeapCells
 from cooptest.cfa.calls import CallContext, callee_name, path_contexts
 from cooptest.analyses.reachability.refinement import PathCheck, relevant_places
 from cooptest.cfa.ctype import IntType, PointerType

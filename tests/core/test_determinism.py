@@ -1,10 +1,10 @@
-"""Which programs run the same path on the same inputs (``cfa.variation``), and that the
+"""Which programs run the same path on the same inputs (``cfa.determinism``), and that the
 board confirms runs of the others only."""
 from __future__ import annotations
 
 import pytest
 
-from cooptest.cfa.variation import variation_source
+from cooptest.cfa.determinism import variation_source
 
 HEAD = "extern int __VERIFIER_nondet_int(void);\n#include <stdlib.h>\n#include <time.h>\n"
 FIXED = HEAD + """int g[4];
