@@ -99,3 +99,18 @@ def test_a_buffer_lent_to_a_stream_blocks_proofs_and_none_lent_does_not(tmp_path
         program = load_program(load_task(str(path)), str(tmp_path / f"work_{buffer}")).program
         verdicts.append(libc_model.lent_buffer(program))
     assert verdicts[0] is not None and "setvbuf" in verdicts[0] and verdicts[1] is None
+
+
+def test_the_locale_calls_keep_the_programs_memory_and_fstat_writes_its_buffer(tmp_path: Path) -> None:
+    """setlocale, bindtextdomain and textdomain change the C library's state only: read
+    as calls that may write anything, the three grep makes before its option parsing
+    made every later address of its replays unknown. fstat fills the struct it is given."""
+    path = tmp_path / "locale.c"
+    path.write_text("#include <locale.h>\n#include <libintl.h>\n#include <sys/stat.h>\n"
+                    "int main(void) { char buf[2] = {0}; struct stat st; buf[0] = 7;"
+                    ' setlocale(LC_ALL, ""); bindtextdomain("p", "/d"); textdomain("p");'
+                    " fstat(0, &st); if (buf[0] != 7) return 1; return 0; }\n")
+    program = load_program(load_task(str(path)), str(tmp_path / "work")).program
+    assert not condition_satisfiable(program)
+    assert [libc_model.may_write(e, e.callee) for e in calls(program)
+            if isinstance(e.callee, str)] == [False, False, False, True]

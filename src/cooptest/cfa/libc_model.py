@@ -157,6 +157,7 @@ LIBRARY: dict[str, Function] = {
     "puts": Function(deterministic=True, gcc_emits=True),
     "putchar": Function(deterministic=True, gcc_emits=True),
     "fflush": Function(deterministic=True), "fputs": READS, "fputc": READS, "putc": READS,
+    "ferror": READS,
     "fwrite": READS, "fclose": READS, "write": READS, "close": READS,
     # a stream's buffer the program gives: every later output may write it
     **{name: Function(writes=None, lends=argument) for name, argument in (
@@ -172,12 +173,17 @@ LIBRARY: dict[str, Function] = {
         ("fread_unlocked", (Write(0),)), ("fscanf", None), ("vfscanf", None),
         ("getline", None), ("getdelim", None))},
     "read": Function(writes=(Write(1),), reads=Source("descriptor")),
+    "fstat": Function(writes=(Write(1),), reads=Source("descriptor")),
     "sscanf": Function(writes=None),
     **{name: Function(writes=writes, reads=Source("file", argument)) for name, argument, writes in (
         ("fopen", 0, ()), ("fopen64", 0, ()), ("freopen", 0, ()), ("open", 0, ()),
         ("open64", 0, ()), ("openat", 1, ()), ("opendir", 0, ()), ("access", 0, ()),
         ("stat", 0, (Write(1),)))},
     "getenv": Function(reads=Source("environment")), "secure_getenv": Function(reads=Source("environment")),
+    # the locale and the message catalogues are the C library's own state: none of the
+    # program's memory changes (read as unknown, the three calls grep makes before its
+    # option parsing made every later address of its replays unknown)
+    "setlocale": Function(reads=Source("environment")), "bindtextdomain": READS, "textdomain": READS,
     **{name: Function(writes=writes, reads=Source("clock")) for name, writes in (
         ("time", (Write(0),)), ("clock", ()), ("gettimeofday", (Write(0), Write(1))),
         ("clock_gettime", (Write(1),)), ("ftime", (Write(0),)), ("times", (Write(0),)))},
