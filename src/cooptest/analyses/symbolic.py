@@ -382,7 +382,7 @@ class SymbolicState:
     def _to_bits(self, value: z3.ExprRef, t: CType) -> z3.ExprRef:
         if isinstance(t, FloatType):
             bits = z3.fpToIEEEBV(value)
-            if t.bits == 80:  # stored as a double in this model
+            if t.bits > 64:  # stored as a double in this model
                 self.imprecise = True
             return bits
         return value
@@ -393,7 +393,7 @@ class SymbolicState:
         return bits
 
     def _scalar_size(self, t: CType) -> int:
-        return 8 if isinstance(t, FloatType) and t.bits == 80 else self.types.sizeof(t)
+        return 8 if isinstance(t, FloatType) and t.bits > 64 else self.types.sizeof(t)
 
     def load(self, addr: z3.ExprRef, t: CType) -> z3.ExprRef:
         bits = self._load_bytes(addr, self._scalar_size(t))
@@ -532,7 +532,7 @@ class SymbolicState:
             step = max(self.types.sizeof(lt.target), 1)
             diff = (a - b) / step if step > 1 else a - b
             return sem.cast(diff, self._ptr_int(), e.type)
-        if isinstance(lt, FloatType) and lt.bits == 80:
+        if isinstance(lt, FloatType) and lt.bits > 64:
             self.imprecise = True
         guard = sem.division_by_zero(e.op, b, lt)
         if guard is not None and not z3.is_bv_value(b):
@@ -683,7 +683,7 @@ class SymbolicState:
         symbol = sem.fresh(f"in{len(self.inputs)}", t)
         if isinstance(t, IntType) and t.is_bool:
             self.path_condition.append(z3.ULE(symbol, 1))
-        if isinstance(t, FloatType) and t.bits == 80:
+        if isinstance(t, FloatType) and t.bits > 64:
             self.imprecise = True
         self.inputs.append(Input(symbol, t, edge))
         if edge.lhs is not None:

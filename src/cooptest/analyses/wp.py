@@ -354,9 +354,9 @@ class BackwardTransfer:
 
     def _plain(self, t: CType) -> bool:
         """An integer or float whose value is all of its bytes (no ``_Bool``, no x87
-        long double, which the symbolic state keeps as a double)."""
-        return isinstance(t, IntType | FloatType) and not (isinstance(t, IntType) and t.is_bool) \
-            and t.bits == 8 * self.program.types.sizeof(t)
+        long double or ``__float128``, which the symbolic state keeps as a double)."""
+        return isinstance(t, IntType) and not t.is_bool and t.bits == 8 * self.program.types.sizeof(t) \
+            or isinstance(t, FloatType) and t.bits in (32, 64)
 
     def _havoc(self, post: Formula, lhs: Expr) -> Formula:
         """``lhs`` gets an unknown value: drop what may read it."""

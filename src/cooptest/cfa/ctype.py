@@ -86,7 +86,10 @@ class IntType(CType):
 
 @dataclass(frozen=True)
 class FloatType(CType):
-    """``float`` (32), ``double`` (64) or ``long double`` (80-bit x87, stored in 96/128)."""
+    """``float`` (32), ``double`` (64), ``long double`` (80-bit x87, stored in 96/128) or
+    ``__float128`` (128). The analyses compute a type wider than ``double`` as a
+    ``double`` (imprecisely); its size and alignment are gcc's all the same, since they
+    place every member after it (``max_align_t`` under -m32 ends with a ``__float128``)."""
 
     name: str
     bits: int
@@ -197,6 +200,7 @@ class Types:
         self.float = FloatType("float", 32)
         self.double = FloatType("double", 64)
         self.longdouble = FloatType("long double", 80)
+        self.float128 = FloatType("__float128", 128)  # also _Float128
         self.void = VoidType()
         self.size_t = self.ulong if model is DataModel.LP64 else self.uint
         self.ptrdiff_t = self.long if model is DataModel.LP64 else self.int
@@ -227,6 +231,8 @@ class Types:
             return self.alignof(t.elem)
         if isinstance(t, StructType):
             return t.align
+        if t == self.float128:
+            return 16  # in both psABIs, i386's too
         size = self.sizeof(t)
         if self.model is DataModel.ILP32:
             # i386 System V: 8-byte scalars are 4-aligned inside structs

@@ -49,6 +49,7 @@ _ATTRIBUTE = re.compile(r"\b__attribute(?:__)?\s*\(\s*\(")
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"([ \d]*)$', re.M)
 _STRUCT_HEAD = re.compile(r"\b(struct|union)\s*(\w*)\s*$")
 _ANON_TAG = "__cooptest_packed"
+FLOAT128 = "__cooptest_float128"  # __float128 and _Float128, a typedef name for pycparser
 
 
 @dataclass
@@ -337,6 +338,11 @@ class AttributeGenerator(c_generator.CGenerator):
 
     def visit_CaseRange(self, n: CaseRange) -> str:
         return f"{self.visit(n.low)} ... {self.visit(n.high)}"
+
+    def visit_Typedef(self, n: c_ast.Typedef) -> str:
+        """The preprocessed text's ``typedef double __cooptest_float128``, for pycparser,
+        as gcc's type: the build's ``__float128`` is the user's."""
+        return f"typedef __float128 {FLOAT128}" if n.name == FLOAT128 else super().visit_Typedef(n)
 
     def visit_UnaryOp(self, n: c_ast.UnaryOp) -> str:
         if n.op in ("__alignof__", "_Alignof"):  # pycparser would write __alignof__x

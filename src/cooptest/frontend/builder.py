@@ -29,7 +29,7 @@ from cooptest.cfa.ir import (ERROR_FUNCTIONS, AddrOf, AssignEdge, AssumeEdge, Bl
 from cooptest.errors import UserError
 from cooptest.frontend import conversions as conv
 from cooptest.frontend import implicit
-from cooptest.frontend.attributes import Attributes
+from cooptest.frontend.attributes import FLOAT128, Attributes
 from cooptest.frontend.declarations import TypeResolver, unsupported, where
 from cooptest.frontend.generic import (Levels, NoSelection, Selection, compatible,
                                        declarator_levels)
@@ -225,7 +225,7 @@ class CFABuilder:
             self._edge(CallEdge, None, line, lhs=None, callee=name, args=(), ftype=ftype)
 
     def _typedef(self, node: c_ast.Typedef) -> None:
-        typedef = Typedef(self.resolver.resolve(node.type))
+        typedef = Typedef(self.types.float128 if node.name == FLOAT128 else self.resolver.resolve(node.type))
         self._declarators[id(typedef)] = node.type
         self.scope.declare(node.name, typedef)
 

@@ -3,8 +3,11 @@
 pycparser parses C99/C11 only. System headers (glibc) and sv-benchmarks programs use GNU
 extensions; the macros below erase those that carry no semantics for test generation
 (asm labels, ``__extension__``) and map extended float types to the nearest standard
-type, so the real headers can be used instead of fake ones. Attributes may carry
-semantics: ``attributes.strip`` removes them and says which ones must be kept.
+type, so the real headers can be used instead of fake ones. ``__float128`` becomes a
+typedef name the text declares for pycparser (``FLOAT128``): the CFA computes it as a
+``double`` yet lays it out in gcc's 16 bytes, and the builds write it back as gcc's
+type. Attributes may carry semantics: ``attributes.strip`` removes them and says which
+ones must be kept.
 """
 from __future__ import annotations
 
@@ -16,17 +19,18 @@ import subprocess
 from importlib import resources
 
 from cooptest.errors import ToolMissing, UserError
-from cooptest.frontend.attributes import Attributes, strip
+from cooptest.frontend.attributes import FLOAT128, Attributes, strip
 from cooptest.cfa.ctype import DataModel
 from cooptest.task import Source, Task
 
 ERASED_ASM = "__attribute__((__cooptest_asm__))"  # where an asm was: attributes.strip says
 NARROWED_FLOAT = "__attribute__((__cooptest_narrowed__)) double"  # a wider float made double
+NARROWED_FLOAT128 = f"__attribute__((__cooptest_narrowed__)) {FLOAT128}"  # computed as a double
 GNU_NEUTRALISERS = (
     "-D__extension__=", f"-D__asm__(...)={ERASED_ASM}", f"-D__asm(...)={ERASED_ASM}",
     "-D__restrict=", "-D__restrict__=", "-D__inline=inline", "-D__inline__=inline",
-    "-D__builtin_va_list=char*", f"-D_Float128={NARROWED_FLOAT}", f"-D_Float64x={NARROWED_FLOAT}",
-    "-D_Float32x=double", "-D_Float64=double", "-D_Float32=float", f"-D__float128={NARROWED_FLOAT}",
+    "-D__builtin_va_list=char*", f"-D_Float128={NARROWED_FLOAT128}", f"-D_Float64x={NARROWED_FLOAT}",
+    "-D_Float32x=double", "-D_Float64=double", "-D_Float32=float", f"-D__float128={NARROWED_FLOAT128}",
     "-D_Noreturn=", "-D__volatile__=volatile", "-D__const=const", "-D__signed__=signed",
     "-D__typeof__=typeof", "-D__builtin_offsetof(t,m)=((unsigned long)&((t*)0)->m)",
     "-D__thread=", "-D_Thread_local=",
@@ -129,6 +133,8 @@ def preprocess_unit(unit: Source, data_model: DataModel, out_dir: str) -> str:
         gcc_e(unit, data_model, out + ".tmp", GNU_NEUTRALISERS)
         with open(out + ".tmp", encoding="utf-8", errors="surrogateescape") as f:
             text, attributes = strip(f.read())
+        if FLOAT128 in text:
+            text = f"typedef double {FLOAT128};\n{text}"  # before the first line marker
         with open(out + ".attributes.json", "w") as f:
             f.write(attributes.dumps())
         with open(out + ".tmp", "w", encoding="utf-8", errors="surrogateescape") as f:

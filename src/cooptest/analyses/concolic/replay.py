@@ -87,7 +87,7 @@ def _memoizable(e: Expr) -> bool:
     constrain a fresh address symbol), not the truth of a pointer (an allocation may
     have failed: ``SymbolicState._null`` marks the state imprecise)."""
     if isinstance(e, Binary):
-        return e.op not in ("/", "%") and not (isinstance(e.left.type, FloatType) and e.left.type.bits == 80) \
+        return e.op not in ("/", "%") and not (isinstance(e.left.type, FloatType) and e.left.type.bits > 64) \
             and not (isinstance(e.left.type, PointerType) and isinstance(e.right.type, PointerType))
     if isinstance(e, Cast):
         return e.operand.type.is_scalar() and not (isinstance(e.operand.type, PointerType)
