@@ -234,3 +234,16 @@ def test_a_niced_analysis_runs_at_the_lowest_priority_in_its_worker_alone(progra
     assert board.stats["niceness"] == LOWEST_PRIORITY
     assert os.nice(0) == before
     assert [(r.lane, r.analysis) for r in runs] == [("proving", "niceness")]
+
+
+def test_the_figures_an_analysis_sets_in_a_worker_reach_the_parent(program_of, monkeypatch) -> None:
+    """BiTe sets it_b and it_f (the iterations that reached its final counts): set on a
+    worker's board alone, they never reached report.json when BiTe ran in a lane. The
+    parent's wait for the last batch is widened as above."""
+    from cooptest.core import parallel
+    monkeypatch.setattr(parallel, "LAST_BATCH", 10.0)
+    board = program_of(DEAD)
+    run_lanes(board, [Lane([(make_analysis("bite", Settings()), None)], "bite")], board.open(),
+              Budget.seconds(60))
+    assert not board.open() and len(board.infeasible) == 1
+    assert board.stats["bite_iterations"] >= board.stats["it_f"] >= board.stats["it_b"] >= 1

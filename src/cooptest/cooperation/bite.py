@@ -335,10 +335,10 @@ class GCFG:
         reached the final covered and infeasible counts."""
         covered, infeasible = len(self.board.covered), len(self.board.infeasible)
         if covered > before[0]:
-            self.board.stats["it_b"] = self.state.iterations
+            self.board.set_stat("it_b", self.state.iterations)
         if (covered, infeasible) != before:
-            self.board.stats["it_f"] = self.state.iterations
-        self.board.stats["bite_iterations"] = self.state.iterations
+            self.board.set_stat("it_f", self.state.iterations)
+        self.board.set_stat("bite_iterations", self.state.iterations)
 
     # -------------------------------------------------------------- forward
 

@@ -161,6 +161,11 @@ class GoalBoard:
     def count(self, stat: str, n: int = 1) -> None:
         self.stats[stat] = self.stats.get(stat, 0) + n
 
+    def set_stat(self, stat: str, value: int) -> None:
+        """``stat`` is ``value`` from now on: a figure an analysis measures (BiTe's
+        iteration that reached its final coverage), where ``count`` adds up events."""
+        self.stats[stat] = value
+
     def notify(self, event: str, **info: Any) -> None:
         for listener in self.listeners:
             listener(self, event, info)

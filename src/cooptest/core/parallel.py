@@ -58,6 +58,7 @@ class WorkerBoard(GoalBoard):
         self.records = list(parent.records)  # the tests so far: concolic and random seed from them
         self._reported = 0  # native runs the parent has been told of
         self._counts: dict[str, int] = {}  # counts the parent has not been told of
+        self._figures: dict[str, int] = {}  # figures set since the parent was told
         self._reported_at = time.monotonic()
 
     def sync(self) -> None:
@@ -96,14 +97,17 @@ class WorkerBoard(GoalBoard):
             self.report()
 
     def report(self) -> None:
-        """Native runs and counts since the last report, sent in one batch: a message
-        per count or per covered goal kept the parent busy on a program with 13k goals
-        (a test of pals_lcr covers thousands)."""
+        """Native runs, counts and figures since the last report, sent in one batch: a
+        message per count or per covered goal kept the parent busy on a program with 13k
+        goals (a test of pals_lcr covers thousands)."""
         if self.executions > self._reported:
             self.outbox.put(("executions", self.worker, self.executions - self._reported))
         if self._counts:
             self.outbox.put(("counts", self.worker, self._counts))
-        self._reported, self._counts, self._reported_at = self.executions, {}, time.monotonic()
+        if self._figures:
+            self.outbox.put(("figures", self.worker, self._figures))
+        self._reported, self._counts, self._figures = self.executions, {}, {}
+        self._reported_at = time.monotonic()
 
     def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
         self.sync()
@@ -120,6 +124,11 @@ class WorkerBoard(GoalBoard):
     def count(self, stat: str, n: int = 1) -> None:
         super().count(stat, n)
         self._counts[stat] = self._counts.get(stat, 0) + n
+        self._report_if_due()
+
+    def set_stat(self, stat: str, value: int) -> None:
+        super().set_stat(stat, value)
+        self._figures[stat] = value
         self._report_if_due()
 
     def give_up(self, goals: Any, analysis: str, why: str, general: bool = False) -> None:
@@ -239,6 +248,9 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         elif kind == "counts":
             for stat, n in value.items():
                 board.count(stat, n)
+        elif kind == "figures":
+            for stat, n in value.items():
+                board.set_stat(stat, n)
         elif kind == "executions":
             board.executions += value
             board.notify(TICK)
