@@ -94,7 +94,7 @@ int main() { int x = __VERIFIER_nondet_int(); unsigned long a = (unsigned long) 
   void (*fp)(void) = (void (*)(void)) (a + (unsigned long) (x != 0) * 0);
   if (x == 3) { fp(); } return seen; }
 """, [["3"], ["0"]]),
-    # Burstall's model of heap fields (analyses/fields.py) and every way out of it:
+    # Burstall's model of heap fields (analyses/field_invariants.py) and every way out of it:
     "heap-cast-alias": (HEAD + """struct S { int state; int other; };
 int main() { struct S *s = malloc(sizeof *s); s->state = 1; int *q = (int *) s;
   *q = __VERIFIER_nondet_int(); if (s->state == 7) { return 1; } return 0; }

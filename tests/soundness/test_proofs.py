@@ -12,7 +12,7 @@ import pytest
 from cooptest.analyses.callgraph import CallGraphAnalysis
 from cooptest.analyses.chc import CHCAnalysis
 from cooptest.analyses.concolic import ConcolicAnalysis
-from cooptest.analyses.fields import FieldAnalysis
+from cooptest.analyses.field_invariants import FieldAnalysis
 from cooptest.analyses.reachability import MultiGoalAnalysis, PredicateAnalysis, ValueAnalysis
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
