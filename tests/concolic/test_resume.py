@@ -95,7 +95,7 @@ int main(void) {
 def summary(path):
     return ([(d.branch, d.outcome, d.before, d.after, d.position) for d in path.decisions], path.trace,
             [c.sexpr() for c in path.constraints], [r.symbol.sexpr() for r in path.symbols],
-            path.divergences, path.concretized, path.imprecise, path.starved, path.cut)
+            path.divergences, path.concretized, path.imprecise, path.starved, path.truncated)
 
 
 @pytest.mark.parametrize("source", [NESTED, MEMORY, DIVERGING, POINTERS, LOOPING.replace("LOOPS", "20"),
@@ -182,7 +182,7 @@ def test_a_counter_decremented_along_a_deep_recursion_stays_one_term_deep(make_p
     board = make_program(RECURSION)
     path = replay(board.program, board.submit(["3000"], "test"), Symbols(), TermMemo(), set(),
                   max_steps=100_000, keep=lambda d: True)
-    assert not path.cut and len(path.decisions) == 3001
+    assert not path.truncated and len(path.decisions) == 3001
 
     def depth(term) -> int:
         return 1 + max((depth(c) for c in term.children()), default=0)

@@ -137,7 +137,7 @@ class Frozen:
     lengths: tuple[int, ...]  # of the state's append-only lists when it was kept
 
     def thaw(self) -> SymbolicState:
-        """A state to continue from: the kept one, its lists cut to their lengths."""
+        """A state to continue from: the kept one, its lists truncated to their lengths."""
         s = self.state._share()
         for name, n in zip(s.APPEND_ONLY, self.lengths):
             setattr(s, name, getattr(self.state, name)[:n])

@@ -1250,7 +1250,7 @@ class CFABuilder:
 
 def condition_text(node: c_ast.Node) -> str:
     """A condition as C, from the AST (macros expanded, the source's own parentheses
-    dropped), cut at ``CONDITION_CHARS``: what a report shows beside a goal's outcome."""
+    dropped), truncated at ``CONDITION_CHARS``: what a report shows beside a goal's outcome."""
     try:
         text = " ".join(c_generator.CGenerator().visit(node).split())
     except (AttributeError, TypeError, RecursionError):  # a node of the GNU extensions

@@ -177,7 +177,7 @@ class ConcolicAnalysis:
                limit_ms: int | None = None) -> list[str] | None:
         """Inputs for the path to ``node.parent`` followed by the other side of ``node``.
         The time limit is the solver's own (or ``limit_ms``, a retry's), capped at what the
-        budget has left; an "unknown" of a query cut that way leaves the node open,
+        budget has left; an "unknown" of a query so capped leaves the node open,
         pending. One the solver gave up on within the limit closes the node for now:
         it is undecided, asked again with twice the limit when nothing else is left to
         negate (on ``aim-200-1-6-unsat-2`` the last query, all 1,100 clauses, takes
@@ -235,10 +235,10 @@ class ConcolicAnalysis:
             path = replay(program.program, execution, state.symbols, state.memo, ctx.covered_edges,
                           budget=budget, observers=searcher.observers(at), start=start,
                           keep=Resumable(at or state.tree.root, state.snapshots))
-            if (path.cut or path.starved) and budget.expired():
+            if (path.truncated or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
-            if path.starved and not path.cut and may_pad(inputs) and not state.padding.endless \
+            if path.starved and not path.truncated and may_pad(inputs) and not state.padding.endless \
                     and state.iterations < self.max_iterations:
                 # the model reads more than the run got (padding.py)
                 inputs = padded(inputs)
@@ -258,7 +258,7 @@ class ConcolicAnalysis:
         if path.concretized:
             program.count("concretizations", path.concretized)
         if path.divergences or path.concretized or path.imprecise or path.crashed or path.starved \
-                or path.cut:
+                or path.truncated:
             state.exact = False
         program.notify("iteration", iterations=program.stats.get("iterations", 0),
                        covered=len(program.covered), divergences=program.stats.get("divergences", 0))

@@ -70,7 +70,7 @@ class Path:
     concretized: int = 0
     imprecise: bool = False
     crashed: bool = False  # natively: crashed, timed out or trace truncated
-    cut: bool = False  # the replay stopped before the native run did
+    truncated: bool = False  # the replay stopped before the native run did
     left_automaton: bool = False  # the run took an edge the guiding automaton excludes
     snapshots: list[Any] = field(default_factory=list)  # replay.Snapshot, kept by the engine
 
@@ -199,7 +199,7 @@ class ConcolicSearchState(AnalysisState):
     memo: Any = None  # replay.TermMemo
     solver: Any = None  # solver.PathSolver
     last: Path | None = None  # the path run last
-    exact: bool = True  # no path so far was imprecise, concretised, diverged or cut, and
+    exact: bool = True  # no path so far was imprecise, concretised, diverged or truncated, and
     # no query was given up for good (those still to be asked again are ``undecided``)
     small: dict[int, Any] = field(default_factory=dict)  # input symbol id -> inputs.small bound
     snapshots: dict[Node, Any] = field(default_factory=dict)  # node -> replay.Snapshot after it

@@ -359,7 +359,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     """The path of ``execution`` through the CFA, with its path condition; adds the
     edges it traverses to ``visited`` and shows them to ``observers``. A replay longer
     than ``max_steps`` edges, or still running when ``budget`` expires or is cancelled,
-    is cut there (``Path.cut``).
+    is truncated there (``Path.truncated``).
 
     ``start``: where to begin (:func:`resume`; default: the entry of ``main``). After
     each decision that ``keep`` asks for, the state is kept in ``Path.snapshots``."""
@@ -373,7 +373,7 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     loc = start.loc
     for step in range(start.steps, max_steps + 1):
         if step & 1023 == 1023 and budget is not None and budget.expired() or step == max_steps:
-            path.cut = True
+            path.truncated = True
             break
         leaving = loc.leaving
         if not leaving:
