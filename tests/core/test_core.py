@@ -42,3 +42,20 @@ def test_the_registry_names_every_searcher_and_makes_every_strategy() -> None:
         make_analysis("nope")
     with pytest.raises(UserError):
         make_analysis("concolic", Settings(search="nope"))
+
+
+def test_a_label_names_the_results_of_its_scope_however_the_scope_ends(program_of) -> None:
+    """A cooperation labels each round's results; an analysis that fails inside a round
+    must not leave the label on what comes after it."""
+    board = program_of("extern int __VERIFIER_nondet_int(void);\n"
+                       "int main(void) { if (__VERIFIER_nondet_int() > 5) return 1; return 0; }\n")
+    with pytest.raises(RuntimeError):
+        with board.labelled("round 1"):
+            with board.labelled("round 2"):
+                board.submit(["6"], "predicate")
+            board.submit(["6"], "concolic")  # covers nothing new: kept only with keep
+            board.keep(["6"], "concolic")
+            raise RuntimeError("the analysis failed")
+    board.submit(["0"], "random")
+    assert sorted(set(board.origin.values())) == ["predicate (round 2)", "random"]
+    assert [r.origin for r in board.records] == ["predicate (round 2)", "concolic (round 1)", "random"]

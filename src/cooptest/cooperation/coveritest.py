@@ -185,16 +185,14 @@ class CoVeriTest:
             for i, analysis in enumerate(self.analyses):
                 if not board.has_open(job.goals) or job.budget.expired():
                     break
-                board.context = f"round {state.round}"
                 started = time.monotonic()
-                outcome = analysis.run(board, self._job(state, i, job, board))
+                with board.labelled(f"round {state.round}"):
+                    outcome = analysis.run(board, self._job(state, i, job, board))
                 state.seconds[i] += time.monotonic() - started
                 state.states[i], state.stopped[i] = outcome.state, outcome.stopped
                 if outcome.state.complete:  # its proofs decided every goal it left
                     state.complete = True
-                    board.context = ""
                     return Outcome(state, "exhausted")
-            board.context = ""
             # A round the budget or the board ended early ends the loop anyway; after a
             # whole round, state.stopped is how each analysis of the sequence stopped in it.
             if all(s == "exhausted" for s in state.stopped):

@@ -71,22 +71,20 @@ class Crabs:
         length = max(MIN_ROUND, job.budget.remaining() / self.rounds)
         while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1
-            board.context = f"round {state.round}"
-            monitor = Product(tuple(state.monitors)) if state.monitors else None
-            self.concolic.run(board, Job(board.open(job.goals),
-                                         job.budget.child(self.share * length), monitor=monitor))
-            if board.has_open(job.goals):
-                outcome = self.predicate.run(board, Job(board.open(job.goals),
-                                                        job.budget.child((1 - self.share) * length),
-                                                        state=state.arg))
-                state.arg = outcome.state
-                if outcome.state.complete:
-                    state.complete = True
-                    break
-                if self.use_monitors:
-                    state.monitors.append(state.arg.monitor(board))  # type: ignore[attr-defined]
-            board.context = ""
-        board.context = ""
+            with board.labelled(f"round {state.round}"):
+                monitor = Product(tuple(state.monitors)) if state.monitors else None
+                self.concolic.run(board, Job(board.open(job.goals),
+                                             job.budget.child(self.share * length), monitor=monitor))
+                if board.has_open(job.goals):
+                    outcome = self.predicate.run(board, Job(board.open(job.goals),
+                                                            job.budget.child((1 - self.share) * length),
+                                                            state=state.arg))
+                    state.arg = outcome.state
+                    if outcome.state.complete:
+                        state.complete = True
+                        break
+                    if self.use_monitors:
+                        state.monitors.append(state.arg.monitor(board))  # type: ignore[attr-defined]
         return finish(board, job, state)
 
 

@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import heapq
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from cooptest.cfa.ir import Goal, Program
 from cooptest.cfa.determinism import variation_source
+from cooptest.cfa.ir import Goal, Program
 from cooptest.harness.crash import Crash
 from cooptest.harness.executor import ENDED, Execution, Executor, failure
 from cooptest.harness.testsuite import SuiteWriter, TestCase
@@ -120,7 +121,7 @@ class GoalBoard:
     listeners: list[Listener] = field(default_factory=list)
     running: dict[int, Started] = field(default_factory=dict)  # core -> what its lane runs now
     ran: dict[int, list[Run]] = field(default_factory=dict)  # core -> the runs its lane ended
-    context: str = ""  # what a cooperation is doing (e.g. its round), named in every origin
+    label: str = ""  # the scope's label (``labelled``), named in every origin
     trimming: float = 0.0  # seconds of the runs of kept tests' prefixes (``_trim``)
     born: float = field(default_factory=time.monotonic)
 
@@ -312,8 +313,19 @@ class GoalBoard:
         self.contradictions.append(c)
         self.notify("contradiction", contradiction=c)
 
+    @contextmanager
+    def labelled(self, label: str) -> Iterator[None]:
+        """Tests and proofs that arrive inside the scope carry ``label`` in their
+        origin (a cooperation's round: ``predicate (round 3)``); the label before it
+        is back however the scope is left."""
+        outer, self.label = self.label, label
+        try:
+            yield
+        finally:
+            self.label = outer
+
     def _tagged(self, origin: str) -> str:
-        return f"{origin} ({self.context})" if self.context else origin
+        return f"{origin} ({self.label})" if self.label else origin
 
     def reduce(self, rescue: Callable[[list[str], list[str]], list[str]] | None = None
                ) -> list[TestRecord]:
