@@ -44,14 +44,14 @@ def test_the_registry_names_every_searcher_and_makes_every_strategy() -> None:
         make_analysis("concolic", Settings(search="nope"))
 
 
-def test_a_label_names_the_results_of_its_scope_however_the_scope_ends(program_of) -> None:
-    """A cooperation labels each round's results; an analysis that fails inside a round
-    must not leave the label on what comes after it."""
+def test_a_round_names_the_results_of_its_scope_however_the_scope_ends(program_of) -> None:
+    """A cooperation names its round in each result's origin; an analysis that fails
+    inside a round must not leave the round on what comes after it."""
     board = program_of("extern int __VERIFIER_nondet_int(void);\n"
                        "int main(void) { if (__VERIFIER_nondet_int() > 5) return 1; return 0; }\n")
     with pytest.raises(RuntimeError):
-        with board.labelled("round 1"):
-            with board.labelled("round 2"):
+        with board.in_round(1):
+            with board.in_round(2):
                 board.submit(["6"], "predicate")
             board.submit(["6"], "concolic")  # covers nothing new: kept only with keep
             board.keep(["6"], "concolic")

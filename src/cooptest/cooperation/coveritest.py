@@ -186,7 +186,7 @@ class CoVeriTest:
                 if not board.has_open(job.goals) or job.budget.expired():
                     break
                 started = time.monotonic()
-                with board.labelled(f"round {state.round}"):
+                with board.in_round(state.round):
                     outcome = analysis.run(board, self._job(state, i, job, board))
                 state.seconds[i] += time.monotonic() - started
                 state.states[i], state.stopped[i] = outcome.state, outcome.stopped

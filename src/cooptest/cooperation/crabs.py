@@ -71,7 +71,7 @@ class Crabs:
         length = max(MIN_ROUND, job.budget.remaining() / self.rounds)
         while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1
-            with board.labelled(f"round {state.round}"):
+            with board.in_round(state.round):
                 monitor = Product(tuple(state.monitors)) if state.monitors else None
                 self.concolic.run(board, Job(board.open(job.goals),
                                              job.budget.child(self.share * length), monitor=monitor))

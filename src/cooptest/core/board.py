@@ -121,7 +121,7 @@ class GoalBoard:
     listeners: list[Listener] = field(default_factory=list)
     running: dict[int, Started] = field(default_factory=dict)  # core -> what its lane runs now
     ran: dict[int, list[Run]] = field(default_factory=dict)  # core -> the runs its lane ended
-    label: str = ""  # the scope's label (``labelled``), named in every origin
+    round: int = 0  # the cooperation's round results come from (``in_round``; 0: none)
     trimming: float = 0.0  # seconds of the runs of kept tests' prefixes (``_trim``)
     born: float = field(default_factory=time.monotonic)
 
@@ -314,18 +314,18 @@ class GoalBoard:
         self.notify("contradiction", contradiction=c)
 
     @contextmanager
-    def labelled(self, label: str) -> Iterator[None]:
-        """Tests and proofs that arrive inside the scope carry ``label`` in their
-        origin (a cooperation's round: ``predicate (round 3)``); the label before it
-        is back however the scope is left."""
-        outer, self.label = self.label, label
+    def in_round(self, k: int) -> Iterator[None]:
+        """Tests and proofs that arrive inside the scope name round ``k`` of a
+        cooperation in their origin (``predicate (round 3)``); the round before it is
+        back however the scope is left."""
+        outer, self.round = self.round, k
         try:
             yield
         finally:
-            self.label = outer
+            self.round = outer
 
     def _tagged(self, origin: str) -> str:
-        return f"{origin} ({self.label})" if self.label else origin
+        return f"{origin} (round {self.round})" if self.round else origin
 
     def reduce(self, rescue: Callable[[list[str], list[str]], list[str]] | None = None
                ) -> list[TestRecord]:
