@@ -1,4 +1,5 @@
-"""``max_align_t`` and ``__float128`` as gcc lays them out, under -m32 and -m64.
+"""``max_align_t``, ``__float128`` and ``_Float64x`` as gcc lays them out, under -m32
+and -m64.
 
 gcc's ``<stddef.h>`` ends i386's ``max_align_t`` with a ``__float128`` member (16 bytes,
 aligned to 16): 48 bytes aligned to 16 under -m32, 32 under -m64. The front end once
@@ -30,7 +31,7 @@ MEASURES = ("sizeof(max_align_t) + 100 * _Alignof(max_align_t) + 1000 * offsetof
 PROGRAM = f"""#include <stddef.h>
 extern int __VERIFIER_nondet_int(void);
 struct tail {{ char c; max_align_t m; }};
-struct wide {{ char c; __float128 q; short s; _Float128 r[2]; }};
+struct wide {{ char c; __float128 q; short s; _Float128 r[2]; _Float64x x; char tail; }};
 max_align_t global;
 struct tail tail;
 struct wide wide;

@@ -3,7 +3,8 @@
 pycparser parses C99/C11 only. System headers (glibc) and sv-benchmarks programs use GNU
 extensions; the macros below erase those that carry no semantics for test generation
 (asm labels, ``__extension__``) and map extended float types to the nearest standard
-type, so the real headers can be used instead of fake ones. ``__float128`` becomes a
+type (``_Float64x`` is x86's ``long double``), so the real headers can be used instead
+of fake ones. ``__float128`` becomes a
 typedef name the text declares for pycparser (``FLOAT128``): the CFA computes it as a
 ``double`` yet lays it out in gcc's 16 bytes, and the builds write it back as gcc's
 type. Attributes may carry semantics: ``attributes.strip`` removes them and says which
@@ -24,12 +25,14 @@ from cooptest.cfa.ctype import DataModel
 from cooptest.task import Source, Task
 
 ERASED_ASM = "__attribute__((__cooptest_asm__))"  # where an asm was: attributes.strip says
-NARROWED_FLOAT = "__attribute__((__cooptest_narrowed__)) double"  # a wider float made double
-NARROWED_FLOAT128 = f"__attribute__((__cooptest_narrowed__)) {FLOAT128}"  # computed as a double
+# the float types wider than double, which the CFA computes as a double: x86's _Float64x is
+# its long double
+NARROWED_FLOAT64X = "__attribute__((__cooptest_narrowed__)) long double"
+NARROWED_FLOAT128 = f"__attribute__((__cooptest_narrowed__)) {FLOAT128}"
 GNU_NEUTRALISERS = (
     "-D__extension__=", f"-D__asm__(...)={ERASED_ASM}", f"-D__asm(...)={ERASED_ASM}",
     "-D__restrict=", "-D__restrict__=", "-D__inline=inline", "-D__inline__=inline",
-    "-D__builtin_va_list=char*", f"-D_Float128={NARROWED_FLOAT128}", f"-D_Float64x={NARROWED_FLOAT}",
+    "-D__builtin_va_list=char*", f"-D_Float128={NARROWED_FLOAT128}", f"-D_Float64x={NARROWED_FLOAT64X}",
     "-D_Float32x=double", "-D_Float64=double", "-D_Float32=float", f"-D__float128={NARROWED_FLOAT128}",
     "-D_Noreturn=", "-D__volatile__=volatile", "-D__const=const", "-D__signed__=signed",
     "-D__typeof__=typeof", "-D__builtin_offsetof(t,m)=((unsigned long)&((t*)0)->m)",
