@@ -17,6 +17,7 @@ import pytest
 from cooptest.cfa.ctype import DataModel, Types
 from cooptest.frontend import load_program
 from cooptest.frontend.literals import C90, int_literal
+from cooptest.harness.coverage import CoverageMeter
 from cooptest.harness.executor import Executor
 from cooptest.sources import load_program_task
 from cooptest.task import DEFAULT_STANDARD, Source
@@ -147,12 +148,18 @@ def test_a_gnu89_inline_definition_is_the_program_s(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "next() is called but defined nowhere" in refused.stderr
 
 
-def test_the_instrumented_build_is_compiled_in_the_units_standard(tmp_path: Path) -> None:
+def test_both_builds_are_compiled_in_the_units_standard(tmp_path: Path) -> None:
     """A strict C90 unit that includes the C library's headers (whose ``__inline`` the
-    front end spells ``inline``) builds, and its native run takes C90's branch."""
+    front end spells ``inline``) builds, and its native runs take C90's branches, in
+    the instrumented build and in the coverage build (gcov's notes found under the
+    object's name)."""
     program = tmp_path / "p.c"
     program.write_text(COMMENT)
     task = load_program_task([str(program)], None, ("-std=c89",))
-    executor = Executor(load_program(task, str(tmp_path / "work")), str(tmp_path / "build"))
+    frontend = load_program(task, str(tmp_path / "work"))
+    executor = Executor(frontend, str(tmp_path / "build"))
     assert list((tmp_path / "build").glob("*-c89-instrumented.o"))
     assert {"B1T", "B2T"} <= executor.run(["7"]).covered
+    meter = CoverageMeter(task, frontend.preprocessed, str(tmp_path / "coverage"))
+    line = next(n for n, text in enumerate(COMMENT.splitlines(), 1) if "x == 2" in text)
+    assert {meter.goal_lines[g] for g in meter.covered_by(["7"])} == {line, line + 1}
