@@ -114,6 +114,16 @@ def test_cmocka_tests(library: tuple[Path, Path], tmp_path: Path) -> None:
     assert "deref: the call is killed by SIGSEGV" in run.stdout + run.stderr
 
 
+@pytest.mark.slow
+def test_a_c90_library_is_exported_in_c90(library: tuple[Path, Path], tmp_path: Path) -> None:
+    """The library, the stubs and the recorder that see its headers are compiled in the
+    user's -std=c89; cooptest's runtime (C11) in its own."""
+    proc = export(library, tmp_path / "c89", "--framework", "plain", "--cflags=-std=c89")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "6 plain unit tests" in proc.stdout and "5 passed, 1 failing as exported" in proc.stdout
+    assert "-std=c89" in (tmp_path / "c89" / "Makefile").read_text()
+
+
 def test_framework_needs_a_function(library: tuple[Path, Path], tmp_path: Path) -> None:
     lib, suite = library
     assert_one_line(cooptest("export", lib, suite, "--out", tmp_path / "x", "--framework", "plain"),

@@ -39,7 +39,7 @@ from cooptest.driver.values import NONDET_TYPES, ValueWriter, unqualified
 from cooptest.errors import UserError
 from cooptest.frontend.literals import c_string
 from cooptest.frontend.preprocess import search_flags
-from cooptest.harness.build import BASE_FLAGS, compile_sources, containment_source
+from cooptest.harness.build import BASE_FLAGS, compile_sources, containment_source, in_standards
 from cooptest.harness.coverage import TIMEOUT
 from cooptest.harness.nondet import harness_source
 from cooptest.harness.replay import Replayed, replay
@@ -337,9 +337,11 @@ def _build_recorder(task: Task, work: str) -> Executable:
     h = task.harness
     assert h is not None
     exe = os.path.join(work, "recorder")
-    compile_sources([*objects, os.path.join(work, "recorder.c"), os.path.join(work, "stubs.c"),
-                     os.path.join(work, "inputs.c"), containment_source(work)],
-                    task.data_model, exe, [*BASE_FLAGS, *h.unit.flags])
+    flags = [*BASE_FLAGS, *(f for f in h.unit.flags if not f.startswith("-std=") and f != "-ansi")]
+    seeing_the_library = in_standards([os.path.join(work, "recorder.c"), os.path.join(work, "stubs.c")],
+                                      [h.unit.standard] * 2, task.data_model, flags, "harness")
+    compile_sources([*objects, *seeing_the_library, os.path.join(work, "inputs.c"), containment_source(work)],
+                    task.data_model, exe, flags)  # cooptest's runtime in its own standard
     return Executable(exe, task.data_model, trace=False)
 
 
