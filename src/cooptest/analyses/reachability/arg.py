@@ -2,7 +2,7 @@
 
 An abstract state is a CFA location, a call stack and the analysis' abstract data; the
 ARG links every state to the state it was computed from by one CFA edge, so that the path
-to a state is the sequence of concrete CFA edges a counterexample check replays. The
+to a state is the sequence of concrete CFA edges a counterexample check executes. The
 reached set is kept per (location, call stack), which is where the stop operator looks
 for a covering state; the frontier (CPAchecker's waitlist) holds the states not expanded
 yet. Refinement removes a subtree (lazy abstraction) and re-adds its parent to the

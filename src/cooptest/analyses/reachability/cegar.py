@@ -1,7 +1,7 @@
 """Coverage-driven CEGAR: the goals are the specification, every goal edge a target.
 
 The CPA algorithm (``cpa.explore``) stops at each state reached through the edge of an
-open goal. Its ARG path is replayed symbolically (``refinement.check_path``):
+open goal. Its ARG path is executed symbolically (``refinement.check_path``):
 
 - feasible: the model is a test; it counts only once the native replay of
   ``GoalBoard.submit`` passes through the goal (the replay also covers every other

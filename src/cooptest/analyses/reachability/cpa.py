@@ -17,7 +17,7 @@ An analysis is a configurable program analysis (CPAchecker) and analyses compose
 
 A composite successor exists iff every component has one; merge is merge-sep (states
 are never joined, which keeps every ARG path a single CFA path that a counterexample
-check can replay); a state is covered (stop) by a reached state at the same location
+check can execute); a state is covered (stop) by a reached state at the same location
 and call stack that is at least as large in every component (``covers``:
 CPAchecker's lessOrEqual, per component).
 

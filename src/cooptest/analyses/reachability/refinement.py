@@ -1,12 +1,12 @@
 """Counterexample checks and what refinements learn from a spurious path.
 
-A target state of the ARG is checked by replaying the concrete CFA edges of its ARG path
-in a fresh :class:`SymbolicState` from the entry of main (strongest post, bit-precise C
-semantics of ``semantics.py``). Each constraint of the path condition is tagged with the
-edge that produced it, so that z3's unsat core of an infeasible path names the edges
-that make it infeasible: the explicit value analysis tracks the variables those edges
-read (and, transitively, what the assignments feeding them read), the predicate
-analysis computes weakest preconditions of their conditions (``predicate.py``).
+A target state of the ARG is checked by executing the concrete CFA edges of its ARG path
+symbolically, in a fresh :class:`SymbolicState` from the entry of main (strongest post,
+bit-precise C semantics of ``semantics.py``). Each constraint of the path condition is
+tagged with the edge that produced it, so that z3's unsat core of an infeasible path
+names the edges that make it infeasible: the explicit value analysis tracks the variables
+those edges read (and, transitively, what the assignments feeding them read), the
+predicate analysis computes weakest preconditions of their conditions (``predicate.py``).
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def input_literal(model: z3.ModelRef, inp: Input) -> str:
     return str(t.wrap(value) if isinstance(t, IntType) else value)
 
 
-def replay(program: Program, edges: list[Edge]) -> tuple[SymbolicState, list[int]] | None:
+def execute_path(program: Program, edges: list[Edge]) -> tuple[SymbolicState, list[int]] | None:
     """The symbolic state after ``edges`` and, for every path-condition constraint, the
     index of the edge that added it; None if the state does not follow the path (a
     call the ARG treated otherwise than the symbolic state)."""
@@ -70,10 +70,10 @@ def replay(program: Program, edges: list[Edge]) -> tuple[SymbolicState, list[int
 def check_path(program: Program, edges: list[Edge], budget: Budget) -> PathCheck:
     """The verdict on the path ``edges`` from main's entry; raises ``DeadlineReached`` when
     the budget ran out during the check (the target is checked again by the next run)."""
-    replayed = replay(program, edges)
-    if replayed is None:
+    executed = execute_path(program, edges)
+    if executed is None:
         return PathCheck(UNKNOWN, imprecise=True)
-    state, owner = replayed
+    state, owner = executed
     solver = z3.Solver()
     marks = [z3.Bool(f"c!{k}") for k in range(len(state.path_condition))]
     for mark, constraint in zip(marks, state.path_condition):
