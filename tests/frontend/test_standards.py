@@ -101,6 +101,15 @@ def test_a_units_standard_is_the_last_it_names() -> None:
     assert Source("/p.c", ("-ansi", "-std=c2x")).standard == "-std=c2x"
 
 
+def test_a_compilation_databases_standard_is_the_units(tmp_path: Path) -> None:
+    program = tmp_path / "p.c"
+    program.write_text(NEGATIVE)
+    (tmp_path / "compile_commands.json").write_text(json.dumps([
+        {"directory": str(tmp_path), "file": "p.c", "command": "cc -O2 -std=gnu89 -Wall -c p.c -o p.o"}]))
+    task = load_program_task([], None, (), str(tmp_path / "compile_commands.json"))
+    assert [u.standard for u in task.units] == ["-std=gnu89"]
+
+
 @pytest.mark.parametrize("model", [DataModel.ILP32, DataModel.LP64], ids=lambda m: m.value)
 @pytest.mark.parametrize("standard", ["-std=gnu89", "-std=c99", "-std=gnu11"])
 def test_integer_constants_have_gccs_types(tmp_path: Path, model: DataModel, standard: str) -> None:
