@@ -2,10 +2,10 @@
 and -m64.
 
 gcc's ``<stddef.h>`` ends i386's ``max_align_t`` with a ``__float128`` member (16 bytes,
-aligned to 16): 48 bytes aligned to 16 under -m32, 32 under -m64. The front end once
-read ``__float128`` as a ``double`` and made it 28 bytes aligned to 4, and so did both of
-its builds, made from the text it read: a goal gcc's build reaches at 48 was claimed
-infeasible, and no replay could see it."""
+aligned to 16): 48 bytes aligned to 16 under -m32, 32 under -m64. A front end reading
+``__float128`` as a ``double`` makes it 28 bytes aligned to 4, and so do both builds
+made from its text: a goal gcc's build reaches at 48 could be claimed infeasible, and
+no replay would see it."""
 from __future__ import annotations
 
 import json
