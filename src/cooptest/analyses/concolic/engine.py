@@ -148,9 +148,9 @@ class ConcolicAnalysis:
                     inputs = self._solve(program, state, negated, budget)
                     if inputs is None:
                         continue
-            path = self._execute(program, state, searcher, inputs, negated, budget)
+            path = self._execute(program, state, searcher, inputs, negated, job)
             if path is None:
-                continue  # interrupted by the deadline: pending
+                continue  # interrupted by the deadline, or the job is done: pending
             nodes = state.tree.insert(path)
             _keep_snapshots(state, path, nodes)
             if negated is not None and negated.parent is not None:
@@ -213,13 +213,16 @@ class ConcolicAnalysis:
         return inputs
 
     def _execute(self, program: GoalBoard, state: ConcolicSearchState, searcher: Searcher, inputs: list[str],
-                 negated: Node | None, budget: Budget) -> Path | None:
+                 negated: Node | None, job: Job) -> Path | None:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
         the run symbolically: from the snapshot of the negated node's parent, or of its
         nearest ancestor with one, when the run shares that path, else from the start.
-        None when the deadline interrupted the padding or the replay: the inputs (as padded so
-        far) are then pending, to be run again by the next job."""
+        None when the deadline interrupted the padding or the replay, or when the native
+        run decided the job's last open goal (the replay of a path padded to thousands of
+        inputs would take the rest of the budget for nothing the job asked): the inputs
+        (as padded so far) are then pending, to be run again by the next job."""
         ctx = state.searcher.ctx
+        budget = job.budget
         kept = _nearest_snapshot(state, negated.parent) if negated is not None else None
         while True:
             before = program.stats.get("iterations", 0)
@@ -227,7 +230,7 @@ class ConcolicAnalysis:
                                 self.max_iterations - state.iterations)
             state.iterations += program.stats.get("iterations", 0) - before
             inputs = execution.inputs
-            if budget.expired():
+            if budget.expired() or not program.has_open(job.goals):
                 break
             start = resume(state.snapshots[kept], execution) if kept is not None else None
             at = kept if start is not None else None
