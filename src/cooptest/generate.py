@@ -34,7 +34,7 @@ from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
-from cooptest.harness.executor import Execution, Executor, LearntLimit
+from cooptest.harness.executor import Executor, LearntLimit
 from cooptest.harness.live_coverage import LiveMeter
 from cooptest.harness.cgroups import remove_orphans
 from cooptest.harness.runner import kill_strays, sandbox
@@ -97,9 +97,9 @@ class SafePoints:
 
     The handler raises :class:`Signalled` at once, unless a native run is in progress
     or z3's Python layer runs (``_in_z3``); then it only records the signal, and the
-    wrapped executor raises once the run is over (a run lasts at most the executor's
-    timeout, itself capped at the hard deadline), or ``raise_pending`` once the analysis
-    returns.
+    executor it is the policy of raises once the run is over (a run lasts at most the
+    executor's timeout, itself capped at the hard deadline), or ``raise_pending`` once
+    the analysis returns.
     A second signal is not deferred. An alarm just past the hard deadline stops a run
     wherever it is (parsing included), so that the budget is a promise."""
 
@@ -111,23 +111,20 @@ class SafePoints:
         self.in_fork = False  # Python's fork hooks are running (see ``installed``)
         self.stopped: str | None = None  # what stopped the run, if anything did
 
-    def wrap(self, executor: Executor) -> Executor:
-        """Runs of ``executor`` end by the hard deadline, and signals wait for them."""
-        run: Callable[[list[str]], Execution] = executor.run
-        longest = executor.timeout
+    def limit(self, seconds: float) -> float:
+        """A run ends by the hard deadline (``RunPolicy``)."""
+        return min(seconds, max(0.05, self.hard.remaining()))
 
-        def safe_run(inputs: list[str]) -> Execution:
-            executor.timeout = min(longest, max(0.05, self.hard.remaining()))
-            self.in_run = True
-            try:
-                return run(inputs)
-            finally:
-                self.in_run = False
-                if self.pending is not None:
-                    raise Signalled(self.pending)
-
-        executor.run = safe_run  # type: ignore[method-assign]
-        return executor
+    @contextmanager
+    def native_run(self) -> Iterator[None]:
+        """Signals wait for the run (``RunPolicy``), then the first of them is raised."""
+        self.in_run = True
+        try:
+            yield
+        finally:
+            self.in_run = False
+            if self.pending is not None:
+                raise Signalled(self.pending)
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         self.budget.cancel()  # analyses polling any budget below it stop too
@@ -264,7 +261,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 if not opts.quiet:
                     for c in concrete:
                         print(f"cooptest: note: {c.sentence()}", file=sys.stderr)
-                executor = safe.wrap(Executor(frontend, os.path.join(work, "build")))
+                executor = Executor(frontend, os.path.join(work, "build"), policy=safe)
                 executor.budget = budget
                 executor.learnt = LearntLimit()
                 meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))

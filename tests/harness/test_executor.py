@@ -1,14 +1,19 @@
 """The executor's time limit: learnt from the runs that finished while generating (a
 run cut by it runs again with the full limit while such runs take little of the
-time), the full one on replay."""
+time), the full one on replay; and the policy its owner passes in, which a clone does
+not inherit."""
 from __future__ import annotations
 
+import os
+import signal
+import threading
 import time
 
 import pytest
 
 from cooptest.core.budget import Budget
 from cooptest.frontend import load_program
+from cooptest.generate import SafePoints, Signalled
 from cooptest.harness import executor as executor_module
 from cooptest.harness.executor import FLOOR, Executor, LearntLimit
 from cooptest.task import load_task
@@ -82,3 +87,41 @@ def test_a_replay_waits_the_full_limit(executor):
     assert executor.run(["1"]).covered
     covered, seconds = timed(executor, "7")
     assert not covered and seconds >= 2.9
+
+
+def test_a_signal_waits_for_the_run_of_the_policys_executor_alone(executor):
+    """A SIGTERM that comes during a native run of the executor whose policy is the
+    run's ``SafePoints`` is raised once the run is over, not in the middle of it; a
+    clone runs under the policy it is given, or none, never under its original's."""
+    owner = SafePoints(Budget.seconds(60), Budget.seconds(60))
+    guarded = executor.clone(owner)
+    done = threading.Event()
+
+    def signal_during_the_run() -> None:
+        while not owner.in_run and not done.is_set():
+            time.sleep(0.001)
+        if owner.in_run:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    sender = threading.Thread(target=signal_during_the_run)
+    with owner.installed():
+        sender.start()
+        try:
+            with pytest.raises(Signalled):
+                guarded.run(["7"])  # loops until the executor's 3-s limit
+        finally:
+            done.set()
+            sender.join()
+    assert owner.pending == signal.SIGTERM  # deferred by the handler, raised by the policy
+    other = SafePoints(Budget.seconds(60), Budget.seconds(60))
+    assert guarded.clone().run(["1"]).covered and guarded.clone(other).run(["1"]).covered
+    other.pending = signal.SIGINT
+    with pytest.raises(Signalled) as raised:
+        guarded.clone(other).run(["1"])
+    assert raised.value.exit_code == 128 + signal.SIGINT
+
+
+def test_a_run_ends_by_the_policys_hard_deadline(executor):
+    spent = executor.clone(SafePoints(Budget.seconds(60), Budget(0.0)))
+    covered, seconds = timed(spent, "7")
+    assert not covered and seconds < 2.0  # cut at 0.05 s, not after the 3 s

@@ -11,8 +11,9 @@ import os
 import signal
 import time
 from array import array
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Protocol
 
 from cooptest.cfa.ir import branch_goal_id, error_goal_id
 from cooptest.core.budget import Budget
@@ -161,10 +162,24 @@ class LearntLimit:
         return self.retried <= RETRY_SHARE * (time.monotonic() - self.started)
 
 
+class RunPolicy(Protocol):
+    """What the owner of a run requires of each native run (``generate.SafePoints``: a
+    signal waits for the run to end, and the run ends by the hard deadline). The owner
+    passes it to the executor; nothing installs it on one, so that a clone made for
+    another process runs under that process's policy, not under this one's."""
+
+    def limit(self, seconds: float) -> float:
+        """The time limit of a run the executor would give ``seconds``."""
+
+    def native_run(self) -> AbstractContextManager[None]:
+        """Held for the whole of each native run."""
+
+
 class Executor:
     """Builds the instrumented program once; runs tests on it."""
 
-    def __init__(self, frontend: Frontend, work_dir: str, timeout: float = 3.0) -> None:
+    def __init__(self, frontend: Frontend, work_dir: str, timeout: float = 3.0,
+                 policy: RunPolicy | None = None) -> None:
         os.makedirs(work_dir, exist_ok=True)
         sources = []
         for i, text in enumerate(instrumented_source(frontend)):
@@ -186,12 +201,14 @@ class Executor:
         self.budget: Budget | None = None  # runs end by it: a run it stops covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
         self.learnt: LearntLimit | None = None  # a generating run's; a replay keeps the full limit
+        self.policy = policy
 
-    def clone(self) -> Executor:
+    def clone(self, policy: RunPolicy | None = None) -> Executor:
         """The same build for another process: runs of the clone happen in a working
-        directory of its own (and not through wrappers installed on this one)."""
+        directory of its own, under ``policy``, that of the process that runs the clone
+        (none by default): this executor's policy answers for its own process alone."""
         twin = copy.copy(self)
-        twin.__dict__.pop("run", None)
+        twin.policy = policy
         twin.binary = dataclasses.replace(self.binary)
         twin.learnt = copy.copy(self.learnt)
         return twin
@@ -205,6 +222,12 @@ class Executor:
         """Run ``inputs`` natively. A run over the time limit covers nothing (TestCov
         counts nothing of it either); nor does a run the budget stops, so that a test
         running for seconds cannot carry the analysis past its end."""
+        if self.policy is None:
+            return self._run(inputs)
+        with self.policy.native_run():
+            return self._run(inputs)
+
+    def _run(self, inputs: list[str]) -> Execution:
         learnt = self.learnt
         full = self._full_limit()
         limit = full if learnt is None else learnt.limit(full)
@@ -225,7 +248,8 @@ class Executor:
                          seconds=seconds, crash=crash)
 
     def _full_limit(self) -> float:
-        return self.timeout if self.budget is None else min(self.timeout, self.budget.remaining())
+        timeout = self.timeout if self.policy is None else self.policy.limit(self.timeout)
+        return timeout if self.budget is None else min(timeout, self.budget.remaining())
 
     def _timed(self, inputs: list[str], timeout: float) -> tuple[RunResult, float]:
         started = time.monotonic()
