@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, Callable, Iterator
 
@@ -185,8 +185,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     page = page_seconds(sum(map(os.path.getsize, task.files)))
     reserve = END_TIME + page
     analysis_time = opts.budget - min(reserve, RESERVE_SHARE_MAX * opts.budget)
-    settings = replace(opts.settings, extra={"budget": analysis_time, **opts.settings.extra})
-    analysis = make_analysis(opts.strategy, settings)
+    analysis = make_analysis(opts.strategy, opts.settings)
     output_folder(opts.out)
     deadline = Budget(opts.started + opts.budget)
     budget = deadline.child(analysis_time - (time.monotonic() - opts.started))

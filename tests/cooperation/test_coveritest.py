@@ -38,6 +38,12 @@ def test_reuse_types_are_the_papers_nine() -> None:
 
 def test_time_limits_scale_the_papers_pairs_and_parse_sequences() -> None:
     assert scaled(paper_pair("20/80"), 90.0) == (("value", 2.0), ("predicate", 8.0))
+    # the paper's pairs scale to the budget of the job, the one place the budget is given
+    paired = make_analysis("coveritest", Settings(extra={"time_pair": "20/80"})).configuration
+    assert paired.limits(90.0) == (("value", 2.0), ("predicate", 8.0))
+    assert paired.limits(450.0) == (("value", 10.0), ("predicate", 40.0))
+    given = make_analysis("coveritest", Settings(extra={"sequence": "value:3,predicate:1"})).configuration
+    assert given.limits(90.0) == given.limits(450.0) == (("value", 3.0), ("predicate", 1.0))
     assert parse_sequence("concolic:1.5,predicate:3") == (("concolic", 1.5), ("predicate", 3.0))
     for bad in ("value", "value:0", "value:x", ":3", "value:inf"):
         with pytest.raises(UserError):

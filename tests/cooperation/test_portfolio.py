@@ -122,12 +122,12 @@ def test_the_lanes_by_the_size_of_the_program() -> None:
 
     def names(goals: int, jobs: int = 2) -> dict[str, list[str]]:
         return {lane.name: [analysis.name for analysis, _ in lane.analyses]
-                for lane in lanes_for(jobs, Settings(), goals)}
+                for lane in lanes_for(jobs, Settings(), goals, 900.0)}
 
     assert names(LARGE) == {
         "testing": ["random", "concolic", "random"],
         "proving": ["callgraph", "fields", "coveritest", "bite", "concolic", "random"]}
-    proving = lanes_for(2, Settings(extra={"budget": 60}), LARGE)[1].analyses[2][0]
+    proving = lanes_for(2, Settings(), LARGE, 60.0)[1].analyses[2][0]
     assert [(a, round(t, 3)) for a, t in proving.configuration.pairs] == [
         ("chc", 2.0), ("value", 1.333), ("predicate", 5.333)]
     assert names(LARGE + 1) == {"testing": ["concolic", "random"], "proving": ["callgraph", "fields", "random"]}
@@ -142,7 +142,7 @@ def test_the_coveritest_lane_takes_the_users_reuse_time_pair_and_sequence() -> N
     from cooptest.cooperation.portfolio import lanes_for
 
     def lane(jobs: int, **extra: object):
-        lanes = lanes_for(jobs, Settings(extra={"budget": 90, **extra}), 10)
+        lanes = lanes_for(jobs, Settings(extra=extra), 10, 90.0)
         return next(a for ln in lanes for a, _ in ln.analyses if a.name == "coveritest").configuration
 
     for jobs in (1, 2):

@@ -34,7 +34,7 @@ the first, from the second round on), if that analysis's letter is in the type's
 Any analysis of the registry may sit in the sequence (value, predicate, concolic,
 random): a reuse type that does not apply to it (random testing has no precision)
 leaves it as ``plain`` or ``reuse-arg`` would. The time limits are seconds, or the
-paper's pairs for a 900-s run (``TIME_PAIRS``) scaled to the budget.
+paper's pairs for a 900-s run (``TIME_PAIRS``) scaled to the job's budget.
 
 Until issue 40, ``cond-v`` conditioned the value analysis on the predicate analysis's
 condition (the paper's ``cond-p``, and the reverse), and ``cond-v+r``/``cond-p+r``
@@ -90,14 +90,22 @@ class Reuse:
 
 @dataclass(frozen=True)
 class Configuration:
+    """``pairs``' limits are seconds, or, with ``of_run``, limits for a run of that many
+    seconds (the paper's pairs are of a 900-s run), scaled to the job's budget when the
+    job starts: the driver's job is where the budget is known, not the settings."""
+
     pairs: tuple[tuple[str, float], ...]
     reuse: Reuse
-
     parallel: bool = False
+    of_run: float | None = None
+
+    def limits(self, budget: float) -> tuple[tuple[str, float], ...]:
+        """The pairs in seconds, for a job of ``budget`` seconds."""
+        return self.pairs if self.of_run is None else scaled(self.pairs, budget, self.of_run)
 
     def describe(self) -> dict[str, Any]:
         return {"sequence": [f"{a}:{t:g}" for a, t in self.pairs], "reuse": self.reuse.name,
-                "parallel": self.parallel}
+                "parallel": self.parallel, **({"limits_of_run": self.of_run} if self.of_run else {})}
 
 
 def parse_sequence(text: str) -> tuple[tuple[str, float], ...]:
@@ -129,10 +137,11 @@ def paper_pair(pair: str) -> tuple[tuple[str, float], ...]:
     return (("value", float(v)), ("predicate", float(p)))
 
 
-def scaled(sequence: tuple[tuple[str, float], ...], budget: float) -> tuple[tuple[str, float], ...]:
-    """``sequence``'s time limits, given for a 900-s run as the paper's, scaled to a run
-    of ``budget`` seconds."""
-    return tuple((analysis, seconds * budget / PAPER_RUN) for analysis, seconds in sequence)
+def scaled(sequence: tuple[tuple[str, float], ...], budget: float,
+           of_run: float = PAPER_RUN) -> tuple[tuple[str, float], ...]:
+    """``sequence``'s time limits, given for a run of ``of_run`` seconds (the paper's
+    900), scaled to a run of ``budget`` seconds."""
+    return tuple((analysis, seconds * budget / of_run) for analysis, seconds in sequence)
 
 
 @dataclass
@@ -180,6 +189,7 @@ class CoVeriTest:
         n = len(self.analyses)
         state = job.state if isinstance(job.state, CoVeriTestState) else \
             CoVeriTestState(self.name, states=[None] * n, stopped=[""] * n, seconds=[0.0] * n)
+        limits = self.configuration.limits(job.budget.remaining())
         while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1
             for i, analysis in enumerate(self.analyses):
@@ -187,7 +197,7 @@ class CoVeriTest:
                     break
                 started = time.monotonic()
                 with board.in_round(state.round):
-                    outcome = analysis.run(board, self._job(state, i, job, board))
+                    outcome = analysis.run(board, self._job(state, i, job, board, limits[i][1]))
                 state.seconds[i] += time.monotonic() - started
                 state.states[i], state.stopped[i] = outcome.state, outcome.stopped
                 if outcome.state.complete:  # its proofs decided every goal it left
@@ -199,10 +209,9 @@ class CoVeriTest:
                 break  # no analysis of the sequence can do more
         return finish(board, job, state)
 
-    def _job(self, state: CoVeriTestState, i: int, job: Job, board: GoalBoard) -> Job:
-        """Alg. 2-3: the start of run ``i`` under the reuse type."""
+    def _job(self, state: CoVeriTestState, i: int, job: Job, board: GoalBoard, limit: float) -> Job:
+        """Alg. 2-3: the start of run ``i`` under the reuse type, for ``limit`` seconds."""
         pairs, reuse = self.configuration.pairs, self.configuration.reuse
-        limit = pairs[i][1]
         own = state.states[i]
         # the analysis before this one (the last one's, for the first) hands on its condition
         reads = len(pairs) > 1 and pairs[i - 1][0] in reuse.producers
@@ -219,12 +228,11 @@ class CoVeriTest:
 
 
 def from_settings(settings: Settings) -> CoVeriTest:
-    """``settings.extra``: ``sequence`` (text) or ``time_pair`` with ``budget``, and
-    ``reuse``."""
+    """``settings.extra``: ``sequence`` (text) or ``time_pair`` (scaled to the job's
+    budget), and ``reuse``."""
     extra = settings.extra
+    reuse, parallel = Reuse.named(extra.get("reuse") or DEFAULT_REUSE), bool(extra.get("parallel"))
     if extra.get("sequence"):
-        pairs = parse_sequence(extra["sequence"])
-    else:
-        pairs = scaled(paper_pair(extra.get("time_pair") or DEFAULT_PAIR), float(extra.get("budget", PAPER_RUN)))
-    return CoVeriTest(Configuration(pairs, Reuse.named(extra.get("reuse") or DEFAULT_REUSE),
-                                    bool(extra.get("parallel"))), settings)
+        return CoVeriTest(Configuration(parse_sequence(extra["sequence"]), reuse, parallel), settings)
+    return CoVeriTest(Configuration(paper_pair(extra.get("time_pair") or DEFAULT_PAIR), reuse, parallel,
+                                    of_run=PAPER_RUN), settings)

@@ -59,7 +59,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cooptest.analyses.chc import FIRST_LIMIT_MS
-from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, PAPER_RUN, Configuration,
+from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, Configuration,
                                              CoVeriTest, Reuse, paper_pair, parse_sequence, scaled)
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
@@ -85,8 +85,9 @@ class Fuzzing:
         return {"fuzzer": self.fuzzer}
 
 
-def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
-    """The lanes of ``jobs`` cores for a program with ``goals`` goals (see the module
+def lanes_for(jobs: int, settings: Settings, goals: int, budget: float) -> list[Lane]:
+    """The lanes of ``jobs`` cores for a program with ``goals`` goals and a job of
+    ``budget`` seconds, to which the CoVeriTest lane's pairs are scaled (see the module
     docstring)."""
     fuzzer = settings.extra.get("fuzzer") or FUZZERS[0]
 
@@ -103,7 +104,7 @@ def lanes_for(jobs: int, settings: Settings, goals: int) -> list[Lane]:
         if extra.get("sequence"):
             return CoVeriTest(Configuration(parse_sequence(extra["sequence"]), reuse), settings)
         (chc, turn), *pair = scaled((("chc", CHC_PAIR), *paper_pair(extra.get("time_pair") or DEFAULT_PAIR)),
-                                    float(extra.get("budget", PAPER_RUN)))
+                                    budget)
         sequence = ((chc, max(turn, FIRST_LIMIT_MS / 1000)), *pair)  # at least one whole query
         return CoVeriTest(Configuration(sequence, reuse), settings)
 
@@ -139,7 +140,7 @@ class Portfolio:
 
     def run(self, board: GoalBoard, job: Job) -> Outcome:
         state = AnalysisState(self.name)
-        lanes = lanes_for(self.jobs, self.settings, len(board.goals))
+        lanes = lanes_for(self.jobs, self.settings, len(board.goals), job.budget.remaining())
         state.runs = run_lanes(board, lanes, job.goals, job.budget)
         return finish(board, job, state)
 
