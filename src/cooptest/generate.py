@@ -30,12 +30,12 @@ from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import leave, temporary_files_in, work_folder
+from cooptest.core.live_coverage import LiveMeter
 from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor, LearntLimit
-from cooptest.harness.live_coverage import LiveMeter
 from cooptest.harness.cgroups import remove_orphans
 from cooptest.harness.runner import kill_strays, sandbox
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite

@@ -76,7 +76,7 @@ def _metered_board(program, tmp_path):
     from cooptest.core.board import GoalBoard
     from cooptest.frontend import load_program
     from cooptest.harness.executor import Executor
-    from cooptest.harness.live_coverage import LiveMeter
+    from cooptest.core.live_coverage import LiveMeter
 
     task = load_task(str(program))
     frontend = load_program(task, str(tmp_path))

@@ -182,7 +182,7 @@ class GoalBoard:
     def keep(self, inputs: list[str], origin: str) -> Execution:
         """Run ``inputs`` natively and keep the test even if it covers no goal first:
         the live meter found it covers goals of TestCov's build the suite does not
-        (``harness.live_coverage``)."""
+        (``core.live_coverage``)."""
         return self._run(inputs, origin, always=True)
 
     def _run(self, inputs: list[str], origin: str, always: bool) -> Execution:

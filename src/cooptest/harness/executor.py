@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Protocol
 
 from cooptest.cfa.ir import branch_goal_id, error_goal_id
-from cooptest.core.budget import Budget
 from cooptest.errors import UserError
 from cooptest.frontend import Frontend
 from cooptest.frontend.instrument import MARKER, instrumented_source
@@ -162,6 +161,14 @@ class LearntLimit:
         return self.retried <= RETRY_SHARE * (time.monotonic() - self.started)
 
 
+class Deadline(Protocol):
+    """What the executor reads of the budget its runs end by (``core.budget.Budget``):
+    the harness builds and runs tests, and knows nothing of the analyses' budgets."""
+
+    def remaining(self) -> float:
+        """Seconds left."""
+
+
 class RunPolicy(Protocol):
     """What the owner of a run requires of each native run (``generate.SafePoints``: a
     signal waits for the run to end, and the run ends by the hard deadline). The owner
@@ -198,7 +205,7 @@ class Executor:
         self.timeout = timeout
         self.preprocessed = frontend.preprocessed  # the program's gcc -E outputs, for other builds (afl)
         self.locator = Locator(self.binary.path, UserFiles.of(frontend, work_dir))
-        self.budget: Budget | None = None  # runs end by it: a run it stops covers nothing
+        self.budget: Deadline | None = None  # runs end by it: a run it stops covers nothing
         self.goals = {g.id for g in frontend.program.goals()}
         self.learnt: LearntLimit | None = None  # a generating run's; a replay keeps the full limit
         self.policy = policy

@@ -17,6 +17,9 @@ The child has the labelled program's compiler, its test runs and gcov to itself,
 spare core when there is one. It receives tests on a thread of its own, so that the
 parent's sending a large test never waits for a run in progress. It dies with the run:
 neither a signal nor a kill leaves it behind or waits for it.
+
+It is a part of the run beside the board, as ``core.memory``'s watch is, and lives in
+core: it listens to the board, and the harness it runs tests with knows of no board.
 """
 from __future__ import annotations
 
