@@ -11,6 +11,8 @@ the program only if the CFA has every path of the native run. It has not when
   before main), and so does whatever it calls;
 * an asm statement runs, which the front end erases (``__asm__("...")``; the other
   forms it refuses): it may write any register or memory;
+* gcc's -m32 build computes floating point on the x87 in more precision than the CFA
+  (``_excess_precision``);
 * ``reach_error()`` returns: the CFA ends the run at every call of it (an error-call
   goal), which is what every sv-benchmarks program's definition does (``abort()``,
   ``assert(0)``); one whose body can return lets the native run go on after the call.
@@ -27,9 +29,9 @@ from typing import Iterable, Sequence
 from cooptest.cfa import libc_model
 from cooptest.cfa.calls import address_taken, callee_name, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
-from cooptest.cfa.ctype import CType, PointerType
-from cooptest.cfa.ir import (ERROR_FUNCTIONS, CallEdge, Cast, Deref, Expr, Program, ProofBlockers, Var,
-                             variables_of)
+from cooptest.cfa.ctype import CType, DataModel, FloatType, IntType, PointerType
+from cooptest.cfa.ir import (ERROR_FUNCTIONS, AssignEdge, Binary, CallEdge, Cast, Deref, Edge, Expr, Program,
+                             ProofBlockers, Unary, Var, variables_of)
 from cooptest.cfa.library_globals import GETOPT_STATE, STREAMS, changes_getopt_state
 
 USER_MAIN = "__cooptest_main"  # the program's main, renamed by the environment model
@@ -38,15 +40,19 @@ MODEL_PREFIX = "__cooptest_"  # the environment model's own functions (cooptest_
 
 def proof_blockers(program: Program, destructors: Iterable[str], argv_given: bool = False,
                    erased_asm: Sequence[tuple[str | None, int | None]] = (),
-                   narrowed: Sequence[tuple[str | None, int | None]] = ()) -> ProofBlockers:
+                   narrowed: Sequence[tuple[str | None, int | None]] = (),
+                   widened_constants: Sequence[tuple[str | None, int | None]] = ()) -> ProofBlockers:
     """Why proofs about (some) goals of ``program`` cannot be trusted; ``argv_given``:
     whether an option made the command line the program's input (``--args``,
     ``--sym-args``); ``erased_asm``: where the front end erased an asm statement of the
     program (``__asm__("...")``), which may write any register or memory; ``narrowed``:
     where the program names a float type wider than double, which the front end and
-    cooptest's own build make double (``sizeof(__float128)`` 8, not 16)."""
+    cooptest's own build make double (``sizeof(__float128)`` 8, not 16);
+    ``widened_constants``: where a floating constant gcc evaluates in long double is not
+    exactly its value in its type (``CFABuilder._excess_precision_constants``)."""
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
                              or _asm(erased_asm) or _narrowed(narrowed)
+                             or _excess_precision(program, widened_constants)
                              or (None if argv_given else argv_left_concrete(program))
                              or library_global(program) or libc_model.lent_buffer(program))
     after_main = {f for f in destructors if f in program.functions}
@@ -68,6 +74,82 @@ def _narrowed(where: Sequence[tuple[str | None, int | None]]) -> str | None:
     file, line = where[0]
     return (f"a __float128, _Float128 or _Float64x ({file}:{line}) is a double to cooptest and its "
             "build, wider to gcc's: no proof about its values holds")
+
+
+CFA_MANTISSA = {32: 24, 64: 53, 80: 53, 128: 53}
+"""The significand bits of a floating type as the analyses compute it (a long double
+or a __float128 as a double)."""
+
+
+def _excess_precision(program: Program, widened_constants: Sequence[tuple[str | None, int | None]]) -> str | None:
+    """Why no proof holds when gcc's -m32 build (-mfpmath=387, FLT_EVAL_METHOD 2)
+    computes a floating value the CFA computes otherwise. The x87 holds every
+    intermediate result in 80 bits (64-bit significand, 15-bit exponent); the value is
+    rounded to its type only when stored to memory. At -O0 gcc stores each variable
+    after its statement, so a variable holds its type's value, and a comparison or
+    conversion of values loaded from variables is exact in any precision. What
+    differs from the CFA's IEEE arithmetic:
+
+    * an arithmetic operation with a floating result: within one expression its
+      result keeps 80 bits (``x * 10 / 10`` is ``x`` past DBL_MAX, not inf), and
+      even stored at once it was rounded twice (to 64 bits, then to its type: a
+      different double in halfway and subnormal cases);
+    * a conversion to a floating type that may round (from an integer wider than
+      the type's significand, or from a wider floating type): the GNU dialects'
+      -fexcess-precision=fast need not round it within an expression
+      (``(float)i == (double)i`` holds for i = 16777217); the whole right-hand side
+      of an assignment or an argument is stored, so rounded, as the CFA does;
+    * a long double: gcc's has 64 significant bits, the CFA's 53;
+    * under a strict ISO ``-std=`` a floating constant not exactly its type's value
+      (``0.1``, ``1e309``): gcc evaluates it in long double (``widened_constants``,
+      recorded by the front end, which has its text).
+
+    Under LP64 gcc computes float and double with SSE, in their own precision, as
+    the CFA does. Any such value may reach any goal through variables, so the
+    blocker is the program's, not one function's."""
+    if program.data_model is not DataModel.ILP32:
+        return None
+    if widened_constants:
+        file, line = widened_constants[0]
+        return (f"a floating constant ({file}:{line}) is a long double to gcc -m32 under a strict "
+                "-std=, a number of its type to the CFA")
+    for name in sorted(callees(program, {program.entry})):
+        f = program.functions[name]
+        for edge in f.edges():
+            stored = {id(e) for e in _stored(edge)}
+            for e in expressions(edge):
+                for x in e.walk():
+                    what = _wider_on_x87(x, id(x) in stored)
+                    if what:
+                        return (f"{what} ({f.file or program.path}:{edge.line}) is computed in the x87's "
+                                "80 bits by gcc -m32, in its type's by the CFA")
+    return None
+
+
+def _stored(edge: Edge) -> Iterable[Expr]:
+    """The expressions ``edge`` stores to memory as they are: an assignment's
+    right-hand side, a call's arguments (a long double's stays wider than the CFA's)."""
+    if isinstance(edge, AssignEdge):
+        yield edge.rhs
+    elif isinstance(edge, CallEdge):
+        yield from edge.args
+
+
+def _wider_on_x87(e: Expr, stored: bool) -> str | None:
+    """What about ``e`` gcc's x87 code computes in more precision than the CFA."""
+    if not isinstance(e.type, FloatType):
+        return None
+    if e.type.bits > 64 and isinstance(e, (Binary, Cast, Unary)):
+        return f"a {e.type} operation"
+    if isinstance(e, Binary) and e.op in ("+", "-", "*", "/"):
+        return f"floating arithmetic ({e.op})"
+    if isinstance(e, Cast) and not stored:
+        source = e.operand.type
+        mantissa = CFA_MANTISSA[e.type.bits]
+        if isinstance(source, IntType) and source.bits - source.signed > mantissa \
+                or isinstance(source, FloatType) and source.bits > e.type.bits:
+            return f"a conversion from {source} to {e.type}"
+    return None
 
 
 def interposed(program: Program, internal: set[str]) -> dict[str, str]:

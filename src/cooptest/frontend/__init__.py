@@ -105,7 +105,8 @@ def _load_program(task: Task, work_dir: str) -> Frontend:
     env = task.environment
     program.proof_blockers = proof_blockers(program, attributes.destructors(),
                                             argv_given=env is not None and (bool(env.args) or env.sym_args is not None),
-                                            erased_asm=attributes.asm, narrowed=attributes.narrowed)
+                                            erased_asm=attributes.asm, narrowed=attributes.narrowed,
+                                            widened_constants=builder.widened_constants)
     program.system_files = frozenset(system)
     program.unemitted = frozenset(builder.static_inline - callees(program, set(program.functions) - builder.static_inline))
     program.proof_blockers.functions.update(interposed(program, builder.internal))

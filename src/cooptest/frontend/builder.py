@@ -17,7 +17,7 @@ from typing import Any, Callable
 from pycparser import c_ast, c_generator
 
 from cooptest.cfa import libc_model
-from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
+from cooptest.cfa.ctype import (ArrayType, CType, DataModel, FloatType, FunctionType, IntType,
                                 PointerType, StructType, Types, VoidType)
 from cooptest.cfa.fold import const_int
 from cooptest.cfa.library_globals import GETOPT_STATE, STREAMS
@@ -34,7 +34,7 @@ from cooptest.frontend.declarations import TypeResolver, unsupported, where
 from cooptest.frontend.generic import (Levels, NoSelection, Selection, compatible,
                                        declarator_levels)
 from cooptest.frontend.parser import CaseRange, GenericSelection, StatementExpression
-from cooptest.frontend.literals import (C90, UnicodeString, char_literal, float_literal,
+from cooptest.frontend.literals import (C90, UnicodeString, char_literal, exactly_its_value, float_literal,
                                         int_literal, string_literal)
 from cooptest.frontend.initialisers import InitialiserWalk, SubObject
 from cooptest.frontend.scope import EnumConst, Function, Scope, Typedef
@@ -126,6 +126,7 @@ class CFABuilder:
         self._names: set[str] = set()
         self._sandbox = 0
         self._constants: dict[tuple[str, str, str], Expr] = {}  # (kind, text, standard)
+        self.widened_constants: list[tuple[str | None, int | None]] = []  # see _constant
         self._expr_handlers = self._make_expr_handlers()
         self._declarators: dict[int, c_ast.Node] = {}  # id of a Variable or Typedef -> its declarator
         self._vla_lengths: dict[int, Var] = {}  # id of a variable-length array -> its length
@@ -1041,7 +1042,16 @@ class CFABuilder:
         c = self._constants.get(key)
         if c is None:
             c = self._constants[key] = self._parse_constant(node)
+        if isinstance(c, Const) and isinstance(c.type, FloatType) and self._excess_precision_constants() \
+                and not exactly_its_value(node.value, c):
+            self.widened_constants.append(self._where(node))
         return c
+
+    def _excess_precision_constants(self) -> bool:
+        """Whether gcc evaluates this unit's floating constants in long double (C11
+        5.2.4.2.2p9, FLT_EVAL_METHOD 2): on -m32's x87 under a strict ISO ``-std=``
+        (-fexcess-precision=standard); the GNU dialects round them to their types."""
+        return self.types.model is DataModel.ILP32 and not self.standard.startswith("-std=gnu")
 
     def _parse_constant(self, node: c_ast.Constant) -> Expr:
         t = self.types

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import re
+import struct
+from fractions import Fraction
 
-from cooptest.cfa.ctype import ArrayType, DataModel, Types
+from cooptest.cfa.ctype import ArrayType, DataModel, FloatType, Types
 from cooptest.cfa.ir import Const, StringLit
 
 _INT = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
@@ -56,14 +58,45 @@ def int_literal(types: Types, text: str, c90: bool = False) -> Const | None:
 
 
 def float_literal(types: Types, text: str) -> Const:
-    t = text.lower()
-    ftype = types.double
-    if t.endswith("f") and not t.startswith("0x") or t.startswith("0x") and t.endswith("f") and "p" in t:
-        ftype, t = types.float, t[:-1]
-    elif t.endswith("l"):
-        ftype, t = types.longdouble, t[:-1]
+    suffix, t = _float_suffix(text)
+    ftype = types.float if suffix == "f" else types.longdouble if suffix == "l" else types.double
     value = float.fromhex(t) if t.startswith("0x") else float(t)
     return Const(ftype, value)
+
+
+def _float_suffix(text: str) -> tuple[str, str]:
+    """A floating constant's suffix (``f``, ``l`` or none) and its text without it."""
+    t = text.lower()
+    if t.endswith("f") and not t.startswith("0x") or t.startswith("0x") and t.endswith("f") and "p" in t:
+        return "f", t[:-1]
+    if t.endswith("l"):
+        return "l", t[:-1]
+    return "", t
+
+
+def exactly_its_value(text: str, c: Const) -> bool:
+    """Whether the floating constant ``text`` denotes exactly ``c``'s value, rounded to
+    ``c``'s type (the CFA's: a double for a long double). Only then is the constant one
+    number whatever the precision gcc evaluates it in: under FLT_EVAL_METHOD 2 (-m32's
+    x87) a strict ISO ``-std=`` makes ``0.1`` a long double, unequal to the double 0.1."""
+    t = _float_suffix(text)[1]
+    value = float(c.value)
+    if value != value or value in (float("inf"), float("-inf")):
+        return False
+    if isinstance(c.type, FloatType) and c.type.bits == 32 \
+            and struct.unpack("f", struct.pack("f", value))[0] != value:
+        return False
+    return _exact(t) == Fraction(value)
+
+
+def _exact(text: str) -> Fraction:
+    """The rational number a floating constant's text (no suffix) denotes."""
+    if not text.startswith("0x"):
+        return Fraction(text)
+    mantissa, _, exponent = text[2:].partition("p")
+    whole, _, fraction = mantissa.partition(".")
+    digits = int(whole + fraction or "0", 16)
+    return Fraction(digits, 16 ** len(fraction)) * Fraction(2) ** int(exponent or "0")
 
 
 def unescape(body: str) -> bytes:
