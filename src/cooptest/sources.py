@@ -27,10 +27,12 @@ PATH_FLAGS = ("-I", "-include", "-isystem", "-iquote", "-idirafter", "-imacros")
 VALUE_FLAGS = ("-D", "-U")
 # flags kept as they are
 PLAIN_FLAGS = ("-std=", "-ansi", "-fsigned-char", "-funsigned-char", "-fno-signed-char",
-               "-fno-unsigned-char", "-funsigned-bitfields", "-fsigned-bitfields",
-               "-fgnu89-inline", "-fno-builtin", "-ffreestanding", "-fshort-enums",
-               "-fshort-wchar", "-fpack-struct", "-fwrapv", "-fno-strict-aliasing",
-               "-fcommon", "-fno-common", "-pthread", "-m32", "-m64")
+               "-fno-unsigned-char", "-fsigned-bitfields", "-fno-builtin", "-ffreestanding", "-fwrapv",
+               "-fno-strict-aliasing", "-fcommon", "-fno-common", "-pthread", "-m32", "-m64")
+# flags that change the program's meaning in ways cooptest does not model (enum and
+# wchar_t sizes, struct layout, bit-field signedness, inline linkage): refused
+UNMODELLED_FLAGS = ("-fshort-enums", "-fshort-wchar", "-fpack-struct", "-funsigned-bitfields",
+                    "-fgnu89-inline")
 DATA_MODEL_FLAGS = {"-m32": DataModel.ILP32, "-m64": DataModel.LP64}
 
 
@@ -54,6 +56,8 @@ def kept_flags(args: Sequence[str], directory: str, where: str) -> tuple[str, ..
             if flag in PATH_FLAGS:
                 value = os.path.normpath(os.path.join(directory, value))
             out += [flag, value] if flag != "-D" and flag != "-U" else [f"{flag}{value}"]
+        elif a.startswith(UNMODELLED_FLAGS):
+            raise UserError(f"{a} changes what the program means in a way cooptest does not model", where)
         elif a.startswith(PLAIN_FLAGS) or a in PLAIN_FLAGS:
             out.append(a)
         i += 1

@@ -41,6 +41,30 @@ class Source:
         named = [f for f in self.flags if f.startswith("-std=") or f == "-ansi"]
         return "-std=c90" if named[-1:] == ["-ansi"] else named[-1] if named else DEFAULT_STANDARD
 
+    @property
+    def dialect(self) -> tuple[str, ...]:
+        """The unit's standard and the flags it names that change what its text means
+        to gcc (``SEMANTIC_FLAGS``, the last of each kind): every build compiles the
+        unit with them, as the user's build does."""
+        last = {SEMANTIC_FLAGS[f]: f for f in self.flags if f in SEMANTIC_FLAGS}
+        return (self.standard, *sorted(last.values()))
+
+    @property
+    def unsigned_char(self) -> bool:
+        """Whether plain ``char`` is unsigned in this unit (gcc's x86 default: signed)."""
+        return bool({"-funsigned-char", "-fno-signed-char"} & set(self.dialect))
+
+
+SEMANTIC_FLAGS = {"-funsigned-char": "char", "-fno-signed-char": "char", "-fsigned-char": "char",
+                  "-fno-unsigned-char": "char", "-fwrapv": "wrapv", "-fno-strict-aliasing": "aliasing",
+                  "-fcommon": "common", "-fno-common": "common", "-fno-builtin": "builtin",
+                  "-ffreestanding": "freestanding", "-fsigned-bitfields": "bitfields"}
+"""Flags that change what gcc makes of a unit, which cooptest models, by kind: plain
+``char``'s signedness (the CFA's ``char``); ``-fwrapv``, signed overflow wrapping as
+the CFA computes it; the others leave an -O0 build's semantics as the CFA has them
+(aliasing, tentative definitions, which calls gcc expands itself, signed bit-fields,
+gcc's default)."""
+
 
 @dataclass(frozen=True)
 class Environment:
@@ -128,6 +152,16 @@ class Task:
         if BRANCHES not in self.properties and ERROR_CALL in self.properties:
             return ERROR_CALL
         return BRANCHES
+
+    @property
+    def unsigned_char(self) -> bool:
+        """Whether plain ``char`` is unsigned in the program: the CFA has one ``char``,
+        so units that disagree are refused."""
+        signs = {u.unsigned_char for u in self.units}
+        if len(signs) > 1:
+            raise UserError("-funsigned-char for some translation units only: cooptest has one plain char",
+                            self.program)
+        return signs == {True}
 
 
 def load_task(path: str, data_model: DataModel | None = None) -> Task:

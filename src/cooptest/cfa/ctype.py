@@ -178,13 +178,14 @@ class Member:
 
 
 class Types:
-    """The type constructors of one data model: ``Types(DataModel.LP64).int``."""
+    """The type constructors of one data model: ``Types(DataModel.LP64).int``; plain
+    ``char`` is signed, as gcc's on x86, unless ``unsigned_char`` (-funsigned-char)."""
 
-    def __init__(self, model: DataModel) -> None:
+    def __init__(self, model: DataModel, unsigned_char: bool = False) -> None:
         self.model = model
         lb = model.long_bits
         self.bool = IntType("_Bool", 8, False, 0, is_bool=True)
-        self.char = IntType("char", 8, True, 1)
+        self.char = IntType("char", 8, not unsigned_char, 1)
         self.schar = IntType("signed char", 8, True, 1)
         self.uchar = IntType("unsigned char", 8, False, 1)
         self.short = IntType("short", 16, True, 2)

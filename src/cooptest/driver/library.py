@@ -173,7 +173,7 @@ def read_library(task: Task, functions: tuple[str, ...], work: str) -> Library:
         if not functions:
             raise UserError("--all-functions: no function with a body that another file can call",
                             task.program)
-    builder = CFABuilder(Types(task.data_model), task.program,
+    builder = CFABuilder(Types(task.data_model, task.unsigned_char), task.program,
                          Attributes.union([attributes_of(u.preprocessed) for u in units]),
                          {u.source.path: u.source.standard for u in units})
     lib.program = builder.build([(u.source.path, u.ast) for u in units], entry=functions[0])

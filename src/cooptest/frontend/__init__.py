@@ -91,7 +91,7 @@ def _load_program(task: Task, work_dir: str) -> Frontend:
         with open(u.preprocessed, errors="replace") as f:
             system |= system_headers(f.read())
     attributes = Attributes.union([u.attributes for u in units])
-    builder = CFABuilder(Types(task.data_model), task.program, attributes,
+    builder = CFABuilder(Types(task.data_model, task.unsigned_char), task.program, attributes,
                          {u.source.path: u.source.standard for u in units})
     try:
         program = builder.build([(u.source.path, u.ast) for u in units])

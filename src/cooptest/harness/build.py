@@ -57,10 +57,11 @@ class Undefined(UserError):
 
 
 def compile_program(source_paths: str | Sequence[str], data_model: DataModel, out_dir: str,
-                    trace: bool, standards: Sequence[str] = ()) -> Executable:
+                    trace: bool, dialects: Sequence[tuple[str, ...]] = ()) -> Executable:
     """The executable of ``source_paths`` (``gcc -E`` outputs: the translation units of
-    one program, each in its C standard, ``standards``: TestCov's for those not given),
-    built once per content."""
+    one program, each in its C standard and with the flags that change its meaning,
+    ``dialects`` (``Source.dialect``): TestCov's standard for those not given), built
+    once per content."""
     paths = [source_paths] if isinstance(source_paths, str) else list(source_paths)
     texts = []
     for path in paths:
@@ -71,14 +72,14 @@ def compile_program(source_paths: str | Sequence[str], data_model: DataModel, ou
     flags = (*BASE_FLAGS, *TRACE_FLAGS) if trace else BASE_FLAGS
     key = hashlib.sha256("\0".join(
         [*texts, harness, runtime, _runtime("contain.c"), data_model.gcc_flag,
-         *flags, *standards]).encode(
+         *flags, *(" ".join(d) for d in dialects)]).encode(
             errors="surrogateescape")).hexdigest()[:20]
     out_dir = os.path.abspath(out_dir)  # runs happen in a private working directory
     os.makedirs(out_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(paths[0]))[0]
     exe = os.path.join(out_dir, f"{stem}-{key}{'-trace' if trace else ''}")
     if not os.path.exists(exe):
-        sources = [*in_standards(paths, standards, data_model, flags, f"{stem}-{key}"),
+        sources = [*in_standards(paths, dialects, data_model, flags, f"{stem}-{key}"),
                    write_once(out_dir, "harness", harness), containment_source(out_dir)]
         if trace:
             sources.append(write_once(out_dir, "trace_runtime", runtime))
@@ -86,20 +87,22 @@ def compile_program(source_paths: str | Sequence[str], data_model: DataModel, ou
     return Executable(exe, data_model, trace)
 
 
-def in_standards(paths: Sequence[str], standards: Sequence[str], data_model: DataModel,
+def in_standards(paths: Sequence[str], dialects: Sequence[tuple[str, ...]], data_model: DataModel,
                  flags: Sequence[str], prefix: str) -> list[str]:
-    """``paths`` to compile with ``flags`` and cooptest's runtime, those whose standard
-    (``standards``, in order) is not the one of ``flags`` replaced by their object,
-    compiled on its own in that standard (one gcc command reads every file in one
-    standard, and the runtime is C11). The object is named ``prefix`` and the file's
-    stem (gcov names its notes after it), beside the file."""
+    """``paths`` to compile with ``flags`` and cooptest's runtime, those whose dialect
+    (``dialects``, in order: a standard, then flags such as -funsigned-char) is not
+    the one of ``flags`` replaced by their object, compiled on its own in that dialect
+    (one gcc command reads every file in one dialect, and the runtime is plain C11).
+    The object is named ``prefix`` and the file's stem (gcov names its notes after
+    it), beside the file."""
     out = list(paths)
-    for i, (path, standard) in enumerate(zip(paths, standards)):
-        if standard in flags:
+    for i, (path, dialect) in enumerate(zip(paths, dialects)):
+        if set(dialect) <= set(flags):
             continue
         stem = os.path.splitext(os.path.basename(path))[0]
-        out[i] = os.path.join(os.path.dirname(path), f"{prefix}-{standard[len('-std='):]}-{stem}.o")
-        own = [*(f for f in flags if not f.startswith("-std=")), standard, *RESERVED_SPELLINGS]
+        name = "-".join(f[len("-std="):] if f.startswith("-std=") else f[2:] for f in dialect)
+        out[i] = os.path.join(os.path.dirname(path), f"{prefix}-{name}-{stem}.o")
+        own = [*(f for f in flags if not f.startswith("-std=")), *dialect, *RESERVED_SPELLINGS]
         compile_sources([path], data_model, out[i], [*own, "-c"])
     return out
 

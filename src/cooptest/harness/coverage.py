@@ -108,7 +108,7 @@ class CoverageMeter:
         harness = os.path.join(self.build, "harness.c")
         with open(harness, "w") as f:
             f.write(harness_source(needed_functions("\n".join(sources))))
-        programs = in_standards(self.programs, [u.standard for u in task.units], task.data_model,
+        programs = in_standards(self.programs, [u.dialect for u in task.units], task.data_model,
                                 GCOV_FLAGS, "unit")
         compile_sources([*programs, harness, containment_source(self.build)], task.data_model,
                         os.path.join(self.build, "prog"), GCOV_FLAGS)

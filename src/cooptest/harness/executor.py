@@ -195,7 +195,7 @@ class Executor:
                 f.write(text)
         try:
             self.binary: Executable = compile_program(sources, frontend.task.data_model, work_dir, trace=True,
-                                                      standards=[u.source.standard for u in frontend.units])
+                                                      dialects=[u.source.dialect for u in frontend.units])
         except Undefined as e:  # the linker names our instrumented copy, and no line
             variable = next((v for v in frontend.program.globals if v.name == e.function), None)
             if variable is not None:

@@ -339,7 +339,7 @@ def _build_recorder(task: Task, work: str) -> Executable:
     exe = os.path.join(work, "recorder")
     flags = [*BASE_FLAGS, *(f for f in h.unit.flags if not f.startswith("-std=") and f != "-ansi")]
     seeing_the_library = in_standards([os.path.join(work, "recorder.c"), os.path.join(work, "stubs.c")],
-                                      [h.unit.standard] * 2, task.data_model, flags, "harness")
+                                      [h.unit.dialect] * 2, task.data_model, flags, "harness")
     compile_sources([*objects, *seeing_the_library, os.path.join(work, "inputs.c"), containment_source(work)],
                     task.data_model, exe, flags)  # cooptest's runtime in its own standard
     return Executable(exe, task.data_model, trace=False)
