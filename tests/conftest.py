@@ -35,6 +35,31 @@ def program_of(tmp_path: Path) -> Callable[[str], GoalBoard]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "contradictions: the test makes a board see a proof a "
                                        "test refutes, on purpose")
+    config.addinivalue_line("markers", "serial: runs alone on the machine (``SERIAL``)")
+
+
+SERIAL = (
+    # whole runs of ``cooptest generate``: budgets of a few seconds that count from the
+    # process's start (imports included) and lanes on both cores
+    "cli/", "report/",
+    # assertions about wall-clock time: deadlines kept, runs killed in time, rates
+    "cooperation/test_portfolio.py", "soundness/test_hostile.py", "harness/test_runner.py",
+    "harness/test_executor.py", "harness/test_testsuite.py", "harness/test_afl.py",
+    "harness/test_coverage.py", "reachability/test_cegar_slicing.py",
+    "soundness/test_dialect_proofs.py",
+    # z3's time limits decide what the search finds
+    "concolic/test_engine.py",
+)
+"""Tests ``scripts/test.sh`` runs one at a time after the others, which run two at a
+time (pytest-xdist): a test bound by work gives the same result on a loaded core, these
+do not."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        if item.path.relative_to(tests).as_posix().startswith(SERIAL):
+            item.add_marker(pytest.mark.serial)
 
 
 @pytest.fixture(autouse=True)
