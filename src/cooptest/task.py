@@ -131,8 +131,9 @@ class Task:
             return given
         from cooptest.environment import model_flags, model_unit
         flags = model_flags()
-        return (*(Source(u.path, u.flags + flags) for u in given),
-                model_unit(self.environment, self.program, self.data_model))
+        model = model_unit(self.environment, self.program, self.data_model)
+        char = tuple(f for u in given for f in u.flags if SEMANTIC_FLAGS.get(f) == "char")  # one plain char
+        return (*(Source(u.path, u.flags + flags) for u in given), Source(model.path, model.flags + char))
 
     @property
     def files(self) -> tuple[str, ...]:

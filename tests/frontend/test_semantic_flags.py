@@ -116,3 +116,17 @@ def test_a_character_constant_has_the_value_of_a_plain_char(tmp_path: Path) -> N
         subprocess.run(["gcc", *(["-funsigned-char"] if unsigned else []), probe, "-o", tmp_path / "c"], check=True)
         gcc = int(subprocess.run([tmp_path / "c"], capture_output=True, text=True, check=True).stdout)
         assert char_literal(Types(DataModel.LP64, unsigned), r"'\xff'").value == gcc
+
+
+def test_the_environment_model_shares_the_programs_char(tmp_path: Path) -> None:
+    """With ``--sym-args`` the program runs in cooptest's environment model, a unit of
+    its own: it takes the program's -funsigned-char (the CFA has one plain char), and
+    a byte of 200 from argv takes ``c > 127``."""
+    program, out = tmp_path / "p.c", tmp_path / "out"
+    program.write_text("int main(int argc, char **argv) {\n  if (argc > 1) {\n    char c = argv[1][0];\n"
+                       "    if (c > 127) return 2;\n  }\n  return 0;\n}\n")
+    r = cooptest("generate", program, "--cflags=-funsigned-char", "--sym-args", 1, 1, 2, "--strategy", "auto",
+                 "--budget", 20, "--out", out, "--quiet")
+    assert r.returncode == 0, r.stderr
+    goals = {g["id"]: g["status"] for g in json.loads((out / "report.json").read_text())["goals"]}
+    assert goals["B2T"] == "covered", goals  # B1: argc > 1, B2: c > 127
