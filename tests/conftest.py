@@ -41,7 +41,10 @@ def pytest_configure(config: pytest.Config) -> None:
 SERIAL = (
     # whole runs of ``cooptest generate``: budgets of a few seconds that count from the
     # process's start (imports included) and lanes on both cores
-    "cli/", "report/",
+    "cli/", "report/", "soundness/test_input_sources.py::test_the_run_names_the_source",
+    "soundness/test_x87.py", "frontend/test_standards.py", "frontend/test_max_align.py",
+    "frontend/test_semantic_flags.py", "frontend/test_multifile.py", "core/test_contradiction.py",
+    "harness/test_environment.py",
     # assertions about wall-clock time: deadlines kept, runs killed in time, rates
     "cooperation/test_portfolio.py", "soundness/test_hostile.py", "harness/test_runner.py",
     "harness/test_executor.py", "harness/test_testsuite.py", "harness/test_afl.py",
@@ -58,7 +61,7 @@ do not."""
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
     for item in items:
-        if item.path.relative_to(tests).as_posix().startswith(SERIAL):
+        if f"{item.path.relative_to(tests).as_posix()}::{item.name}".startswith(SERIAL):
             item.add_marker(pytest.mark.serial)
 
 
