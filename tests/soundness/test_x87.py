@@ -108,3 +108,15 @@ def test_doubles_only_compared_are_proved_under_m32(tmp_path: Path) -> None:
 }
 """
     assert goals(tmp_path, source, ["-std=gnu11", "-m32"], "auto")["B1T"]["status"] == "infeasible"
+
+
+def test_goals_before_the_arithmetic_are_still_proved(tmp_path: Path) -> None:
+    """No path to ``k < 3`` (under ``k > 5``) passes the x87's arithmetic: its proof
+    holds for gcc -m32's build and is made; the goal after the arithmetic is not
+    claimed."""
+    source = OVERFLOW.replace("  double x = 1e308;\n", "  if (k > 5) {\n    if (k < 3) return 5;\n  }\n"
+                                                       "  double x = 1e308;\n")
+    assert gccs_run(tmp_path, source, ["-m32"], 3) == 1
+    found = goals(tmp_path, source, ["-std=gnu11", "-m32"], "predicate")
+    assert found["B2T"]["status"] == "infeasible", found["B2T"]
+    assert found["B4T"]["status"] != "infeasible", found["B4T"]

@@ -523,13 +523,15 @@ class ProofBlockers:
     """Why proofs about some goals cannot be trusted: the program does something its CFA
     does not model (see ``cfa/unmodelled.py``). ``everywhere`` blocks every goal (e.g. a
     callback from the C library may change any global at any time); ``functions`` the
-    goals of those functions (e.g. destructors, which run after main)."""
+    goals of those functions (e.g. destructors, which run after main); ``goals`` those
+    goals, by id (e.g. the goals a value the CFA computes otherwise than gcc can reach)."""
 
     everywhere: str | None = None
     functions: dict[str, str] = field(default_factory=dict)
+    goals: dict[str, str] = field(default_factory=dict)
 
     def reason(self, goal: Goal) -> str | None:
-        return self.everywhere or self.functions.get(goal.function)
+        return self.everywhere or self.functions.get(goal.function) or self.goals.get(goal.id)
 
 
 @dataclass(eq=False)

@@ -12,7 +12,7 @@ the program only if the CFA has every path of the native run. It has not when
 * an asm statement runs, which the front end erases (``__asm__("...")``; the other
   forms it refuses): it may write any register or memory;
 * gcc's -m32 build computes floating point on the x87 in more precision than the CFA
-  (``_excess_precision``);
+  (``excess_precision``: the goals after such a computation);
 * ``reach_error()`` returns: the CFA ends the run at every call of it (an error-call
   goal), which is what every sv-benchmarks program's definition does (``abort()``,
   ``assert(0)``); one whose body can return lets the native run go on after the call.
@@ -27,11 +27,11 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from cooptest.cfa import libc_model
-from cooptest.cfa.calls import address_taken, callee_name, callees, expressions
+from cooptest.cfa.calls import address_taken, call_targets, callee_name, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
 from cooptest.cfa.ctype import CType, DataModel, FloatType, IntType, PointerType
-from cooptest.cfa.ir import (ERROR_FUNCTIONS, AssignEdge, Binary, CallEdge, Cast, Deref, Edge, Expr, Program,
-                             ProofBlockers, Unary, Var, variables_of)
+from cooptest.cfa.ir import (ERROR_FUNCTIONS, AssignEdge, Binary, CallEdge, Cast, Deref, Edge, Expr, Location,
+                             Program, ProofBlockers, Unary, Var, branch_goal_id, error_goal_id, variables_of)
 from cooptest.cfa.library_globals import GETOPT_STATE, STREAMS, changes_getopt_state
 
 USER_MAIN = "__cooptest_main"  # the program's main, renamed by the environment model
@@ -52,12 +52,13 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     exactly its value in its type (``CFABuilder._excess_precision_constants``)."""
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
                              or _asm(erased_asm) or _narrowed(narrowed)
-                             or _excess_precision(program, widened_constants)
+                             or _widened(widened_constants)
                              or (None if argv_given else argv_left_concrete(program))
                              or library_global(program) or libc_model.lent_buffer(program))
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
+    blockers.goals.update(excess_precision(program))
     return blockers
 
 
@@ -81,14 +82,24 @@ CFA_MANTISSA = {32: 24, 64: 53, 80: 53, 128: 53}
 or a __float128 as a double)."""
 
 
-def _excess_precision(program: Program, widened_constants: Sequence[tuple[str | None, int | None]]) -> str | None:
-    """Why no proof holds when gcc's -m32 build (-mfpmath=387, FLT_EVAL_METHOD 2)
-    computes a floating value the CFA computes otherwise. The x87 holds every
-    intermediate result in 80 bits (64-bit significand, 15-bit exponent); the value is
-    rounded to its type only when stored to memory. At -O0 gcc stores each variable
-    after its statement, so a variable holds its type's value, and a comparison or
-    conversion of values loaded from variables is exact in any precision. What
-    differs from the CFA's IEEE arithmetic:
+def _widened(widened_constants: Sequence[tuple[str | None, int | None]]) -> str | None:
+    """Why no proof holds when a floating constant is a long double to gcc and a number
+    of its type to the CFA (``excess_precision``): where it flows is not tracked."""
+    if not widened_constants:
+        return None
+    file, line = widened_constants[0]
+    return (f"a floating constant ({file}:{line}) is a long double to gcc -m32 under a strict "
+            "-std=, a number of its type to the CFA")
+
+
+def excess_precision(program: Program) -> dict[str, str]:
+    """The goals whose proofs cannot hold, by id, because gcc's -m32 build
+    (-mfpmath=387, FLT_EVAL_METHOD 2) computes a floating value before them that the
+    CFA computes otherwise. The x87 holds every intermediate result in 80 bits (64-bit
+    significand, 15-bit exponent); the value is rounded to its type only when stored
+    to memory. At -O0 gcc stores each variable after its statement, so a variable
+    holds its type's value, and a comparison or conversion of values loaded from
+    variables is exact in any precision. What differs from the CFA's IEEE arithmetic:
 
     * an arithmetic operation with a floating result: within one expression its
       result keeps 80 bits (``x * 10 / 10`` is ``x`` past DBL_MAX, not inf), and
@@ -101,29 +112,63 @@ def _excess_precision(program: Program, widened_constants: Sequence[tuple[str | 
       of an assignment or an argument is stored, so rounded, as the CFA does;
     * a long double: gcc's has 64 significant bits, the CFA's 53;
     * under a strict ISO ``-std=`` a floating constant not exactly its type's value
-      (``0.1``, ``1e309``): gcc evaluates it in long double (``widened_constants``,
-      recorded by the front end, which has its text).
+      (``0.1``, ``1e309``): gcc evaluates it in long double (``_widened``, which
+      blocks every goal: the front end, which has the constant's text, records only
+      where it is).
 
-    Under LP64 gcc computes float and double with SSE, in their own precision, as
-    the CFA does. Any such value may reach any goal through variables, so the
-    blocker is the program's, not one function's."""
+    A path to a goal that passes no such edge computes what gcc's does, so a goal is
+    blocked only if it is such an edge's or some path leads to it from one (through
+    calls, returns and loops: ``_after``). Under LP64 gcc computes float and double
+    with SSE, in their own precision, as the CFA does."""
     if program.data_model is not DataModel.ILP32:
-        return None
-    if widened_constants:
-        file, line = widened_constants[0]
-        return (f"a floating constant ({file}:{line}) is a long double to gcc -m32 under a strict "
-                "-std=, a number of its type to the CFA")
+        return {}
+    sites: dict[Edge, str] = {}
     for name in sorted(callees(program, {program.entry})):
         f = program.functions[name]
         for edge in f.edges():
             stored = {id(e) for e in _stored(edge)}
-            for e in expressions(edge):
-                for x in e.walk():
-                    what = _wider_on_x87(x, id(x) in stored)
-                    if what:
-                        return (f"{what} ({f.file or program.path}:{edge.line}) is computed in the x87's "
-                                "80 bits by gcc -m32, in its type's by the CFA")
-    return None
+            what = next((w for e in expressions(edge) for x in e.walk()
+                         if (w := _wider_on_x87(x, id(x) in stored))), None)
+            if what:
+                sites[edge] = (f"{what} ({f.file or program.path}:{edge.line}) is computed in the x87's "
+                               "80 bits by gcc -m32, in its type's by the CFA")
+    if not sites:
+        return {}
+    after = _after(program, [(edge.dst, why) for edge, why in sites.items()])
+    goals: list[tuple[str, Edge]] = [(branch_goal_id(bp.id, outcome), edge)
+                                     for bp in program.branch_points.values()
+                                     for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge))]
+    goals += [(error_goal_id(call), edge) for call, edge in program.error_calls.items()]
+    return {goal: why for goal, edge in goals if (why := sites.get(edge) or after.get(edge.src.id))}
+
+
+def _after(program: Program, starts: list[tuple[Location, str]]) -> dict[int, str]:
+    """The ids of the locations some path from ``starts`` reaches, each with the
+    reason of a start it is reached from: along edges, into every function a call may
+    enter, and from a function's exit back to every call of it (more than the paths
+    that return where they came from: a superset)."""
+    addressed = address_taken(program)
+    entered: dict[int, set[str]] = {}  # id of a call edge's source -> the functions it may enter
+    return_sites: dict[str, list[Location]] = {}
+    for edge in program.edges():
+        if isinstance(edge, CallEdge):
+            targets = call_targets(program, edge, addressed)
+            entered.setdefault(edge.src.id, set()).update(targets)
+            for t in targets:
+                return_sites.setdefault(t, []).append(edge.dst)
+    exits = {f.exit.id: name for name, f in program.functions.items()}
+    seen: dict[int, str] = {}
+    todo = list(starts)
+    while todo:
+        loc, why = todo.pop()
+        if loc.id in seen:
+            continue
+        seen[loc.id] = why
+        successors = [edge.dst for edge in loc.leaving]
+        successors += [program.functions[t].entry for t in entered.get(loc.id, ())]
+        successors += return_sites.get(exits[loc.id], []) if loc.id in exits else []
+        todo += [(s, why) for s in successors]
+    return seen
 
 
 def _stored(edge: Edge) -> Iterable[Expr]:
