@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
+from cooptest.core.automaton import EdgeAutomaton
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 
@@ -80,9 +81,10 @@ class AnalysisState:
     why_not: str | None = None
     runs: list[Run] = field(default_factory=list)
 
-    def reusable_precision(self) -> Any:
+    def reusable_precision(self) -> object:
         """The precision the state was built with, for a restart (CoVeriTest's
-        reuse-prec); None for analyses without one."""
+        reuse-prec); None for analyses without one. Opaque to the core: only an
+        analysis of the same kind reads it."""
         return None
 
     def frontier_size(self) -> int:
@@ -94,7 +96,7 @@ class AnalysisState:
         those of its lanes."""
         return self.runs or [Run(self.analysis, stopped, round(seconds, 2), self.why_not)]
 
-    def condition(self, board: GoalBoard | None = None) -> Any:
+    def condition(self, board: GoalBoard | None = None) -> EdgeAutomaton | None:
         """The state space this state explored completely, with every goal in it decided
         on ``board``, for another analysis to skip (None: nothing to export)."""
         return None
@@ -109,9 +111,9 @@ class Job:
     goals: frozenset[str]
     budget: Budget
     state: AnalysisState | None = None
-    precision: Any = None
-    condition: Any = None
-    monitor: Any = None
+    precision: object = None
+    condition: EdgeAutomaton | None = None
+    monitor: EdgeAutomaton | None = None
 
 
 @dataclass

@@ -27,7 +27,7 @@ import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started
 from cooptest.core.board import TICK, GoalBoard
@@ -51,7 +51,7 @@ class WorkerBoard(GoalBoard):
     """A worker's view of the board: local native runs, results sent to the parent,
     the other workers' results received before every decision."""
 
-    def __init__(self, parent: GoalBoard, worker: int, outbox: Any, inbox: Any) -> None:
+    def __init__(self, parent: GoalBoard, worker: int, outbox: mp.Queue[Any], inbox: mp.Queue[Any]) -> None:
         super().__init__(parent.program, parent.executor.clone(), None)
         self.covered, self.infeasible = dict(parent.covered), dict(parent.infeasible)
         self.worker, self.outbox, self.inbox = worker, outbox, inbox
@@ -76,11 +76,11 @@ class WorkerBoard(GoalBoard):
                 elif g not in self.covered and g not in self.unconfirmed:
                     self.infeasible.setdefault(g, value)  # else the parent has the contradiction
 
-    def open(self, among: Any = None) -> frozenset[str]:
+    def open(self, among: Iterable[str] | None = None) -> frozenset[str]:
         self.sync()
         return super().open(among)
 
-    def has_open(self, among: Any = None) -> bool:
+    def has_open(self, among: Iterable[str] | None = None) -> bool:
         self.sync()
         return super().has_open(among)
 
@@ -131,7 +131,7 @@ class WorkerBoard(GoalBoard):
         self._figures[stat] = value
         self._report_if_due()
 
-    def give_up(self, goals: Any, analysis: str, why: str, general: bool = False) -> None:
+    def give_up(self, goals: Iterable[str], analysis: str, why: str, general: bool = False) -> None:
         """Recorded here, and sent to the parent where the note is new (an analysis's
         every slice notes each goal it left open, mostly as before)."""
         goals = list(goals)
