@@ -51,7 +51,7 @@ SERIAL = (
     "harness/test_coverage.py", "reachability/test_cegar_slicing.py",
     "soundness/test_dialect_proofs.py",
     # z3's time limits decide what the search finds
-    "concolic/test_engine.py",
+    "concolic/test_engine.py", "concolic/test_concolic_slicing.py::test_an_unknown_answers",
 )
 """Tests ``scripts/test.sh`` runs one at a time after the others, which run two at a
 time (pytest-xdist): a test bound by work gives the same result on a loaded core, these

@@ -92,6 +92,10 @@ class FreshBytes:
         return self._array
 
 
+Cell = tuple[z3.ExprRef, int, int]
+"""A byte written at a concrete address: the term stored, which byte of it, its bytes."""
+
+
 @dataclass
 class MemoryObject:
     """Content of one object: bytes written at concrete addresses (``cells``, the fast
@@ -102,7 +106,7 @@ class MemoryObject:
     size: int
     name: str
     default: z3.ArrayRef | FreshBytes
-    cells: dict[int, tuple[z3.ExprRef, int, int]] = field(default_factory=dict)  # addr -> (term, byte k of it, its bytes)
+    cells: dict[int, Cell] = field(default_factory=dict)  # by address
     array: z3.ArrayRef | None = None
     owner: int = 0  # the state that may write it in place
     null: z3.BoolRef | None = None  # an allocation that may have failed: "it returned NULL"
@@ -780,6 +784,8 @@ class SymbolicState:
         in ``wp`` keeps what it knows of them."""
         f = libc_model.function(name)
         args = [self.eval(a) for a in edge.args]
+        resized = self._resized(args[0]) if f.allocation is not None and f.allocation.resizes and args \
+            else None
         written = libc_model.writes(edge, name)
         if written is None:
             self._havoc_memory(registers=name is None)
@@ -788,7 +794,7 @@ class SymbolicState:
         if name == "setlocale":
             self.imprecise = True  # the ctype tables are the "C" locale's
         if f.allocation is not None:
-            self._result(edge, self.ptr(self._allocation(f.allocation, name or "", args)))
+            self._result(edge, self.ptr(self._allocation(f.allocation, name or "", args, resized)))
         elif f.returns is not None:
             self._result(edge, args[f.returns])
         elif f.constant is not None and (constant := self._constant(edge, f.constant)) is not None:
@@ -834,15 +840,37 @@ class SymbolicState:
         else:
             self._forget(obj)
 
-    def _allocation(self, a: libc_model.Allocation, name: str, args: list[z3.ExprRef]) -> int:
+    def _allocation(self, a: libc_model.Allocation, name: str, args: list[z3.ExprRef],
+                    resized: dict[int, Cell] | None = None) -> int:
         """The base of a new object: a symbolic size, or one the call does not pass,
-        gets a page (room for what a program writes there); a resized object's contents
-        are not copied (imprecise)."""
+        gets a page (room for what a program writes there). A resizing call (realloc)
+        copies what the program wrote in the old object (``resized``: its bytes by offset)
+        up to the new size; the rest is indeterminate, as in C. Where the old object's
+        contents are not known so (``_resized``), the path is imprecise."""
         sizes = [_as_int(args[i]) if i < len(args) else None for i in a.size]
         size = math.prod(n for n in sizes if n is not None) if None not in sizes else 0
-        if a.resizes:
+        if a.resizes and (resized is None or not size):
             self.imprecise = True
-        return self._allocate(size or 4096, name, zero=a.zeroed, may_fail=a.may_fail)
+        base = self._allocate(size or 4096, name, zero=a.zeroed, may_fail=a.may_fail)
+        if resized and size:
+            cells = self.objects[base].cells
+            for offset, cell in resized.items():
+                if offset < size:
+                    cells[base + offset] = cell
+        return base
+
+    def _resized(self, pointer: z3.ExprRef) -> dict[int, Cell] | None:
+        """The bytes the program wrote in the object ``pointer`` is the base of, by
+        offset, before a call resizes it (none for NULL: realloc is then malloc); None
+        where they are not known one by one (an unknown pointer, one into an object, or
+        an object written at symbolic indices)."""
+        address = _numeral(pointer)
+        if address == 0:
+            return {}
+        old = self._resolve(pointer, address)
+        if old is None or address != old.base or old.array is not None:
+            return None
+        return {a - old.base: cell for a, cell in old.cells.items()}
 
     def _constant(self, edge: CallEdge, c: libc_model.Constant) -> tuple[z3.ExprRef, CType] | None:
         """The constant result of ``edge`` and its type; None where the call does not
