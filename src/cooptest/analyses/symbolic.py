@@ -862,12 +862,13 @@ class SymbolicState:
     def _resized(self, pointer: z3.ExprRef) -> dict[int, Cell] | None:
         """The bytes the program wrote in the object ``pointer`` is the base of, by
         offset, before a call resizes it (none for NULL: realloc is then malloc); None
-        where they are not known one by one (an unknown pointer, one into an object, or
-        an object written at symbolic indices)."""
+        where they are not known one by one (a pointer that is not a number, one into an
+        object, or an object written at symbolic indices). A pointer is not concretised
+        here: the call's own write (``_end``) resolves it once."""
         address = _numeral(pointer)
         if address == 0:
             return {}
-        old = self._resolve(pointer, address)
+        old = self._object_at(address) if address is not None else None
         if old is None or address != old.base or old.array is not None:
             return None
         return {a - old.base: cell for a, cell in old.cells.items()}
