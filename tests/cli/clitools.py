@@ -21,3 +21,12 @@ def cooptest_process(*args: object) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "cooptest.cli", *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL)
+
+
+def full_page(out: Path) -> Path:
+    """``out`` with report.html rendered in full by ``cooptest report``: a run that ends
+    at its budget (random testing always does; on a slow machine past the time it keeps
+    for the page) writes the page without its source view, by design."""
+    proc = cooptest("report", out)
+    assert proc.returncode == 0, proc.stderr
+    return out

@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cli"))
-from clitools import HEADERONLY, REPO, cooptest  # noqa: E402
+from clitools import HEADERONLY, REPO, cooptest, full_page  # noqa: E402
 from report_programs import PAGE_C  # noqa: E402
-
-
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +26,8 @@ def _run(tmp_path_factory: pytest.TempPathFactory, program: Path, strategy: str,
     proc = cooptest("generate", program, "--budget", budget, "--out", out, "--strategy", strategy,
                     "--seed", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
-    return out
+    return full_page(out)
+
 
 
 @pytest.fixture(scope="session")

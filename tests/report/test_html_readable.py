@@ -46,13 +46,13 @@ def long_program(needles: int = 8, between: int = 200) -> str:
 
 @pytest.fixture(scope="module")
 def long_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from clitools import cooptest
+    from clitools import cooptest, full_page
     folder = tmp_path_factory.mktemp("long")
     (folder / "long.c").write_text(long_program())
     proc = cooptest("generate", folder / "long.c", "--budget", "10", "--out", folder / "out",
                     "--strategy", "random", "--seed", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
-    return folder / "out"
+    return full_page(folder / "out")
 
 
 # The source view after choosing "lines with open goals": its height and its rows'.
@@ -121,7 +121,7 @@ def test_a_proof_shows_its_evidence_on_the_mark_and_in_the_table(predicate_out: 
 def test_an_open_goal_names_the_proof_blocker(tmp_path: Path) -> None:
     """A proof the program's callback from the C library makes untrustworthy: the open
     goal's row says so (report.json's ``refused``)."""
-    from clitools import cooptest
+    from clitools import cooptest, full_page
     program = tmp_path / "bye.c"
     program.write_text("extern int __VERIFIER_nondet_int(void);\nextern int atexit(void (*)(void));\n"
                        "void bye(void) {}\nint main(void) {\n  atexit(bye);\n"
@@ -132,7 +132,7 @@ def test_an_open_goal_names_the_proof_blocker(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "out" / "report.json").read_text())
     [blocked] = [g for g in doc["goals"] if g["status"] == "unknown"]
     assert "atexit()" in blocked["refused"]
-    seen = probe(tmp_path / "out" / "report.html", tmp_path, MARKS_AND_REASONS)
+    seen = probe(full_page(tmp_path / "out") / "report.html", tmp_path, MARKS_AND_REASONS)
     assert seen["marks"][blocked["id"]]["text"] == "x != y: true"
     assert f"no proof is trusted here: {blocked['refused']}" in seen["rows"][blocked["id"]]
 
@@ -183,13 +183,13 @@ TABLES = """(function (heading) {
 @pytest.fixture(scope="module")
 def dead_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A function no run can enter: predicate analysis proves its goals infeasible."""
-    from clitools import cooptest
+    from clitools import cooptest, full_page
     folder = tmp_path_factory.mktemp("dead")
     (folder / "dead.c").write_text(DEAD_C)
     proc = cooptest("generate", folder / "dead.c", "--budget", "10", "--out", folder / "out",
                     "--strategy", "predicate", "--quiet")
     assert proc.returncode == 0, proc.stderr
-    return folder / "out"
+    return full_page(folder / "out")
 
 
 def test_summary_functions_and_plot_read_as_a_user_needs(dead_out: Path, tmp_path: Path) -> None:
