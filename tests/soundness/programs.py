@@ -545,4 +545,19 @@ int main() { int x = __VERIFIER_nondet_int(); struct S *s = malloc(sizeof *s); i
   s->state = 1; printf("1234567%n\\n", &s->state);
   if (s->state == 7) { if (x) { return 1; } return 2; } return 0; }
 """, [["1"], ["0"]]),
+    # gcc folds signed arithmetic as if it could not overflow (at -O0 too), the CFA wraps:
+    # the first seed takes, in gcc's build, the branch the wrapped value rules out
+    "fold-add-compare": (HEAD + """int main() { int x = __VERIFIER_nondet_int();
+  if (x == 2147483647) { if (x + 1 < 0) { return 2; } return 1; } return 0; }
+""", [["2147483647"], ["0"]]),
+    "fold-add-large": (HEAD + """int main() { int x = __VERIFIER_nondet_int();
+  if (x > 2147483000) { if (x + 1000 > 0) { return 1; } return 2; } return 0; }
+""", [["2147483500"], ["0"]]),
+    "fold-mul-div": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); int y = x * 10 / 5;
+  if (x == 429496730) { if (y == 858993460) { return 1; } return 2; } return 0; }
+""", [["429496730"], ["0"]]),
+    "fold-mul-div-identity": (HEAD + """int twice_halved(int x) { return x * 2 / 2; }
+int main() { int x = __VERIFIER_nondet_int();
+  if (x > 1073741823) { if (twice_halved(x) == x) { return 1; } return 2; } return 0; }
+""", [["1073741824"], ["0"]]),
 }

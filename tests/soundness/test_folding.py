@@ -1,59 +1,83 @@
-"""gcc folds a comparison of signed arithmetic as if it could not overflow, at -O0 too
-(fold-const: ``X + C1 < C2`` becomes ``X < C2 - C1``), while the CFA computes the
-wrapped sum x86 code would. The two differ exactly where the sum overflows, and there
-a proof made on the CFA claims the branch gcc's build takes infeasible."""
+"""gcc folds signed arithmetic as if it could not overflow, at -O0 too (fold-const:
+``X + C1 < C2`` becomes ``X < C2 - C1``, ``x * 10 / 5`` becomes ``x * 2``), while the CFA
+computes the wrapped value x86 code would. The two differ exactly where the arithmetic
+overflows, and there a proof made on the CFA claims infeasible a branch gcc's build takes
+(the ``fold-*`` programs of the soundness matrix: chc claimed all four). The front end
+asks gcc where it folds so (its GIMPLE with and without -fwrapv) and blocks the proofs
+of the goals behind such a statement, unless its operands' types rule overflow out."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from cooptest.analyses.chc import CHCAnalysis
-from cooptest.analyses.reachability import PredicateAnalysis, ValueAnalysis
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.frontend import load_program
+from cooptest.frontend.folding import overflow_folds
 from cooptest.harness.executor import Executor
-from cooptest.task import load_task
+from cooptest.sources import load_program_task
 
-FOLDED = """extern int __VERIFIER_nondet_int(void);
+from programs import PROGRAMS
+from test_proofs import exit_of_gccs_build, program_under_test
+
+FOLDS = sorted(name for name in PROGRAMS if name.startswith("fold-"))
+
+
+@pytest.mark.parametrize("name", FOLDS)
+def test_gccs_build_takes_the_branch_the_wrapped_value_rules_out(tmp_path: Path, name: str) -> None:
+    assert exit_of_gccs_build(tmp_path, name) == 1
+
+
+@pytest.mark.parametrize("name", FOLDS)
+def test_the_goals_behind_a_fold_are_refused_with_the_reason(tmp_path: Path, name: str) -> None:
+    put = program_under_test(tmp_path, name)
+    natively = set().union(*(put.executor.run(s).covered for s in PROGRAMS[name][1]))
+    uncovered = set(put.goals) - natively
+    assert uncovered, "the seeds leave a goal open"
+    for goal in uncovered:
+        assert not put.prove_infeasible(goal, "a proof")
+        assert "as if it could not overflow" in put.refused[goal]
+
+
+NARROW = """extern int __VERIFIER_nondet_int(void);
+unsigned char idx;
+signed char s;
 int main(void) {
-  int x = __VERIFIER_nondet_int();
-  if (x == 2147483647) {
-    if (x + 1 < 0) {
-      return 1;
-    }
-    return 2;
-  }
-  return 0;
+  idx = __VERIFIER_nondet_int();
+  s = __VERIFIER_nondet_int();
+  idx = idx + 1;
+  s = s + 1;
+  if (s + 1 > 200) return 3;
+  return idx;
 }
 """
-NONDET = "#include <stdio.h>\nint __VERIFIER_nondet_int(void) { int x = 0; scanf(\"%d\", &x); return x; }\n"
-METHODS = {"value": ValueAnalysis, "predicate": PredicateAnalysis, "chc": CHCAnalysis}
 
 
-def test_gccs_build_takes_the_branch_the_wrapped_sum_rules_out(tmp_path: Path) -> None:
-    (tmp_path / "prog.c").write_text(FOLDED)
-    (tmp_path / "nondet.c").write_text(NONDET)
-    subprocess.run(["gcc", "-w", tmp_path / "prog.c", tmp_path / "nondet.c", "-o", tmp_path / "native"],
-                   check=True)
-    run = subprocess.run([tmp_path / "native"], input="2147483647\n", text=True)
-    assert run.returncode == 2, "gcc's fold: x + 1 < 0 is x < -1"
-
-
-@pytest.mark.parametrize("method", [
-    "value", "predicate",
-    pytest.param("chc", marks=pytest.mark.xfail(strict=True, raises=AssertionError,
-                                                   reason="the CFA wraps where gcc folds")),
-])
-def test_no_method_claims_the_folded_branch_infeasible(tmp_path: Path, method: str) -> None:
+def loaded(tmp_path: Path, source: str, flags: tuple[str, ...] = ()) -> GoalBoard:
     path = tmp_path / "prog.c"
-    path.write_text(FOLDED)
-    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
-    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
-    line = next(i for i, text in enumerate(FOLDED.splitlines(), 1) if "x + 1 < 0" in text)
-    (after,) = (g for g, goal in board.goals.items() if goal.line == line and g.endswith("F"))
-    METHODS[method]().run(board, Job(board.open(), Budget.seconds(30)))
-    assert after not in board.infeasible, board.infeasible[after]
+    path.write_text(source)
+    frontend = load_program(load_program_task([str(path)], None, flags), str(tmp_path / "work"))
+    return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+
+
+def test_a_fold_no_operand_can_overflow_keeps_its_proofs(tmp_path: Path) -> None:
+    """gcc computes ``idx + 1`` and ``s + 1`` of chars otherwise under -fwrapv (in the
+    char, not in int), but ints made from chars cannot overflow: nothing is blocked,
+    and the Horn-clause prover proves ``s + 1 > 200`` false."""
+    board = loaded(tmp_path, NARROW)
+    task = load_program_task([str(tmp_path / "prog.c")], None, ())
+    lines = {line for _, line in overflow_folds(task.units[0], task.data_model, str(tmp_path / "pp"))}
+    assert {7, 8, 9} <= lines  # gcc's -fwrapv build differs there
+    assert board.program.proof_blockers.goals == {}
+    CHCAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
+    (taken,) = (g for g, goal in board.goals.items() if goal.line == 9 and g.endswith("T"))
+    assert taken in board.infeasible
+
+
+def test_under_fwrapv_gcc_computes_what_the_cfa_does(tmp_path: Path) -> None:
+    """The user's -fwrapv makes wrapping gcc's semantics: no fold, nothing blocked."""
+    board = loaded(tmp_path, PROGRAMS["fold-add-compare"][0], ("-fwrapv",))
+    assert board.program.proof_blockers.goals == {}

@@ -13,6 +13,9 @@ the program only if the CFA has every path of the native run. It has not when
   forms it refuses): it may write any register or memory;
 * gcc's -m32 build computes floating point on the x87 in more precision than the CFA
   (``excess_precision``: the goals after such a computation);
+* gcc folds signed arithmetic as if it could not overflow (``x + 1 < 0`` is
+  ``x < -1`` to it), where the CFA wraps (``overflow_folded``: the goals after a
+  statement gcc folds so);
 * ``reach_error()`` returns: the CFA ends the run at every call of it (an error-call
   goal), which is what every sv-benchmarks program's definition does (``abort()``,
   ``assert(0)``); one whose body can return lets the native run go on after the call.
@@ -24,14 +27,16 @@ in the report.
 """
 from __future__ import annotations
 
+import os
 from typing import Iterable, Sequence
 
 from cooptest.cfa import libc_model
 from cooptest.cfa.calls import address_taken, call_targets, callee_name, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
 from cooptest.cfa.ctype import CType, DataModel, FloatType, IntType, PointerType
-from cooptest.cfa.ir import (ERROR_FUNCTIONS, AssignEdge, Binary, CallEdge, Cast, Deref, Edge, Expr, Location,
-                             Program, ProofBlockers, Unary, Var, branch_goal_id, error_goal_id, variables_of)
+from cooptest.cfa.ir import (ERROR_FUNCTIONS, AssignEdge, Binary, CallEdge, Cast, Deref, Edge, Expr,
+                             FunctionCFA, Location, Program, ProofBlockers, Unary, Var, branch_goal_id, error_goal_id, variables_of)
+from cooptest.cfa.signed_overflow import may_overflow
 from cooptest.cfa.library_globals import GETOPT_STATE, STREAMS, changes_getopt_state
 
 USER_MAIN = "__cooptest_main"  # the program's main, renamed by the environment model
@@ -41,7 +46,8 @@ MODEL_PREFIX = "__cooptest_"  # the environment model's own functions (cooptest_
 def proof_blockers(program: Program, destructors: Iterable[str], argv_given: bool = False,
                    erased_asm: Sequence[tuple[str | None, int | None]] = (),
                    narrowed: Sequence[tuple[str | None, int | None]] = (),
-                   widened_constants: Sequence[tuple[str | None, int | None]] = ()) -> ProofBlockers:
+                   widened_constants: Sequence[tuple[str | None, int | None]] = (),
+                   folds: Iterable[tuple[str, int]] = ()) -> ProofBlockers:
     """Why proofs about (some) goals of ``program`` cannot be trusted; ``argv_given``:
     whether an option made the command line the program's input (``--args``,
     ``--sym-args``); ``erased_asm``: where the front end erased an asm statement of the
@@ -49,7 +55,9 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     where the program names a float type wider than double, which the front end and
     cooptest's own build make double (``sizeof(__float128)`` 8, not 16);
     ``widened_constants``: where a floating constant gcc evaluates in long double is not
-    exactly its value in its type (``CFABuilder._excess_precision_constants``)."""
+    exactly its value in its type (``CFABuilder._excess_precision_constants``);
+    ``folds``: where gcc folds signed arithmetic as if it could not overflow
+    (``overflow_folded``)."""
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
                              or _asm(erased_asm) or _narrowed(narrowed)
                              or _widened(widened_constants)
@@ -58,6 +66,7 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
+    blockers.goals.update(overflow_folded(program, folds))
     blockers.goals.update(excess_precision(program))
     return blockers
 
@@ -132,6 +141,45 @@ def excess_precision(program: Program) -> dict[str, str]:
             if what:
                 sites[edge] = (f"{what} ({f.file or program.path}:{edge.line}) is computed in the x87's "
                                "80 bits by gcc -m32, in its type's by the CFA")
+    return _behind(program, sites)
+
+
+def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]) -> dict[str, str]:
+    """The goals whose proofs cannot hold, by id, because gcc's build computes a
+    statement before them otherwise than the CFA where signed arithmetic overflows:
+    ``folds`` are the statements gcc folds as if it could not (``frontend.folding``, by
+    file and line), and of their edges those with an operation that may overflow by its
+    operands' types (``signed_overflow``) are where the CFA's value may not be gcc's.
+
+    A fold's line with no edge of the CFA on it (a condition continued on a later line
+    than its statement's) stands for every edge of the innermost function around it."""
+    at: dict[tuple[str, int], list[tuple[FunctionCFA, Edge]]] = {}
+    spans: dict[str, list[tuple[int, int, FunctionCFA]]] = {}
+    for f in program.functions.values():
+        file = os.path.normpath(f.file or program.path)
+        lines = [edge.line for edge in f.edges() if edge.line]
+        for edge in f.edges():
+            at.setdefault((file, edge.line), []).append((f, edge))
+        if lines:
+            spans.setdefault(file, []).append((min(lines), max(lines), f))
+    sites: dict[Edge, str] = {}
+    for file, line in folds:
+        edges = at.get((os.path.normpath(file), line))
+        if not edges:  # the innermost function around it (main's CFA starts with the globals)
+            around = sorted((last - first, f.name) for first, last, f in spans.get(os.path.normpath(file), [])
+                            if first <= line <= last)
+            edges = [(program.functions[around[0][1]], edge)
+                     for edge in program.functions[around[0][1]].edges()] if around else []
+        for f, edge in edges:
+            if any(may_overflow(e) for e in expressions(edge)):
+                sites[edge] = (f"gcc folds signed arithmetic at {file}:{line} as if it could not "
+                               "overflow; the CFA wraps it")
+    return _behind(program, sites)
+
+
+def _behind(program: Program, sites: dict[Edge, str]) -> dict[str, str]:
+    """The goals of the edges ``sites`` and of every edge some path reaches from them,
+    each with the reason of a site before it."""
     if not sites:
         return {}
     after = _after(program, [(edge.dst, why) for edge, why in sites.items()])

@@ -14,6 +14,7 @@ from cooptest.cfa.calls import callees
 from cooptest.cfa.ctype import Types
 from cooptest.cfa.ir import Program
 from cooptest.cfa.unmodelled import interposed, proof_blockers
+from cooptest.frontend.folding import overflow_folds
 from cooptest.errors import UserError
 from cooptest.frontend import ast_cache
 from cooptest.frontend.builder import CFABuilder, Instrumentation
@@ -106,7 +107,9 @@ def _load_program(task: Task, work_dir: str) -> Frontend:
     program.proof_blockers = proof_blockers(program, attributes.destructors(),
                                             argv_given=env is not None and (bool(env.args) or env.sym_args is not None),
                                             erased_asm=attributes.asm, narrowed=attributes.narrowed,
-                                            widened_constants=builder.widened_constants)
+                                            widened_constants=builder.widened_constants,
+                                            folds=[site for u in units for site in overflow_folds(
+                                                u.source, task.data_model, os.path.join(work_dir, "pp"))])
     program.system_files = frozenset(system)
     program.unemitted = frozenset(builder.static_inline - callees(program, set(program.functions) - builder.static_inline))
     program.proof_blockers.functions.update(interposed(program, builder.internal))

@@ -126,12 +126,18 @@ def preprocess(task: Task, out_dir: str) -> list[str]:
     return [preprocess_unit(unit, task.data_model, out_dir) for unit in task.units]
 
 
-def preprocess_unit(unit: Source, data_model: DataModel, out_dir: str) -> str:
-    os.makedirs(out_dir, exist_ok=True)
+def unit_key(unit: Source, data_model: DataModel) -> str:
+    """A name for what cooptest derives from ``unit`` in an output's work folder: the
+    unit's name and a digest of its content, path, data model and flags."""
     with open(unit.path, "rb") as f:
         key = hashlib.sha256(f.read() + "\0".join((data_model.value, unit.path, *unit.flags)).encode()
                              ).hexdigest()[:16]
-    out = os.path.join(out_dir, f"{os.path.splitext(os.path.basename(unit.path))[0]}-{key}.i")
+    return f"{os.path.splitext(os.path.basename(unit.path))[0]}-{key}"
+
+
+def preprocess_unit(unit: Source, data_model: DataModel, out_dir: str) -> str:
+    os.makedirs(out_dir, exist_ok=True)
+    out = os.path.join(out_dir, f"{unit_key(unit, data_model)}.i")
     if not os.path.exists(out):
         gcc_e(unit, data_model, out + ".tmp", GNU_NEUTRALISERS)
         with open(out + ".tmp", encoding="utf-8", errors="surrogateescape") as f:

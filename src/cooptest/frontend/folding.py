@@ -1,0 +1,95 @@
+"""Where gcc's build of a unit relies on signed arithmetic not overflowing, by asking gcc.
+
+Signed overflow is undefined in C, and gcc folds expressions as if it never happened, at
+-O0 too (fold-const: ``x + 1 < 0`` becomes ``x < -1``, ``x * 10 / 5`` becomes ``x * 2``,
+``(size_t)(n - 1)`` becomes ``(size_t)n - 1``). The CFA computes the wrapped value x86's
+instructions would; the two differ exactly on the inputs where the arithmetic overflows,
+and there a proof made on the CFA may claim infeasible a branch gcc's build takes.
+
+gcc's ``-fwrapv`` build computes what the CFA computes (wrapping is then defined and those
+folds are off). So the statements whose GIMPLE differs between the unit's build with
+and without ``-fwrapv`` are exactly the ones where gcc's build may compute something
+else than the CFA: their locations are what this module returns
+(``cfa.unmodelled.overflow_folded`` decides which goals they make proofs unsafe for).
+Where the two agree, gcc's -O0 code is its -fwrapv code, whatever the inputs.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+from cooptest.cfa.ctype import DataModel
+from cooptest.frontend.preprocess import search_flags, unit_key
+from cooptest.task import Source
+
+FORMAT = 2  # bump when what is cached changes
+# a GIMPLE statement's location as ``-lineno`` dumps it: ``[file:line:column]``
+_LOCATION = re.compile(r"^\s*\[(?P<file>[^\]]+):(?P<line>\d+):\d+\]")
+# a temporary's declaration, numbers replaced: ``  int #;``, ``  char * #;``
+_TEMPORARY = re.compile(r"^\s+[^=;\[(]*\s\**#;$")
+# gcc's temporaries and labels (``D.1995``, ``_1``, ``x.0_3``): numbered in creation order,
+# so one folded statement renumbers all that follow
+_NUMBERED = re.compile(r"\b(?:D\.\d+|_\d+|[A-Za-z_]\w*\.\d+(?:_\d+)?)\b")
+
+
+def overflow_folds(unit: Source, data_model: DataModel, out_dir: str) -> list[tuple[str, int]]:
+    """The (file, line) of each statement of ``unit`` that gcc compiles otherwise than
+    under ``-fwrapv`` (none if the unit is compiled with ``-fwrapv``), cached in
+    ``out_dir`` by the unit's content and flags."""
+    if "-fwrapv" in unit.flags:
+        return []
+    os.makedirs(out_dir, exist_ok=True)
+    cached = os.path.join(out_dir, f"{unit_key(unit, data_model)}.folds-{FORMAT}.json")
+    try:
+        with open(cached) as f:
+            return [(file, line) for file, line in json.load(f)]
+    except (OSError, ValueError):
+        pass
+    with tempfile.TemporaryDirectory(dir=out_dir) as work:
+        folded, wrapped = (_gimple(unit, data_model, os.path.join(work, name), extra)
+                           for name, extra in (("folded", ()), ("wrapped", ("-fwrapv",))))
+    sites = sorted(_differing_lines(wrapped, folded)) if folded is not None and wrapped is not None else []
+    with open(cached + ".tmp", "w") as f:
+        json.dump(sites, f)
+    os.replace(cached + ".tmp", cached)
+    return sites
+
+
+def _gimple(unit: Source, data_model: DataModel, dump: str, extra: tuple[str, ...]) -> list[str] | None:
+    """The unit's GIMPLE with locations, as gcc -O0 builds it, or None if gcc does not
+    compile it (the native build will say why)."""
+    proc = subprocess.run(["gcc", "-w", "-c", *search_flags(unit, data_model), *unit.flags, *extra,
+                           f"-fdump-tree-gimple-lineno={dump}", unit.path, "-o", os.devnull],
+                          capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0 or not os.path.exists(dump):
+        return None
+    with open(dump, errors="replace") as f:
+        return [_NUMBERED.sub("#", line) for line in f.read().splitlines()]
+
+
+def _differing_lines(wrapped: list[str], folded: list[str]) -> set[tuple[str, int]]:
+    """The source locations of the statements in which the two dumps differ."""
+    sites: set[tuple[str, int]] = set()
+    where = _located(wrapped), _located(folded)
+    matcher = difflib.SequenceMatcher(None, wrapped, folded, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            sites.update(site for site in where[0][i1:i2] + where[1][j1:j2] if site is not None)
+    return sites
+
+
+def _located(dump: list[str]) -> list[tuple[str, int] | None]:
+    """Each line's source location: its own, or for a statement gcc dumps without one
+    the last one before it; none for a temporary's declaration (the statements that
+    use it differ too, where they are)."""
+    out: list[tuple[str, int] | None] = []
+    last: tuple[str, int] | None = None
+    for text in dump:
+        if (m := _LOCATION.match(text)):
+            last = (os.path.normpath(m["file"]), int(m["line"]))
+        out.append(None if _TEMPORARY.match(text) else last)
+    return out
