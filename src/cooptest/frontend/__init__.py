@@ -95,7 +95,8 @@ def _load_program(task: Task, work_dir: str) -> Frontend:
     builder = CFABuilder(Types(task.data_model, task.unsigned_char), task.program, attributes,
                          {u.source.path: u.source.standard for u in units})
     try:
-        program = builder.build([(u.source.path, u.ast) for u in units])
+        program = builder.build([(u.source.path, u.ast) for u in units],
+                                weak={u.source.path: u.attributes.weak for u in units})
     except RecursionError:
         raise UserError("expression nesting too deep", task.program) from None
     program.source_lines = 0

@@ -45,6 +45,8 @@ MODES = {"QI": "char", "HI": "short", "SI": "int", "DI": "long long", "word": "l
 KEYWORDS = frozenset({"if", "while", "for", "switch", "return", "sizeof", "typeof",
                       "_Alignof", "__attribute__", "__attribute", "_Alignas"})
 
+TYPE_WORDS = frozenset({"void", "char", "short", "int", "long", "float", "double", "signed",
+                        "unsigned", "_Bool", "const", "volatile", "static", "extern", "inline"})
 _ATTRIBUTE = re.compile(r"\b__attribute(?:__)?\s*\(\s*\(")
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"([ \d]*)$', re.M)
 _STRUCT_HEAD = re.compile(r"\b(struct|union)\s*(\w*)\s*$")
@@ -63,6 +65,7 @@ class Attributes:
     # (file, line) of each asm statement of the user's code the front end erased
     narrowed: list[tuple[str | None, int | None]] = field(default_factory=list)
     # (file, line) of each __float128, _Float128 or _Float64x of the user's code, made double
+    weak: set[str] = field(default_factory=set)  # functions declared weak in this unit
 
     def constructors(self) -> list[str]:
         """Constructors in the order gcc runs them: by priority, then in source order."""
@@ -83,18 +86,19 @@ class Attributes:
             out.packed |= a.packed
             out.asm += a.asm
             out.narrowed += a.narrowed
+            out.weak |= a.weak
         return out
 
     def dumps(self) -> str:
         return json.dumps({"around_main": self.around_main, "packed": sorted(self.packed),
-                           "asm": self.asm, "narrowed": self.narrowed})
+                           "asm": self.asm, "narrowed": self.narrowed, "weak": sorted(self.weak)})
 
     @staticmethod
     def loads(text: str) -> Attributes:
         doc = json.loads(text)
         return Attributes({k: (v[0], v[1]) for k, v in doc["around_main"].items()},
                           set(doc["packed"]), [(f, n) for f, n in doc.get("asm", [])],
-                          [(f, n) for f, n in doc.get("narrowed", [])])
+                          [(f, n) for f, n in doc.get("narrowed", [])], set(doc.get("weak", [])))
 
 
 def system_headers(text: str) -> set[str]:
@@ -168,11 +172,14 @@ def strip(text: str) -> tuple[str, Attributes]:
     for start, end in spans:
         edits.append((start, end, "\n" * text.count("\n", start, end) or " "))
         file, line, system = src.where(start)
+        inner = text[text.index("(", text.index("(", start) + 1) + 1:text.rindex(")", start, end - 1)]
+        weak = _declared_function(text, spans, start) if any(n == "weak" for n, _ in _split(inner)) else None
+        if weak:
+            attrs.weak.add(weak)  # a system header's too: the linker's rule is everyone's
         if system or file in headers:  # gcc marks a -D macro's expansion there as no system's
             continue
-        inner = text[text.index("(", text.index("(", start) + 1) + 1:text.rindex(")", start, end - 1)]
         for name, args in _split(inner):
-            if name in IGNORED:
+            if name in IGNORED or name == "weak" and weak:  # a weak variable: refused
                 continue
             if name == "cooptest_asm":  # an asm the preprocessor erased (ERASED_ASM)
                 if _in_a_body(text, start):  # a statement, not a declaration's asm label
@@ -216,6 +223,15 @@ def _without_attributes(text: str, begin: int, end: int, spans: list[tuple[int, 
             pos = b
     out.append(text[pos:end])
     return "".join(out)
+
+
+def _declared_function(text: str, spans: list[tuple[int, int]], start: int) -> str | None:
+    """The function the declaration around the attribute at ``start`` declares, if any."""
+    begin = max(text.rfind(c, 0, start) for c in ";{}") + 1
+    ends = [i for i in (text.find(";", start), text.find("{", start)) if i >= 0]
+    decl = _without_attributes(text, begin, min(ends) if ends else len(text), spans)
+    found = next((m[1] for m in re.finditer(r"([A-Za-z_]\w*)\s*\(", decl) if m[1] not in KEYWORDS), None)
+    return None if found in TYPE_WORDS else found  # ``int (*fp)(void)``: a variable
 
 
 def _function_name(text: str, spans: list[tuple[int, int]], start: int, file: str | None,
@@ -356,6 +372,8 @@ class AttributeGenerator(c_generator.CGenerator):
 
     def visit_Decl(self, n: c_ast.Decl, no_type: bool = False) -> str:
         s = super().visit_Decl(n, no_type)
+        if isinstance(n.type, c_ast.FuncDecl) and n.name in self.attributes.weak:
+            s = f"__attribute__((weak)) {s}"
         found = self.attributes.around_main.get(n.name) if isinstance(n.type, c_ast.FuncDecl) \
             else None
         if found is None or n.name in self._placed:

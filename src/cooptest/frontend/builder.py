@@ -147,14 +147,18 @@ class CFABuilder:
 
     # ------------------------------------------------------------------ top level
 
-    def build(self, units: list[tuple[str, c_ast.FileAST]], entry: str = "main") -> Program:
-        """The CFA of the program the translation units ``units`` (path, AST) link into.
+    def build(self, units: list[tuple[str, c_ast.FileAST]], entry: str = "main",
+              weak: Mapping[str, set[str]] | None = None) -> Program:
+        """The CFA of the program the translation units ``units`` (path, AST) link into;
+        ``weak``: the functions each unit (by path) declares weak.
 
         Each unit has a file scope of its own; names of external linkage are one object
         or function across units (``linkage``), as the linker makes them, and types of
         one tag one type (``TypeResolver.linked``). A ``static`` function whose name
-        another unit also uses is named ``name@file`` in the CFA."""
+        another unit also uses is named ``name@file`` in the CFA. A weak definition
+        another unit defines strong is left out, as the linker leaves it out."""
         self._internal_names = _internal_function_names(units)
+        overridden = _overridden_weak(units, weak or {})
         for path, ast in units:
             self.scope = Scope()
             self.resolver.scope = self.scope
@@ -164,7 +168,9 @@ class CFABuilder:
             self._unit = path
             self.standard = self.standards.get(path, DEFAULT_STANDARD)
             for ext in ast.ext:
-                if isinstance(ext, c_ast.FuncDef):
+                if isinstance(ext, c_ast.FuncDef) and (path, ext.decl.name) in overridden:
+                    self._declaration(ext.decl, file_scope=True)
+                elif isinstance(ext, c_ast.FuncDef):
                     self._function(ext)
                 elif isinstance(ext, c_ast.Decl):
                     self._declaration(ext, file_scope=True)
@@ -1266,6 +1272,20 @@ def condition_text(node: c_ast.Node) -> str:
     except (AttributeError, TypeError, RecursionError):  # a node of the GNU extensions
         return ""
     return text if len(text) <= CONDITION_CHARS else text[:CONDITION_CHARS - 1] + "…"
+
+
+def _overridden_weak(units: list[tuple[str, c_ast.FileAST]],
+                     weak: Mapping[str, set[str]]) -> set[tuple[str, str]]:
+    """The weak function definitions, by (unit, name), that a strong definition of
+    another unit overrides."""
+    defined: dict[str, list[str]] = {}
+    for path, ast in units:
+        for ext in ast.ext:
+            if isinstance(ext, c_ast.FuncDef) and "static" not in (ext.decl.storage or []):
+                defined.setdefault(ext.decl.name, []).append(path)
+    return {(path, name) for name, paths in defined.items() if len(paths) > 1
+            and any(name not in weak.get(p, ()) for p in paths)
+            for path in paths if name in weak.get(path, ())}
 
 
 def _internal_function_names(units: list[tuple[str, c_ast.FileAST]]) -> dict[tuple[str, str], str]:

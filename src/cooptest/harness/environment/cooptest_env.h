@@ -21,6 +21,11 @@
 #include <limits.h>
 #include <errno.h>
 
+/* The model's C library functions are weak, as a shared library's are to the linker:
+ * a program that defines one itself (its own getopt_long, its own isdigit), renamed
+ * by cooptest_io.h as its calls are, has its definition called. */
+#define COOPTEST_LIBRARY __attribute__((weak))
+
 char __VERIFIER_nondet_char(void);
 unsigned char __VERIFIER_nondet_uchar(void);
 unsigned short __VERIFIER_nondet_ushort(void);
@@ -100,7 +105,7 @@ static int __cooptest_file_index(const char *path) {
   return -1;
 }
 
-FILE *__cooptest_fopen(const char *path, const char *mode) {
+COOPTEST_LIBRARY FILE *__cooptest_fopen(const char *path, const char *mode) {
   int i = __cooptest_file_index(path);
   if (i < 0)
     return fopen(path, mode);
@@ -113,7 +118,7 @@ FILE *__cooptest_fopen(const char *path, const char *mode) {
 #endif
 }
 
-int __cooptest_open(const char *path, int flags, ...) {
+COOPTEST_LIBRARY int __cooptest_open(const char *path, int flags, ...) {
   int i = __cooptest_file_index(path);
   if (i < 0)
     return open(path, flags, 0644); /* a file the model does not hold: the real one */
@@ -124,7 +129,7 @@ int __cooptest_open(const char *path, int flags, ...) {
   return 1000 + i;
 }
 
-int __cooptest_fclose(FILE *f) {
+COOPTEST_LIBRARY int __cooptest_fclose(FILE *f) {
   struct __cooptest_stream *s = __cooptest_stream_of(f);
   if (s == 0)
     return fclose(f);
@@ -132,23 +137,23 @@ int __cooptest_fclose(FILE *f) {
   return 0;
 }
 
-int __cooptest_close(int fd) {
+COOPTEST_LIBRARY int __cooptest_close(int fd) {
   struct __cooptest_stream *s = __cooptest_stream_of_fd(fd);
   if (s == 0)
     return close(fd);
   return 0;
 }
 
-int __cooptest_fgetc(FILE *f) {
+COOPTEST_LIBRARY int __cooptest_fgetc(FILE *f) {
   struct __cooptest_stream *s = __cooptest_stream_of(f);
   if (s == 0)
     return fgetc(f);
   return __cooptest_next(s);
 }
 
-int __cooptest_getchar(void) { return __cooptest_fgetc(stdin); }
+COOPTEST_LIBRARY int __cooptest_getchar(void) { return __cooptest_fgetc(stdin); }
 
-int __cooptest_ungetc(int c, FILE *f) {
+COOPTEST_LIBRARY int __cooptest_ungetc(int c, FILE *f) {
   struct __cooptest_stream *s = __cooptest_stream_of(f);
   if (s == 0)
     return ungetc(c, f);
@@ -159,14 +164,14 @@ int __cooptest_ungetc(int c, FILE *f) {
   return (unsigned char)c;
 }
 
-int __cooptest_feof(FILE *f) {
+COOPTEST_LIBRARY int __cooptest_feof(FILE *f) {
   struct __cooptest_stream *s = __cooptest_stream_of(f);
   if (s == 0)
     return feof(f);
   return s->pos >= s->len;
 }
 
-char *__cooptest_fgets(char *buf, int size, FILE *f) {
+COOPTEST_LIBRARY char *__cooptest_fgets(char *buf, int size, FILE *f) {
   struct __cooptest_stream *s = __cooptest_stream_of(f);
   int i = 0;
   if (s == 0)
@@ -187,7 +192,7 @@ char *__cooptest_fgets(char *buf, int size, FILE *f) {
   return buf;
 }
 
-size_t __cooptest_fread(void *ptr, size_t size, size_t n, FILE *f) {
+COOPTEST_LIBRARY size_t __cooptest_fread(void *ptr, size_t size, size_t n, FILE *f) {
   struct __cooptest_stream *s = __cooptest_stream_of(f);
   size_t items, k;
   if (s == 0)
@@ -201,7 +206,7 @@ size_t __cooptest_fread(void *ptr, size_t size, size_t n, FILE *f) {
   return items;
 }
 
-ssize_t __cooptest_read(int fd, void *buf, size_t count) {
+COOPTEST_LIBRARY ssize_t __cooptest_read(int fd, void *buf, size_t count) {
   struct __cooptest_stream *s = __cooptest_stream_of_fd(fd);
   size_t k;
   if (s == 0)
@@ -218,20 +223,20 @@ ssize_t __cooptest_read(int fd, void *buf, size_t count) {
  * by && or ||: a decision of the model is a node of every execution tree, and a
  * search that took isspace's three tests for three decisions per byte read spent its
  * iterations on orders of blanks (scan.c: no "%d %d" read in 400 iterations). */
-int __cooptest_isdigit(int c) { return (unsigned)(c - '0') < 10u; }
-int __cooptest_islower(int c) { return (unsigned)(c - 'a') < 26u; }
-int __cooptest_isupper(int c) { return (unsigned)(c - 'A') < 26u; }
-int __cooptest_isalpha(int c) { return (unsigned)((c | 32) - 'a') < 26u; }
-int __cooptest_isalnum(int c) { return __cooptest_isalpha(c) | __cooptest_isdigit(c); }
-int __cooptest_isxdigit(int c) { return __cooptest_isdigit(c) | ((unsigned)((c | 32) - 'a') < 6u); }
-int __cooptest_isspace(int c) { return (c == ' ') | ((unsigned)(c - '\t') < 5u); }
-int __cooptest_isblank(int c) { return (c == ' ') | (c == '\t'); }
-int __cooptest_iscntrl(int c) { return ((unsigned)c < 32u) | (c == 127); }
-int __cooptest_isprint(int c) { return (unsigned)(c - 32) < 95u; }
-int __cooptest_isgraph(int c) { return (unsigned)(c - 33) < 94u; }
-int __cooptest_ispunct(int c) { return __cooptest_isgraph(c) & (__cooptest_isalnum(c) ^ 1); }
-int __cooptest_tolower(int c) { return c | (__cooptest_isupper(c) << 5); }
-int __cooptest_toupper(int c) { return c & ~(__cooptest_islower(c) << 5); }
+COOPTEST_LIBRARY int __cooptest_isdigit(int c) { return (unsigned)(c - '0') < 10u; }
+COOPTEST_LIBRARY int __cooptest_islower(int c) { return (unsigned)(c - 'a') < 26u; }
+COOPTEST_LIBRARY int __cooptest_isupper(int c) { return (unsigned)(c - 'A') < 26u; }
+COOPTEST_LIBRARY int __cooptest_isalpha(int c) { return (unsigned)((c | 32) - 'a') < 26u; }
+COOPTEST_LIBRARY int __cooptest_isalnum(int c) { return __cooptest_isalpha(c) | __cooptest_isdigit(c); }
+COOPTEST_LIBRARY int __cooptest_isxdigit(int c) { return __cooptest_isdigit(c) | ((unsigned)((c | 32) - 'a') < 6u); }
+COOPTEST_LIBRARY int __cooptest_isspace(int c) { return (c == ' ') | ((unsigned)(c - '\t') < 5u); }
+COOPTEST_LIBRARY int __cooptest_isblank(int c) { return (c == ' ') | (c == '\t'); }
+COOPTEST_LIBRARY int __cooptest_iscntrl(int c) { return ((unsigned)c < 32u) | (c == 127); }
+COOPTEST_LIBRARY int __cooptest_isprint(int c) { return (unsigned)(c - 32) < 95u; }
+COOPTEST_LIBRARY int __cooptest_isgraph(int c) { return (unsigned)(c - 33) < 94u; }
+COOPTEST_LIBRARY int __cooptest_ispunct(int c) { return __cooptest_isgraph(c) & (__cooptest_isalnum(c) ^ 1); }
+COOPTEST_LIBRARY int __cooptest_tolower(int c) { return c | (__cooptest_isupper(c) << 5); }
+COOPTEST_LIBRARY int __cooptest_toupper(int c) { return c & ~(__cooptest_islower(c) << 5); }
 
 /* v * base as a sum of shifted copies of v over the bits of base, which is concrete: a
    solver decides "the number read is 4242" after seven digits in 0.4 s so, and in 10 s
@@ -291,7 +296,7 @@ static unsigned long long __cooptest_strtoull_core(const char *s, char **end, in
   return v;
 }
 
-long __cooptest_strtol(const char *s, char **end, int base) {
+COOPTEST_LIBRARY long __cooptest_strtol(const char *s, char **end, int base) {
   int neg, over;
   unsigned long long v = __cooptest_strtoull_core(s, end, base, &neg, &over);
   if (over || (!neg && v > (unsigned long long)LONG_MAX)) {
@@ -305,7 +310,7 @@ long __cooptest_strtol(const char *s, char **end, int base) {
   return neg ? (long)(0 - v) : (long)v;
 }
 
-unsigned long __cooptest_strtoul(const char *s, char **end, int base) {
+COOPTEST_LIBRARY unsigned long __cooptest_strtoul(const char *s, char **end, int base) {
   int neg, over;
   unsigned long long v = __cooptest_strtoull_core(s, end, base, &neg, &over);
   if (over || v > ULONG_MAX) {
@@ -315,8 +320,8 @@ unsigned long __cooptest_strtoul(const char *s, char **end, int base) {
   return neg ? (unsigned long)(0 - v) : (unsigned long)v;
 }
 
-int __cooptest_atoi(const char *s) { return (int)__cooptest_strtol(s, 0, 10); }
-long __cooptest_atol(const char *s) { return __cooptest_strtol(s, 0, 10); }
+COOPTEST_LIBRARY int __cooptest_atoi(const char *s) { return (int)__cooptest_strtol(s, 0, 10); }
+COOPTEST_LIBRARY long __cooptest_atol(const char *s) { return __cooptest_strtol(s, 0, 10); }
 
 #if COOPTEST_IO
 /* scanf, fscanf and sscanf over a stream, for the conversions programs mostly use:
@@ -432,7 +437,7 @@ static int __cooptest_scan(struct __cooptest_stream *s, const char *fmt, void **
   return assigned;
 }
 
-int __cooptest_scanf(const char *fmt, void *a0, void *a1, void *a2, void *a3, void *a4,
+COOPTEST_LIBRARY int __cooptest_scanf(const char *fmt, void *a0, void *a1, void *a2, void *a3, void *a4,
                      void *a5, void *a6, void *a7) {
   void *out[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
   struct __cooptest_stream *s = __cooptest_stream_of(stdin);
@@ -441,7 +446,7 @@ int __cooptest_scanf(const char *fmt, void *a0, void *a1, void *a2, void *a3, vo
   return __cooptest_scan(s, fmt, out);
 }
 
-int __cooptest_fscanf(FILE *f, const char *fmt, void *a0, void *a1, void *a2, void *a3,
+COOPTEST_LIBRARY int __cooptest_fscanf(FILE *f, const char *fmt, void *a0, void *a1, void *a2, void *a3,
                       void *a4, void *a5, void *a6, void *a7) {
   void *out[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
   struct __cooptest_stream *s = __cooptest_stream_of(f);
@@ -450,7 +455,7 @@ int __cooptest_fscanf(FILE *f, const char *fmt, void *a0, void *a1, void *a2, vo
   return __cooptest_scan(s, fmt, out);
 }
 
-int __cooptest_sscanf(const char *text, const char *fmt, void *a0, void *a1, void *a2,
+COOPTEST_LIBRARY int __cooptest_sscanf(const char *text, const char *fmt, void *a0, void *a1, void *a2,
                       void *a3, void *a4, void *a5, void *a6, void *a7) {
   void *out[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
   struct __cooptest_stream s;

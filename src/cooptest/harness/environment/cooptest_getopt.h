@@ -347,12 +347,12 @@ static int __cooptest_getopt_call(int argc, char **argv, const char *optstring,
   return result;
 }
 
-int __cooptest_getopt_long(int argc, char *const *argv, const char *optstring,
+COOPTEST_LIBRARY int __cooptest_getopt_long(int argc, char *const *argv, const char *optstring,
                            const struct option *longopts, int *longind) {
   return __cooptest_getopt_call(argc, (char **)argv, optstring, longopts, longind, 0);
 }
 
-int __cooptest_getopt_long_only(int argc, char *const *argv, const char *optstring,
+COOPTEST_LIBRARY int __cooptest_getopt_long_only(int argc, char *const *argv, const char *optstring,
                                 const struct option *longopts, int *longind) {
   return __cooptest_getopt_call(argc, (char **)argv, optstring, longopts, longind, 1);
 }
