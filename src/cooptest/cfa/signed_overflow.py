@@ -6,12 +6,13 @@ gcc's folds keep the value of every run in which no signed arithmetic overflows.
 expression whose every signed operation stays within its type for all operand values the
 operands' types allow (``(int)c + 1`` for a ``char c``) computes the same in gcc's build
 as in the CFA, however gcc folded it. The ranges are intervals over the operands' types,
-narrowed by casts from smaller types and by constants; anything else is its type's range.
+narrowed by casts from smaller types, bit-fields' widths and constants; anything else
+is its type's range.
 """
 from __future__ import annotations
 
 from cooptest.cfa.ctype import IntType
-from cooptest.cfa.ir import Binary, Cast, Const, Expr, Unary
+from cooptest.cfa.ir import Binary, Cast, Const, Expr, Member, Unary
 
 Interval = tuple[int, int]
 OVERFLOWING = ("+", "-", "*", "/", "%", "<<")
@@ -42,6 +43,8 @@ def _range(e: Expr) -> Interval | None:
     whole = (t.min, t.max)
     if isinstance(e, Const) and isinstance(e.value, int):
         return (e.value, e.value)
+    if isinstance(e, Member) and (width := e.member.bit_width) is not None:
+        return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if t.signed else (0, (1 << width) - 1)
     if isinstance(e, Cast):
         inner = _range(e.operand)
         return inner if inner is not None and whole[0] <= inner[0] and inner[1] <= whole[1] else whole
