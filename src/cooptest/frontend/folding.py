@@ -75,8 +75,8 @@ def _differing_lines(wrapped: list[str], folded: list[str]) -> set[tuple[str, in
     """The source locations of the statements in which the two dumps differ."""
     sites: set[tuple[str, int]] = set()
     records = _statements(wrapped), _statements(folded)
-    texts = [[text for _, text in r] for r in records]
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, *texts).get_opcodes():
+    matcher = difflib.SequenceMatcher(None, [text for _, text in records[0]], [text for _, text in records[1]])
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
             sites.update(site for site, _ in records[0][i1:i2] + records[1][j1:j2])
     return sites
