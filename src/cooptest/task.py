@@ -154,15 +154,18 @@ class Task:
             return ERROR_CALL
         return BRANCHES
 
-    @property
-    def unsigned_char(self) -> bool:
-        """Whether plain ``char`` is unsigned in the program: the CFA has one ``char``,
-        so units that disagree are refused."""
-        signs = {u.unsigned_char for u in self.units}
-        if len(signs) > 1:
+    def __post_init__(self) -> None:
+        """The CFA has one plain ``char``: units that disagree on its sign are refused
+        where the task is made, not where it is first asked."""
+        if len({u.unsigned_char for u in self.sources}) > 1:
             raise UserError("-funsigned-char for some translation units only: cooptest has one plain char",
                             self.program)
-        return signs == {True}
+
+    @property
+    def unsigned_char(self) -> bool:
+        """Whether plain ``char`` is unsigned in the program (the environment model's
+        unit and a harness take the program's)."""
+        return any(u.unsigned_char for u in self.sources)
 
 
 def load_task(path: str, data_model: DataModel | None = None) -> Task:

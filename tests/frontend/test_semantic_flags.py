@@ -130,3 +130,16 @@ def test_the_environment_model_shares_the_programs_char(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     goals = {g["id"]: g["status"] for g in json.loads((out / "report.json").read_text())["goals"]}
     assert goals["B2T"] == "covered", goals  # B1: argc > 1, B2: c > 127
+
+
+def test_units_that_disagree_on_char_are_refused_at_load(tmp_path: Path) -> None:
+    """A compilation database whose units differ in plain char's sign: one line, exit 2,
+    from the command that reads it (the CFA has one ``char``)."""
+    for name in ("a.c", "b.c"):
+        (tmp_path / name).write_text(CHAR if name == "a.c" else "int helper(void) { return 1; }\n")
+    (tmp_path / "compile_commands.json").write_text(json.dumps([
+        {"directory": str(tmp_path), "file": "a.c", "command": "gcc -funsigned-char -c a.c"},
+        {"directory": str(tmp_path), "file": "b.c", "command": "gcc -c b.c"}]))
+    r = cooptest("cfa", "--compile-commands", tmp_path / "compile_commands.json")
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0 and "-funsigned-char for some translation units" in r.stderr
