@@ -23,7 +23,7 @@ from cooptest.harness.byte_harness import afl_compiler, build, decode, encode
 from cooptest.harness.executor import Executor
 from cooptest.harness.nondet import needed_functions
 from cooptest.harness.testsuite import read_suite
-from cooptest.task import load_task
+from cooptest.sources import load_program_task
 
 from processes import working_in
 
@@ -69,11 +69,11 @@ int main(void) {
 """
 
 
-def board_of(tmp_path: Path, source: str) -> GoalBoard:
+def board_of(tmp_path: Path, source: str, flags: tuple[str, ...] = ()) -> GoalBoard:
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "prog.c"
     path.write_text(source)
-    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
+    frontend = load_program(load_program_task([str(path)], None, flags), str(tmp_path / "work"))
     return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
 
 
@@ -85,8 +85,8 @@ def test_a_test_becomes_bytes_and_the_bytes_the_same_test(tmp_path: Path) -> Non
     assert compiler is not None
     sources = board.executor.preprocessed
     text = "".join(Path(p).read_text() for p in sources)
-    builds = build(sources, needed_functions(text), board.executor.binary.data_model,
-                   str(tmp_path / "afl"), compiler)
+    builds = build(sources, board.executor.dialects, needed_functions(text),
+                   board.executor.binary.data_model, str(tmp_path / "afl"), compiler)
     test = ["-3", "65535", "-7", "-9", "18446744073709551615", "1", "2.5", "-0.5"]
     data = encode(builds.translator, test, 3.0)
     assert data is not None and len(data) == 1 + 2 + 4 + 8 + 8 + 1 + 8 + 4
@@ -94,6 +94,27 @@ def test_a_test_becomes_bytes_and_the_bytes_the_same_test(tmp_path: Path) -> Non
                                                     "1", "2.5", "-0.5"]
     assert board.executor.run(test).exit_code == 3
     assert decode(builds.translator, data[:5], 3.0) == ["-3", "65535"]  # the bytes ran out
+
+
+# gnu89's inline: an external definition; C99's (gcc's default since gnu11): none, so a
+# build that ignores the program's -std= does not link.
+GNU89 = """extern int __VERIFIER_nondet_int(void);
+inline int twice(int x) { return x + x; }
+int main(void) { return twice(__VERIFIER_nondet_int()) == 8; }
+"""
+
+
+def test_both_builds_are_in_the_programs_dialect(tmp_path: Path) -> None:
+    board = board_of(tmp_path, GNU89, ("-std=gnu89",))
+    compiler = afl_compiler()
+    assert compiler is not None
+    sources = board.executor.preprocessed
+    text = "".join(Path(p).read_text() for p in sources)
+    builds = build(sources, board.executor.dialects, needed_functions(text),
+                   board.executor.binary.data_model, str(tmp_path / "afl"), compiler)
+    data = encode(builds.translator, ["4"], 3.0)
+    assert data is not None and decode(builds.translator, data, 3.0) == ["4"]
+    assert subprocess.run([builds.fuzzed], input=data, capture_output=True).returncode == 1
 
 
 @pytest.mark.slow

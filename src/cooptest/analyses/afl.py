@@ -174,7 +174,8 @@ def _build(board: GoalBoard) -> ByteBuilds:
     for path in sources:
         with open(path, errors="replace") as f:
             text += f.read()
-    return byte_harness.build(sources, needed_functions(text), board.executor.binary.data_model,
+    return byte_harness.build(sources, board.executor.dialects, needed_functions(text),
+                              board.executor.binary.data_model,
                               os.path.join(_folder(board), "afl-build"), compiler)
 
 

@@ -88,13 +88,14 @@ def compile_program(source_paths: str | Sequence[str], data_model: DataModel, ou
 
 
 def in_standards(paths: Sequence[str], dialects: Sequence[tuple[str, ...]], data_model: DataModel,
-                 flags: Sequence[str], prefix: str) -> list[str]:
+                 flags: Sequence[str], prefix: str, compiler: str = GCC,
+                 env: Mapping[str, str] | None = None) -> list[str]:
     """``paths`` to compile with ``flags`` and cooptest's runtime, those whose dialect
     (``dialects``, in order: a standard, then flags such as -funsigned-char) is not
     the one of ``flags`` replaced by their object, compiled on its own in that dialect
     (one gcc command reads every file in one dialect, and the runtime is plain C11).
     The object is named ``prefix`` and the file's stem (gcov names its notes after
-    it), beside the file."""
+    it), beside the file; ``compiler`` and ``env`` as ``compile_sources`` takes them."""
     out = list(paths)
     for i, (path, dialect) in enumerate(zip(paths, dialects)):
         if set(dialect) <= set(flags):
@@ -103,7 +104,7 @@ def in_standards(paths: Sequence[str], dialects: Sequence[tuple[str, ...]], data
         name = "-".join(f[len("-std="):] if f.startswith("-std=") else f[2:] for f in dialect)
         out[i] = os.path.join(os.path.dirname(path), f"{prefix}-{name}-{stem}.o")
         own = [*(f for f in flags if not f.startswith("-std=")), *dialect, *RESERVED_SPELLINGS]
-        compile_sources([path], data_model, out[i], [*own, "-c"])
+        compile_sources([path], data_model, out[i], [*own, "-c"], compiler, env)
     return out
 
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cooptest.cfa.ctype import DataModel
-from cooptest.harness.build import BASE_FLAGS, compile_sources, containment_source, write_once
+from cooptest.harness.build import BASE_FLAGS, compile_sources, containment_source, in_standards, write_once
 from cooptest.harness.nondet import ASSUME, ERROR, EXTRA_FUNCTIONS, PREFIX, TESTCOV_FUNCTIONS
 from cooptest.harness.runner import Executable
 
@@ -279,22 +280,30 @@ class ByteBuilds:
     translator: Executable
 
 
-def build(preprocessed: list[str], declared: set[str], data_model: DataModel, out_dir: str,
-          compiler: str) -> ByteBuilds:
-    """Both builds of the program (``gcc -E`` outputs), each linked with ``contain.c``:
-    the fuzzer's forks are tests like any other. Raises ``UserError`` when one does not
-    compile (a program's GNU C that clang does not take)."""
+AFL_FLAGS = ("-w", "-O2")
+TRANSLATOR_FLAGS = (*BASE_FLAGS, "-DCOOPTEST_TRANSLATOR")
+
+
+def build(preprocessed: list[str], dialects: Sequence[tuple[str, ...]], declared: set[str],
+          data_model: DataModel, out_dir: str, compiler: str) -> ByteBuilds:
+    """Both builds of the program (``gcc -E`` outputs, each unit in its ``dialects``,
+    as ``build.in_standards`` takes them), each linked with ``contain.c``: the fuzzer's
+    forks are tests like any other. Raises ``UserError`` when one does not compile (a
+    program's GNU C that clang does not take)."""
     harness = write_once(out_dir, "byte-harness", harness_source(declared, data_model))
-    sources = [*preprocessed, harness, containment_source(out_dir)]
-    key = hashlib.sha256("\0".join([*sources, compiler]).encode()).hexdigest()[:16]
+    runtime = [harness, containment_source(out_dir)]
+    key = hashlib.sha256("\0".join([*preprocessed, *runtime, compiler, *(" ".join(d) for d in dialects)]
+                                   ).encode()).hexdigest()[:16]
     fuzzed = os.path.join(out_dir, f"fuzzed-{key}")
     translator = os.path.join(out_dir, f"translator-{key}")
     if not os.path.exists(fuzzed):  # made once for the lanes of a run (atomically)
         # AFL++ has no 32-bit runtime: the fuzzed build is 64-bit, with the task's sizes of input
-        compile_sources(sources, DataModel.LP64, fuzzed, ("-w", "-O2"), compiler,
-                        {**os.environ, **AFL_BUILD_ENV})
+        env = {**os.environ, **AFL_BUILD_ENV}
+        units = in_standards(preprocessed, dialects, DataModel.LP64, AFL_FLAGS, f"fuzzed-{key}", compiler, env)
+        compile_sources([*units, *runtime], DataModel.LP64, fuzzed, AFL_FLAGS, compiler, env)
     if not os.path.exists(translator):
-        compile_sources(sources, data_model, translator, (*BASE_FLAGS, "-DCOOPTEST_TRANSLATOR"))
+        units = in_standards(preprocessed, dialects, data_model, TRANSLATOR_FLAGS, f"translator-{key}")
+        compile_sources([*units, *runtime], data_model, translator, TRANSLATOR_FLAGS)
     return ByteBuilds(fuzzed, Executable(translator, data_model, trace=False))
 
 

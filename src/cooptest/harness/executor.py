@@ -193,9 +193,10 @@ class Executor:
             sources.append(os.path.join(work_dir, f"instrumented-{i}.c" if i else "instrumented.c"))
             with open(sources[-1], "w") as f:
                 f.write(text)
+        self.dialects = [u.source.dialect for u in frontend.units]  # for other builds (afl), too
         try:
             self.binary: Executable = compile_program(sources, frontend.task.data_model, work_dir, trace=True,
-                                                      dialects=[u.source.dialect for u in frontend.units])
+                                                      dialects=self.dialects)
         except Undefined as e:  # the linker names our instrumented copy, and no line
             variable = next((v for v in frontend.program.globals if v.name == e.function), None)
             if variable is not None:
