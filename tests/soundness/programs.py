@@ -560,4 +560,17 @@ int main() { int x = __VERIFIER_nondet_int(); struct S *s = malloc(sizeof *s); i
 int main() { int x = __VERIFIER_nondet_int();
   if (x > 1073741823) { if (twice_halved(x) == x) { return 1; } return 2; } return 0; }
 """, [["1073741824"], ["0"]]),
+    # x86-64's long double is the x87's 80 bits (64-bit significand) where the CFA's is a
+    # double: a sum, a constant, a conversion from a wide integer that a double rounds
+    "long-double-sum": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); long double t = 1.0L;
+  if (x == 1) { t = t + 0x1p-60L; }
+  if (t != 1.0L) { return 1; } return 0; }
+""", [["1"], ["0"]]),
+    "long-double-constant": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); long double t = 0.1L;
+  if (x == 1) { if (t == 0.1) { return 2; } return 1; } return 0; }
+""", [["1"], ["0"]]),
+    "long-double-from-integer": (HEAD + """int main() { long long x = __VERIFIER_nondet_int();
+  long double t = (long double)(x * 1000000007LL * 3);
+  if (x == 1073741823) { if ((long long)t == x * 1000000007LL * 3) { return 1; } return 2; } return 0; }
+""", [["1073741823"], ["0"]]),
 }

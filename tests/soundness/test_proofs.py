@@ -330,3 +330,10 @@ def test_the_value_analysis_keeps_branch_facts_over_locals_in_their_frame(tmp_pa
     dead = {i for i, t in enumerate(LOCAL_FACTS.splitlines(), 1) if "dead" in t}
     assert not put.open(), "every goal decided"
     assert {put.goals[g].line for g in put.infeasible} == dead
+
+
+@pytest.mark.parametrize("name", ["long-double-sum", "long-double-constant", "long-double-from-integer"])
+def test_gccs_long_double_is_wider_than_a_double(tmp_path, name):
+    """The premise of the long-double programs: gcc's x86-64 build takes, on the first
+    seed, the branch a double's 53 bits would rule out."""
+    assert exit_of_gccs_build(tmp_path, name) == 1
