@@ -71,7 +71,7 @@ def test_a_fold_no_operand_can_overflow_keeps_its_proofs(tmp_path: Path) -> None
     task = load_program_task([str(tmp_path / "prog.c")], None, ())
     lines = {line for _, line in overflow_folds(task.units[0], task.data_model, str(tmp_path / "pp"))}
     assert {7, 8, 9} <= lines  # gcc's -fwrapv build differs there
-    assert board.program.proof_blockers.goals == {}
+    assert board.program.proof_blockers.folded == {}
     CHCAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
     (taken,) = (g for g, goal in board.goals.items() if goal.line == 9 and g.endswith("T"))
     assert taken in board.infeasible
@@ -80,4 +80,47 @@ def test_a_fold_no_operand_can_overflow_keeps_its_proofs(tmp_path: Path) -> None
 def test_under_fwrapv_gcc_computes_what_the_cfa_does(tmp_path: Path) -> None:
     """The user's -fwrapv makes wrapping gcc's semantics: no fold, nothing blocked."""
     board = loaded(tmp_path, PROGRAMS["fold-add-compare"][0], ("-fwrapv",))
-    assert board.program.proof_blockers.goals == {}
+    assert board.program.proof_blockers.folded == {}
+
+
+GUARDED = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 1000)
+    return 0;
+  if (x + 1 < 0)
+    return 1;
+  return 2;
+}
+"""
+
+
+def test_a_proof_that_nothing_overflows_at_the_fold_lifts_the_block(tmp_path: Path) -> None:
+    """gcc folds ``x + 1 < 0`` here too, but the guard keeps x + 1 within int: chc
+    proves no run overflows there, and then its proof of the branch is trusted."""
+    board = loaded(tmp_path, GUARDED)
+    (taken,) = (g for g, goal in board.goals.items() if goal.line == 6 and g.endswith("T"))
+    assert taken in board.program.proof_blockers.folded
+    CHCAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
+    assert board.program.proof_blockers.folded[taken][1] <= board.no_overflow.keys()
+    assert taken in board.infeasible and taken not in board.refused
+
+
+@pytest.mark.parametrize("name", FOLDS)
+def test_no_proof_rules_out_an_overflow_a_run_makes(tmp_path: Path, name: str) -> None:
+    put = program_under_test(tmp_path, name)
+    CHCAnalysis().run(put, Job(put.open(), Budget.seconds(20)))
+    assert put.no_overflow == {}
+
+
+def test_the_report_shows_the_proofs_a_trusted_proof_rests_on(tmp_path: Path) -> None:
+    import json
+    from clitools import cooptest
+    (tmp_path / "g.c").write_text(GUARDED)
+    proc = cooptest("generate", tmp_path / "g.c", "--strategy", "chc", "--budget", "20",
+                    "--out", tmp_path / "out", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert {g["id"]: g["status"] for g in doc["goals"]}["B3T"] == "infeasible"
+    assert {s["line"] for s in doc["no_overflow"]} == {6}
+    assert all(s["proof"].startswith("chc: ") for s in doc["no_overflow"])

@@ -60,12 +60,13 @@ from dataclasses import dataclass, field
 import z3
 
 from cooptest.analyses import semantics as sem
-from cooptest.cfa.calls import callee_name, callees
+from cooptest.cfa.calls import callee_name, callees, expressions
 from cooptest.cfa.ctype import CType, IntType, PointerType
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge, Cast, Const,
                              DeclEdge, Edge, ErrorEdge, Expr, FunctionCFA, Location, NondetEdge,
                              Program, ReturnEdge, TerminateEdge, Unary, Var, Variable,
                              in_register)
+from cooptest.cfa.signed_overflow import overflowing
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget, DeadlineReached
@@ -96,13 +97,15 @@ class CHCState(AnalysisState):
     ``limits``: the time limit of each goal's next query; ``interruptions``: how often
     a deadline interrupted a goal's query (its limit then stays); ``answered``: Spacer's answer
     for each goal it decided (``unsat``, the proof, which the board may refuse; ``sat``,
-    a derivation), not asked again. ``encodings``: the clauses built so far, with
+    a derivation), not asked again; ``overflows``: its answer for each overflow site
+    asked (``_rule_out_overflows``), not asked again. ``encodings``: the clauses built so far, with
     calling contexts or without (a job that goes on, as in CoVeriTest's rounds, does
     not build them again, and finishes a build a deadline interrupted)."""
 
     limits: dict[str, int] = field(default_factory=dict)
     interruptions: dict[str, int] = field(default_factory=dict)
     answered: dict[str, str] = field(default_factory=dict)
+    overflows: dict[str, str] = field(default_factory=dict)  # overflow site -> Spacer's answer
     encodings: dict[bool, Clauses] = field(default_factory=dict, repr=False)
 
 
@@ -206,6 +209,32 @@ class Clauses:
         try:
             return self.fp.query(goal())
         except z3.Z3Exception:  # Spacer reports its time limit as "canceled"
+            return z3.unknown
+
+    def overflows(self, edge: Edge, limit_ms: int) -> z3.CheckSatResult:
+        """Whether a run can reach ``edge`` with one of its signed operations leaving
+        its type (``signed_overflow``): ``unsat`` proves none does; ``unknown`` also
+        where an operation is not judged (``semantics.overflows``)."""
+        frame = self.frames[edge.src.function]
+        env = frame.values()
+        conditions = []
+        for x in (x for e in expressions(edge) for x in e.walk() if overflowing(x)):
+            operands = [x.left, x.right] if isinstance(x, Binary) else [x.operand] if isinstance(x, Unary) else []
+            terms = [self._term(o, env) for o in operands]
+            condition = sem.overflows(x.op, terms[0], terms[1] if len(terms) > 1 else None) \
+                if isinstance(x, (Binary, Unary)) else None
+            if condition is None:
+                return z3.unknown
+            conditions.append(condition)
+        if not conditions:
+            return z3.unsat
+        goal = self._relation(f"overflow{next(self._fresh)}", [])
+        self._bound = []
+        self._rule(frame, goal(), [self._state(edge.src, frame.entry, frame.current), z3.Or(conditions)])
+        self.fp.set(timeout=max(1, limit_ms))
+        try:
+            return self.fp.query(goal())
+        except z3.Z3Exception:
             return z3.unknown
 
     def invariant(self, location: Location) -> tuple[int, str] | None:
@@ -407,7 +436,7 @@ class CHCAnalysis:
             return finish(board, job, state)
         except DeadlineReached:
             return finish(board, job, state, interrupted=True)
-        interrupted = False
+        interrupted = not self._rule_out_overflows(board, job, state, encoding(False), scope)
         while not interrupted and not job.budget.expired():
             asked = [g for g in board.open(job.goals) if board.goals[g].function in scope
                      and g not in state.answered and state.limits.get(g, FIRST_LIMIT_MS) <= LAST_LIMIT_MS]
@@ -448,6 +477,27 @@ class CHCAnalysis:
                 more = "" if 2 * limit <= LAST_LIMIT_MS else ", its last"
                 board.give_up((g,), self.name, f"Spacer answered unknown at its {limit / 1000:g}-s limit{more}")
         return finish(board, job, state, interrupted)
+
+
+    def _rule_out_overflows(self, board: GoalBoard, job: Job, state: CHCState, clauses: Clauses,
+                            scope: set[str]) -> bool:
+        """Prove, where Spacer can within ``FIRST_LIMIT_MS``, that no run overflows at
+        the overflow sites before the job's open goals (``ProofBlockers.folded``): their
+        proofs are trusted only then. False if the deadline came first."""
+        blockers = board.program.proof_blockers
+        needed = {site for g in board.open(job.goals) if g in blockers.folded for site in blockers.folded[g][1]}
+        for site in sorted(needed - board.no_overflow.keys() - state.overflows.keys()):
+            edge = blockers.overflow_sites[site]
+            if edge.src.function not in scope:
+                continue
+            left_ms = int(job.budget.remaining() * 1000)
+            if left_ms <= 0:
+                return False
+            state.overflows[site] = str(answer := clauses.overflows(edge, min(FIRST_LIMIT_MS, left_ms)))
+            if answer == z3.unsat:
+                board.prove_no_overflow(site, f"{ORIGIN}: Spacer found invariants that exclude a "
+                                              f"signed overflow at line {edge.line}")
+        return True
 
 
 def from_settings(settings: Settings) -> CHCAnalysis:

@@ -88,6 +88,23 @@ def cast(term: z3.ExprRef, src: CType, dst: CType) -> z3.ExprRef:
     return z3.SignExt(db - sb, term) if is_signed(src) else z3.ZeroExt(db - sb, term)
 
 
+def overflows(op: str, a: z3.ExprRef, b: z3.ExprRef | None) -> z3.BoolRef | None:
+    """When the signed operation ``a op b`` (``-a`` for ``b`` None) leaves its type: the
+    bits the CFA wraps are then not C's value, and gcc may have computed another
+    (``frontend.folding``). None for an operation not judged here (a shift)."""
+    if b is None:
+        return z3.Not(z3.BVSNegNoOverflow(a)) if op == "-" else None
+    if op == "+":
+        return z3.Not(z3.And(z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b)))
+    if op == "-":
+        return z3.Not(z3.And(z3.BVSubNoOverflow(a, b), z3.BVSubNoUnderflow(a, b, True)))
+    if op == "*":
+        return z3.Not(z3.And(z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)))
+    if op in ("/", "%"):
+        return z3.Not(z3.BVSDivNoOverflow(a, b))
+    return None
+
+
 def unary(op: str, term: z3.ExprRef, t: CType, result: CType) -> z3.ExprRef:
     if op == "!":
         return from_bool(z3.Not(truth(term, t)), result)

@@ -10,7 +10,7 @@ know the promotion rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import AbstractSet, Iterator, Sequence
 
 from cooptest.cfa.ctype import (ArrayType, CType, DataModel, Field, FunctionType, IntType, PointerType,
                                StructType, Types)
@@ -529,9 +529,18 @@ class ProofBlockers:
     everywhere: str | None = None
     functions: dict[str, str] = field(default_factory=dict)
     goals: dict[str, str] = field(default_factory=dict)
+    # the goals behind an overflow site (``unmodelled.overflow_folded``): the reason and
+    # the sites, by ``site_key``, whose overflow no proof has ruled out yet blocks them
+    folded: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    overflow_sites: dict[str, Edge] = field(default_factory=dict)
 
-    def reason(self, goal: Goal) -> str | None:
-        return self.everywhere or self.functions.get(goal.function) or self.goals.get(goal.id)
+    def reason(self, goal: Goal, no_overflow: AbstractSet[str] = frozenset()) -> str | None:
+        """Why a proof of ``goal`` cannot hold, None if it can; ``no_overflow``: the
+        overflow sites a prover has shown no run of the CFA overflows at."""
+        if (why := self.everywhere or self.functions.get(goal.function) or self.goals.get(goal.id)):
+            return why
+        folded = self.folded.get(goal.id)
+        return folded[0] if folded is not None and not folded[1] <= no_overflow else None
 
 
 @dataclass(eq=False)

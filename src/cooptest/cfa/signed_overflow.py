@@ -21,10 +21,11 @@ OVERFLOWING = ("+", "-", "*", "/", "%", "<<")
 
 def may_overflow(e: Expr) -> bool:
     """Whether some signed operation within ``e`` may leave its type's range."""
-    return any(_overflows(x) for x in e.walk())
+    return any(overflowing(x) for x in e.walk())
 
 
-def _overflows(e: Expr) -> bool:
+def overflowing(e: Expr) -> bool:
+    """Whether ``e`` itself is a signed operation that may leave its type's range."""
     t = e.type
     if not isinstance(t, IntType) or not t.signed:
         return False

@@ -66,7 +66,8 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
-    blockers.goals.update(overflow_folded(program, folds))
+    folded = overflow_folded(program, folds)
+    blockers.overflow_sites, blockers.folded = folded.overflow_sites, folded.folded
     blockers.goals.update(excess_precision(program))
     return blockers
 
@@ -141,15 +142,19 @@ def excess_precision(program: Program) -> dict[str, str]:
             if what:
                 sites[edge] = (f"{what} ({f.file or program.path}:{edge.line}) is computed in the x87's "
                                "80 bits by gcc -m32, in its type's by the CFA")
-    return _behind(program, sites)
+    return {goal: why for goal, (why, _) in _behind(program, sites).items()}
 
 
-def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]) -> dict[str, str]:
-    """The goals whose proofs cannot hold, by id, because gcc's build computes a
-    statement before them otherwise than the CFA where signed arithmetic overflows:
-    ``folds`` are the statements gcc folds as if it could not (``frontend.folding``, by
-    file and line), and of their edges those with an operation that may overflow by its
-    operands' types (``signed_overflow``) are where the CFA's value may not be gcc's.
+def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]) -> ProofBlockers:
+    """The goals whose proofs cannot hold, as ``folded`` blockers, because gcc's build
+    may compute a statement before them otherwise than the CFA where signed arithmetic
+    overflows: ``folds`` are the statements gcc folds as if it could not
+    (``frontend.folding``, by file and line), and of their edges those with an operation
+    that may overflow by its operands' types (``signed_overflow``) are where the CFA's
+    value may not be gcc's: the *overflow sites*. A goal's block lifts once a prover
+    shows that no run of the CFA overflows at any site before it (``GoalBoard.
+    prove_no_overflow``): then the first overflow of a run of gcc's build, which follows
+    the CFA up to there, cannot be at a site either.
 
     A fold's line with no edge of the CFA on it (a condition continued on a later line
     than its statement's) stands for every edge of the innermost function around it."""
@@ -174,27 +179,46 @@ def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]) -> dict[
             if any(may_overflow(e) for e in expressions(edge)):
                 sites[edge] = (f"gcc folds signed arithmetic at {file}:{line} as if it could not "
                                "overflow; the CFA wraps it")
-    return _behind(program, sites)
+    blockers = ProofBlockers(overflow_sites={site_key(edge): edge for edge in sites})
+    blockers.folded = {goal: (why, frozenset(map(site_key, before)))
+                       for goal, (why, before) in _behind(program, sites).items()}
+    return blockers
 
 
-def _behind(program: Program, sites: dict[Edge, str]) -> dict[str, str]:
+def site_key(edge: Edge) -> str:
+    """An edge's name that holds in every process of a run: its source's id and its
+    place among the source's leaving edges."""
+    return f"{edge.src.id}.{edge.src.leaving.index(edge)}"
+
+
+def _behind(program: Program, sites: dict[Edge, str]) -> dict[str, tuple[str, frozenset[Edge]]]:
     """The goals of the edges ``sites`` and of every edge some path reaches from them,
-    each with the reason of a site before it."""
+    each with the reason of a site before it and every site before it."""
     if not sites:
         return {}
-    after = _after(program, [(edge.dst, why) for edge, why in sites.items()])
+    order = list(sites)
+    after = _after(program, [edge.dst for edge in order])
     goals: list[tuple[str, Edge]] = [(branch_goal_id(bp.id, outcome), edge)
                                      for bp in program.branch_points.values()
                                      for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge))]
     goals += [(error_goal_id(call), edge) for call, edge in program.error_calls.items()]
-    return {goal: why for goal, edge in goals if (why := sites.get(edge) or after.get(edge.src.id))}
+    out: dict[str, tuple[str, frozenset[Edge]]] = {}
+    for goal, edge in goals:
+        mask = after.get(edge.src.id, 0)
+        before = {order[i] for i in range(len(order)) if mask >> i & 1}
+        if edge in sites:
+            before.add(edge)
+        if before:
+            first = edge if edge in sites else min(before, key=order.index)
+            out[goal] = (sites[first], frozenset(before))
+    return out
 
 
-def _after(program: Program, starts: list[tuple[Location, str]]) -> dict[int, str]:
-    """The ids of the locations some path from ``starts`` reaches, each with the
-    reason of a start it is reached from: along edges, into every function a call may
-    enter, and from a function's exit back to every call of it (more than the paths
-    that return where they came from: a superset)."""
+def _after(program: Program, starts: list[Location]) -> dict[int, int]:
+    """The ids of the locations some path from ``starts`` reaches, each with the set of
+    starts (bit i: ``starts[i]``) it is reached from: along edges, into every function a
+    call may enter, and from a function's exit back to every call of it (more than the
+    paths that return where they came from: a superset)."""
     addressed = address_taken(program)
     entered: dict[int, set[str]] = {}  # id of a call edge's source -> the functions it may enter
     return_sites: dict[str, list[Location]] = {}
@@ -205,17 +229,17 @@ def _after(program: Program, starts: list[tuple[Location, str]]) -> dict[int, st
             for t in targets:
                 return_sites.setdefault(t, []).append(edge.dst)
     exits = {f.exit.id: name for name, f in program.functions.items()}
-    seen: dict[int, str] = {}
-    todo = list(starts)
+    seen: dict[int, int] = {}
+    todo = [(loc, 1 << i) for i, loc in enumerate(starts)]
     while todo:
-        loc, why = todo.pop()
-        if loc.id in seen:
+        loc, mask = todo.pop()
+        if seen.get(loc.id, 0) | mask == seen.get(loc.id, 0):
             continue
-        seen[loc.id] = why
+        seen[loc.id] = mask = seen.get(loc.id, 0) | mask
         successors = [edge.dst for edge in loc.leaving]
         successors += [program.functions[t].entry for t in entered.get(loc.id, ())]
         successors += return_sites.get(exits[loc.id], []) if loc.id in exits else []
-        todo += [(s, why) for s in successors]
+        todo += [(s, mask) for s in successors]
     return seen
 
 

@@ -109,6 +109,8 @@ class GoalBoard:
     covered: dict[str, str] = field(default_factory=dict)  # goal -> name of its test
     infeasible: dict[str, str] = field(default_factory=dict)  # goal -> proof
     refused: dict[str, str] = field(default_factory=dict)  # goal -> why no proof is trusted
+    # overflow site (``unmodelled.site_key``) -> the proof that no run of the CFA overflows there
+    no_overflow: dict[str, str] = field(default_factory=dict)
     unconfirmed: dict[str, str] = field(default_factory=dict)  # open goal -> test reaching it once
     # goal -> analysis -> why it left the goal open, and whether that is all it can say
     # (``give_up``): what report.json's ``why_open`` lists of an open goal
@@ -289,7 +291,7 @@ class GoalBoard:
         passes here, so no prover can be unsound there."""
         if goal not in self.goals:
             return False
-        if (refused := self.program.proof_blockers.reason(self.goals[goal])) is not None:
+        if (refused := self.program.proof_blockers.reason(self.goals[goal], self.no_overflow.keys())) is not None:
             self.refused[goal] = refused
             self.give_up((goal,), origin or proof.split(":", 1)[0], f"its proof was refused: {refused}")
             return False
@@ -302,6 +304,16 @@ class GoalBoard:
             self.origin[goal] = prover
             self.notify("infeasible", goals={goal}, origin=prover)
         return True
+
+    def prove_no_overflow(self, site: str, proof: str) -> None:
+        """Record ``proof`` that no run of the CFA overflows at the overflow site ``site``:
+        proofs of the goals behind it are trusted once every site before them has one
+        (``ProofBlockers.reason``). A goal refused before is open to its prover again."""
+        if site in self.program.proof_blockers.overflow_sites and site not in self.no_overflow:
+            self.no_overflow[site] = proof
+            for goal in [g for g in self.refused
+                         if self.program.proof_blockers.reason(self.goals[g], self.no_overflow.keys()) is None]:
+                del self.refused[goal]
 
     def _contradicted(self, goal: str, prover: str, proof: str, test: str, first: str) -> None:
         """Record that ``test`` reaches ``goal``, which ``prover`` claimed infeasible with

@@ -67,6 +67,8 @@ class WorkerBoard(GoalBoard):
                 kind, goals, value = self.inbox.get_nowait()
             except queue.Empty:
                 return
+            if kind == "no_overflow":
+                super().prove_no_overflow(*value)
             for g in goals:
                 if kind == "covered":
                     self.covered.setdefault(g, value)
@@ -120,6 +122,10 @@ class WorkerBoard(GoalBoard):
         elif goal in self.refused:
             self.outbox.put(("refused", self.worker, (goal, self.refused[goal])))
         return accepted
+
+    def prove_no_overflow(self, site: str, proof: str) -> None:
+        super().prove_no_overflow(site, proof)
+        self.outbox.put(("no_overflow", self.worker, (site, proof)))
 
     def count(self, stat: str, n: int = 1) -> None:
         super().count(stat, n)
@@ -241,6 +247,10 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
             decided = board.prove_infeasible(goal, proof, origin)
             if decided:
                 _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
+        elif kind == "no_overflow":
+            if value[0] not in board.no_overflow:
+                board.prove_no_overflow(*value)
+                _broadcast(inboxes, k, alive, ("no_overflow", (), value))
         elif kind == "refused":
             board.refused.setdefault(*value)
         elif kind == "gave_up":
@@ -315,7 +325,7 @@ def _cooperation(lane: Lane, name: str) -> bool:
                for a, _ in lane.analyses if a.name == name)
 
 
-def _broadcast(inboxes: list[Any], sender: int, alive: set[int], message: tuple[str, Any, str]) -> None:
+def _broadcast(inboxes: list[Any], sender: int, alive: set[int], message: tuple[str, Any, Any]) -> None:
     """To every lane still running but the sender: what is put into the inbox of a lane
     that ended stays in the pipe, and once the pipe is full the queue's feeder thread
     blocks, and with it this process's exit (pals_lcr at 60 s, where the proving lane

@@ -251,6 +251,11 @@ class Report:
                 **({"harness": self.harness, "functions": per_function(goals, self.harness["functions"])}
                    if self.harness else {}),
                 "goals": goals, "summary": summary, "contradictions": contradictions,
+                # the proofs that no run overflows where gcc folds, which the proofs of
+                # the goals behind them rest on (``cfa.unmodelled.overflow_folded``)
+                **({"no_overflow": [{"site": site, "line": board.program.proof_blockers.overflow_sites[site].line,
+                                     "proof": proof} for site, proof in sorted(board.no_overflow.items())]}
+                   if board.no_overflow else {}),
                 "tests": [{"name": r.test.name, "origin": r.origin,
                            **({"crash": r.crash.document(names)} if r.crash is not None else {})}
                           for r in board.records],
