@@ -22,12 +22,16 @@
  * Plain getopt stays glibc's: <unistd.h> may make it __posix_getopt by an asm label,
  * which a macro cannot follow; a program that calls it as well as these gets two states
  * of the parse, and the provers block (cfa.unmodelled.library_global). A program that
- * defines getopt_long itself has its definition renamed too, which then clashes with
- * this one (the front end refuses it as defined twice).
+ * defines getopt_long itself has its definition renamed too: these are weak
+ * (COOPTEST_LIBRARY), so the program's is the one its calls reach.
  *
  * Bytes are compared in loops of the model, not with strchr and strncmp, so that each
  * comparison of an argv byte is a branch the search can negate. */
 #include <getopt.h>
+
+#ifndef COOPTEST_LIBRARY /* included on its own (cooptest_env.h defines it) */
+#define COOPTEST_LIBRARY __attribute__((weak))
+#endif
 
 enum { __COOPTEST_PERMUTE, __COOPTEST_REQUIRE_ORDER, __COOPTEST_RETURN_IN_ORDER };
 
