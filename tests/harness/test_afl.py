@@ -19,7 +19,7 @@ from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 from cooptest.frontend import load_program
-from cooptest.harness.byte_harness import afl_compiler, build, decode, encode
+from cooptest.harness.byte_harness import ByteBuilds, afl_compiler, build, decode, encode
 from cooptest.harness.executor import Executor
 from cooptest.harness.nondet import needed_functions
 from cooptest.harness.testsuite import read_suite
@@ -77,16 +77,21 @@ def board_of(tmp_path: Path, source: str, flags: tuple[str, ...] = ()) -> GoalBo
     return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
 
 
-def test_a_test_becomes_bytes_and_the_bytes_the_same_test(tmp_path: Path) -> None:
-    """Each call takes sizeof(T) bytes; the literals decoded are those TestCov reads to
-    the same values: the native run of the decoded test takes the same path."""
-    board = board_of(tmp_path, TYPES)
+def builds_of(board: GoalBoard, folder: Path) -> ByteBuilds:
+    """The fuzzed and the translator builds of the board's program, as the lane makes them."""
     compiler = afl_compiler()
     assert compiler is not None
     sources = board.executor.preprocessed
     text = "".join(Path(p).read_text() for p in sources)
-    builds = build(sources, board.executor.dialects, needed_functions(text),
-                   board.executor.binary.data_model, str(tmp_path / "afl"), compiler)
+    return build(sources, board.executor.dialects, needed_functions(text),
+                 board.executor.binary.data_model, str(folder), compiler)
+
+
+def test_a_test_becomes_bytes_and_the_bytes_the_same_test(tmp_path: Path) -> None:
+    """Each call takes sizeof(T) bytes; the literals decoded are those TestCov reads to
+    the same values: the native run of the decoded test takes the same path."""
+    board = board_of(tmp_path, TYPES)
+    builds = builds_of(board, tmp_path / "afl")
     test = ["-3", "65535", "-7", "-9", "18446744073709551615", "1", "2.5", "-0.5"]
     data = encode(builds.translator, test, 3.0)
     assert data is not None and len(data) == 1 + 2 + 4 + 8 + 8 + 1 + 8 + 4
@@ -106,12 +111,7 @@ int main(void) { return twice(__VERIFIER_nondet_int()) == 8; }
 
 def test_both_builds_are_in_the_programs_dialect(tmp_path: Path) -> None:
     board = board_of(tmp_path, GNU89, ("-std=gnu89",))
-    compiler = afl_compiler()
-    assert compiler is not None
-    sources = board.executor.preprocessed
-    text = "".join(Path(p).read_text() for p in sources)
-    builds = build(sources, board.executor.dialects, needed_functions(text),
-                   board.executor.binary.data_model, str(tmp_path / "afl"), compiler)
+    builds = builds_of(board, tmp_path / "afl")
     data = encode(builds.translator, ["4"], 3.0)
     assert data is not None and decode(builds.translator, data, 3.0) == ["4"]
     assert subprocess.run([builds.fuzzed], input=data, capture_output=True).returncode == 1
