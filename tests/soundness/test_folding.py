@@ -124,3 +124,13 @@ def test_the_report_shows_the_proofs_a_trusted_proof_rests_on(tmp_path: Path) ->
     assert {g["id"]: g["status"] for g in doc["goals"]}["B3T"] == "infeasible"
     assert {s["line"] for s in doc["no_overflow"]} == {6}
     assert all(s["proof"].startswith("chc: ") for s in doc["no_overflow"])
+
+
+def test_where_gcc_says_nothing_no_proof_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unit whose GIMPLE gcc does not dump in time: where it folds is unknown, so no
+    computation is known to be gcc's, and every goal is refused."""
+    from cooptest.frontend import folding
+    monkeypatch.setattr(folding, "GCC_SECONDS", 0.001)
+    board = loaded(tmp_path, GUARDED)
+    assert "did not say where it folds" in (board.program.proof_blockers.everywhere or "")
+    assert not board.prove_infeasible(next(iter(board.goals)), "a proof")

@@ -28,7 +28,7 @@ in the report.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from cooptest.cfa import libc_model
 from cooptest.cfa.calls import address_taken, call_targets, callee_name, callees, expressions
@@ -47,7 +47,7 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
                    erased_asm: Sequence[tuple[str | None, int | None]] = (),
                    narrowed: Sequence[tuple[str | None, int | None]] = (),
                    widened_constants: Sequence[tuple[str | None, int | None]] = (),
-                   folds: Iterable[tuple[str, int]] = ()) -> ProofBlockers:
+                   folds: Mapping[str, Sequence[tuple[str, int]] | None] | None = None) -> ProofBlockers:
     """Why proofs about (some) goals of ``program`` cannot be trusted; ``argv_given``:
     whether an option made the command line the program's input (``--args``,
     ``--sym-args``); ``erased_asm``: where the front end erased an asm statement of the
@@ -56,17 +56,17 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     cooptest's own build make double (``sizeof(__float128)`` 8, not 16);
     ``widened_constants``: where a floating constant gcc evaluates in long double is not
     exactly its value in its type (``CFABuilder._excess_precision_constants``);
-    ``folds``: where gcc folds signed arithmetic as if it could not overflow
-    (``overflow_folded``)."""
+    ``folds``: where gcc folds signed arithmetic as if it could not overflow, by unit
+    (``overflow_folded``; None for a unit gcc did not say it of)."""
     blockers = ProofBlockers(everywhere=_callback(program) or _jump(program) or _returning_error(program)
                              or _asm(erased_asm) or _narrowed(narrowed)
-                             or _widened(widened_constants)
+                             or _widened(widened_constants) or _folds_unread(folds or {})
                              or (None if argv_given else argv_left_concrete(program))
                              or library_global(program) or libc_model.lent_buffer(program))
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
-    folded = overflow_folded(program, folds)
+    folded = overflow_folded(program, [site for sites in (folds or {}).values() for site in sites or ()])
     blockers.overflow_sites, blockers.folded = folded.overflow_sites, folded.folded
     blockers.goals.update(excess_precision(program))
     return blockers
@@ -77,6 +77,14 @@ def _asm(erased: Sequence[tuple[str | None, int | None]]) -> str | None:
         return None
     file, line = erased[0]
     return f"an asm statement ({file}:{line}), which the CFA does not model, may change anything"
+
+
+def _folds_unread(folds: Mapping[str, Sequence[tuple[str, int]] | None]) -> str | None:
+    unread = next((unit for unit, sites in folds.items() if sites is None), None)
+    if unread is None:
+        return None
+    return (f"gcc did not say where it folds signed arithmetic in {unread} (its GIMPLE could "
+            "not be made), so no computation is known to be gcc's")
 
 
 def _narrowed(where: Sequence[tuple[str | None, int | None]]) -> str | None:

@@ -109,8 +109,9 @@ def _load_program(task: Task, work_dir: str) -> Frontend:
                                             argv_given=env is not None and (bool(env.args) or env.sym_args is not None),
                                             erased_asm=attributes.asm, narrowed=attributes.narrowed,
                                             widened_constants=builder.widened_constants,
-                                            folds=[site for u in units for site in overflow_folds(
-                                                u.source, task.data_model, os.path.join(work_dir, "pp"))])
+                                            folds={u.source.path: overflow_folds(u.source, task.data_model,
+                                                                                 os.path.join(work_dir, "pp"))
+                                                   for u in units})
     program.system_files = frozenset(system)
     program.unemitted = frozenset(builder.static_inline - callees(program, set(program.functions) - builder.static_inline))
     program.proof_blockers.functions.update(interposed(program, builder.internal))

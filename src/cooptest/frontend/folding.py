@@ -27,6 +27,7 @@ from cooptest.frontend.preprocess import search_flags, unit_key
 from cooptest.task import Source
 
 FORMAT = 2  # bump when what is cached changes
+GCC_SECONDS = 300  # for one compilation of a unit to GIMPLE
 # a GIMPLE statement's location as ``-lineno`` dumps it: ``[file:line:column]``
 _LOCATION = re.compile(r"^\s*\[(?P<file>[^\]]+):(?P<line>\d+):\d+\]")
 # a temporary's declaration, numbers replaced: ``  int #;``, ``  char * #;``
@@ -36,10 +37,11 @@ _TEMPORARY = re.compile(r"^\s+[^=;\[(]*\s\**#;$")
 _NUMBERED = re.compile(r"\b(?:D\.\d+|_\d+|[A-Za-z_]\w*\.\d+(?:_\d+)?)\b")
 
 
-def overflow_folds(unit: Source, data_model: DataModel, out_dir: str) -> list[tuple[str, int]]:
+def overflow_folds(unit: Source, data_model: DataModel, out_dir: str) -> list[tuple[str, int]] | None:
     """The (file, line) of each statement of ``unit`` that gcc compiles otherwise than
     under ``-fwrapv`` (none if the unit is compiled with ``-fwrapv``), cached in
-    ``out_dir`` by the unit's content and flags."""
+    ``out_dir`` by the unit's content and flags; None if gcc did not dump the unit's
+    GIMPLE (it does not compile, or took past ``GCC_SECONDS``): no one knows then."""
     if "-fwrapv" in unit.flags:
         return []
     os.makedirs(out_dir, exist_ok=True)
@@ -52,7 +54,9 @@ def overflow_folds(unit: Source, data_model: DataModel, out_dir: str) -> list[tu
     with tempfile.TemporaryDirectory(dir=out_dir) as work:
         folded, wrapped = (_gimple(unit, data_model, os.path.join(work, name), extra)
                            for name, extra in (("folded", ()), ("wrapped", ("-fwrapv",))))
-    sites = sorted(_differing_lines(wrapped, folded)) if folded is not None and wrapped is not None else []
+    if folded is None or wrapped is None:
+        return None
+    sites = sorted(_differing_lines(wrapped, folded))
     with open(cached + ".tmp", "w") as f:
         json.dump(sites, f)
     os.replace(cached + ".tmp", cached)
@@ -61,10 +65,13 @@ def overflow_folds(unit: Source, data_model: DataModel, out_dir: str) -> list[tu
 
 def _gimple(unit: Source, data_model: DataModel, dump: str, extra: tuple[str, ...]) -> list[str] | None:
     """The unit's GIMPLE with locations, as gcc -O0 builds it, or None if gcc does not
-    compile it (the native build will say why)."""
-    proc = subprocess.run(["gcc", "-w", "-c", *search_flags(unit, data_model), *unit.flags, *extra,
-                           f"-fdump-tree-gimple-lineno={dump}", unit.path, "-o", os.devnull],
-                          capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
+    compile it (the native build will say why) or not within ``GCC_SECONDS``."""
+    try:
+        proc = subprocess.run(["gcc", "-w", "-c", *search_flags(unit, data_model), *unit.flags, *extra,
+                               f"-fdump-tree-gimple-lineno={dump}", unit.path, "-o", os.devnull],
+                              capture_output=True, timeout=GCC_SECONDS, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None
     if proc.returncode != 0 or not os.path.exists(dump):
         return None
     with open(dump, errors="replace") as f:
