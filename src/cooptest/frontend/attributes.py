@@ -225,12 +225,19 @@ def _without_attributes(text: str, begin: int, end: int, spans: list[tuple[int, 
     return "".join(out)
 
 
-def _declared_function(text: str, spans: list[tuple[int, int]], start: int) -> str | None:
-    """The function the declaration around the attribute at ``start`` declares, if any."""
+def _called_names(text: str, spans: list[tuple[int, int]], start: int) -> tuple[int, list[str]]:
+    """Where the declaration around the attribute at ``start`` begins, and the names in
+    it that a ``(`` follows, keywords left out, in order: the first is the declared
+    function's, if it declares one."""
     begin = max(text.rfind(c, 0, start) for c in ";{}") + 1
     ends = [i for i in (text.find(";", start), text.find("{", start)) if i >= 0]
     decl = _without_attributes(text, begin, min(ends) if ends else len(text), spans)
-    found = next((m[1] for m in re.finditer(r"([A-Za-z_]\w*)\s*\(", decl) if m[1] not in KEYWORDS), None)
+    return begin, [m[1] for m in re.finditer(r"([A-Za-z_]\w*)\s*\(", decl) if m[1] not in KEYWORDS]
+
+
+def _declared_function(text: str, spans: list[tuple[int, int]], start: int) -> str | None:
+    """The function the declaration around the attribute at ``start`` declares, if any."""
+    found = next(iter(_called_names(text, spans, start)[1]), None)
     return None if found in TYPE_WORDS else found  # ``int (*fp)(void)``: a variable
 
 
@@ -239,17 +246,13 @@ def _function_name(text: str, spans: list[tuple[int, int]], start: int, file: st
     """The function a ``constructor``/``destructor`` attribute is given to. Only on its
     first declaration: gcc drops the priority given on a later one, and runs such
     constructors in an order of its own."""
-    begin = max(text.rfind(c, 0, start) for c in ";{}") + 1
-    ends = [i for i in (text.find(";", start), text.find("{", start)) if i >= 0]
-    decl = _without_attributes(text, begin, min(ends) if ends else len(text), spans)
-    for m in re.finditer(r"([A-Za-z_]\w*)\s*\(", decl):
-        if m[1] in KEYWORDS:
-            continue
-        if re.search(rf"\b{m[1]}\s*\(", text[:begin]):
-            raise Unsupported(f"constructor or destructor attribute on a later declaration "
-                              f"of {m[1]}: put it on the first one", file, line)
-        return m[1]
-    raise Unsupported("constructor or destructor attribute not on a function", file, line)
+    begin, names = _called_names(text, spans, start)
+    if not names:
+        raise Unsupported("constructor or destructor attribute not on a function", file, line)
+    if re.search(rf"\b{names[0]}\s*\(", text[:begin]):
+        raise Unsupported(f"constructor or destructor attribute on a later declaration "
+                          f"of {names[0]}: put it on the first one", file, line)
+    return names[0]
 
 
 def _struct_tag(text: str, start: int, end: int, n: int, file: str | None,
