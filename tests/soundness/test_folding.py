@@ -134,3 +134,23 @@ def test_where_gcc_says_nothing_no_proof_holds(tmp_path: Path, monkeypatch: pyte
     board = loaded(tmp_path, GUARDED)
     assert "did not say where it folds" in (board.program.proof_blockers.everywhere or "")
     assert not board.prove_infeasible(next(iter(board.goals)), "a proof")
+
+
+IN_MEMORY = """extern int __VERIFIER_nondet_int(void);
+int g[1];
+int main(void) {
+  g[0] = __VERIFIER_nondet_int();
+  if (g[0] + 1 < 0)
+    return 2;
+  return 1;
+}
+"""
+
+
+def test_an_operand_read_from_memory_is_any_value_to_the_overflow_proof(tmp_path: Path) -> None:
+    """chc reads ``g[0]`` as an unknown: the query about the fold must hold for every
+    value of it, and with INT_MAX the sum overflows, so nothing is proven."""
+    board = loaded(tmp_path, IN_MEMORY)
+    assert board.program.proof_blockers.overflow_sites
+    CHCAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
+    assert board.no_overflow == {}

@@ -199,42 +199,40 @@ class Clauses:
         """Whether a run can take ``edge``: ``sat`` (a derivation), ``unsat`` (never),
         ``unknown`` (not decided within ``limit_ms``)."""
         frame = self.frames[edge.src.function]
-        goal = self._relation(f"goal{next(self._fresh)}", [])
         self._bound = []
-        body = [self._state(edge.src, frame.entry, frame.current)]
-        if isinstance(edge, AssumeEdge):
-            body.append(self._guard(edge, frame.values()))
-        self._rule(frame, goal(), body)
-        self.fp.set(timeout=max(1, limit_ms))
-        try:
-            return self.fp.query(goal())
-        except z3.Z3Exception:  # Spacer reports its time limit as "canceled"
-            return z3.unknown
+        return self._ask(edge, [self._guard(edge, frame.values())] if isinstance(edge, AssumeEdge) else [],
+                         limit_ms)
 
     def overflows(self, edge: Edge, limit_ms: int) -> z3.CheckSatResult:
         """Whether a run can reach ``edge`` with one of its signed operations leaving
         its type (``signed_overflow``): ``unsat`` proves none does; ``unknown`` also
         where an operation is not judged (``semantics.overflows``)."""
-        frame = self.frames[edge.src.function]
-        env = frame.values()
+        env = self.frames[edge.src.function].values()
+        self._bound = []  # the unknowns the terms below make (a read of memory)
         conditions = []
         for x in (x for e in expressions(edge) for x in e.walk() if overflowing(x)):
-            operands = [x.left, x.right] if isinstance(x, Binary) else [x.operand] if isinstance(x, Unary) else []
-            terms = [self._term(o, env) for o in operands]
-            condition = sem.overflows(x.op, terms[0], terms[1] if len(terms) > 1 else None) \
-                if isinstance(x, (Binary, Unary)) else None
+            if isinstance(x, Binary):
+                condition = sem.overflows(x.op, self._term(x.left, env), self._term(x.right, env))
+            else:
+                assert isinstance(x, Unary)  # ``overflowing``: a binary operation or a negation
+                condition = sem.overflows(x.op, self._term(x.operand, env), None)
             if condition is None:
                 return z3.unknown
             conditions.append(condition)
-        if not conditions:
-            return z3.unsat
-        goal = self._relation(f"overflow{next(self._fresh)}", [])
-        self._bound = []
-        self._rule(frame, goal(), [self._state(edge.src, frame.entry, frame.current), z3.Or(conditions)])
+        return self._ask(edge, [z3.Or(conditions)], limit_ms) if conditions else z3.unsat
+
+    def _ask(self, edge: Edge, conditions: list[z3.BoolRef], limit_ms: int) -> z3.CheckSatResult:
+        """Whether a run reaches ``edge``'s source with ``conditions`` holding there, in
+        Spacer's answer within ``limit_ms`` (the query is a fresh nullary relation).
+        The rule is quantified over the unknowns made since ``_bound`` was emptied: the
+        caller empties it before it makes ``conditions``."""
+        frame = self.frames[edge.src.function]
+        goal = self._relation(f"goal{next(self._fresh)}", [])
+        self._rule(frame, goal(), [self._state(edge.src, frame.entry, frame.current), *conditions])
         self.fp.set(timeout=max(1, limit_ms))
         try:
             return self.fp.query(goal())
-        except z3.Z3Exception:
+        except z3.Z3Exception:  # Spacer reports its time limit as "canceled"
             return z3.unknown
 
     def invariant(self, location: Location) -> tuple[int, str] | None:
@@ -477,7 +475,6 @@ class CHCAnalysis:
                 more = "" if 2 * limit <= LAST_LIMIT_MS else ", its last"
                 board.give_up((g,), self.name, f"Spacer answered unknown at its {limit / 1000:g}-s limit{more}")
         return finish(board, job, state, interrupted)
-
 
     def _rule_out_overflows(self, board: GoalBoard, job: Job, state: CHCState, clauses: Clauses,
                             scope: set[str]) -> bool:
