@@ -66,8 +66,8 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
-    folded = overflow_folded(program, [site for sites in (folds or {}).values() for site in sites or ()])
-    blockers.overflow_sites, blockers.folded = folded.overflow_sites, folded.folded
+    blockers.overflow_sites, blockers.folded = overflow_folded(
+        program, [site for sites in (folds or {}).values() for site in sites or ()])
     blockers.goals.update(excess_precision(program))
     return blockers
 
@@ -153,10 +153,11 @@ def excess_precision(program: Program) -> dict[str, str]:
     return {goal: why for goal, (why, _) in _behind(program, sites).items()}
 
 
-def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]) -> ProofBlockers:
-    """The goals whose proofs cannot hold, as ``folded`` blockers, because gcc's build
-    may compute a statement before them otherwise than the CFA where signed arithmetic
-    overflows: ``folds`` are the statements gcc folds as if it could not
+def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]
+                    ) -> tuple[dict[str, Edge], dict[str, tuple[str, frozenset[str]]]]:
+    """The overflow sites by ``site_key``, and the goals whose proofs cannot hold (the
+    ``ProofBlockers.folded`` blockers) because gcc's build may compute a statement
+    before them otherwise than the CFA where signed arithmetic overflows: ``folds`` are the statements gcc folds as if it could not
     (``frontend.folding``, by file and line), and of their edges those with an operation
     that may overflow by its operands' types (``signed_overflow``) are where the CFA's
     value may not be gcc's: the *overflow sites*. A goal's block lifts once a prover
@@ -170,27 +171,27 @@ def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]) -> Proof
     spans: dict[str, list[tuple[int, int, FunctionCFA]]] = {}
     for f in program.functions.values():
         file = os.path.normpath(f.file or program.path)
-        lines = [edge.line for edge in f.edges() if edge.line]
-        for edge in f.edges():
+        edges = list(f.edges())
+        for edge in edges:
             at.setdefault((file, edge.line), []).append((f, edge))
-        if lines:
+        if lines := [edge.line for edge in edges if edge.line]:
             spans.setdefault(file, []).append((min(lines), max(lines), f))
     sites: dict[Edge, str] = {}
     for file, line in folds:
-        edges = at.get((os.path.normpath(file), line))
-        if not edges:  # the innermost function around it (main's CFA starts with the globals)
-            around = sorted((last - first, f.name) for first, last, f in spans.get(os.path.normpath(file), [])
-                            if first <= line <= last)
-            edges = [(program.functions[around[0][1]], edge)
-                     for edge in program.functions[around[0][1]].edges()] if around else []
-        for f, edge in edges:
+        file = os.path.normpath(file)
+        found = at.get((file, line))
+        if not found:  # the innermost function around it (main's CFA starts with the globals)
+            around = min(((last - first, f.name, f) for first, last, f in spans.get(file, [])
+                          if first <= line <= last), default=None)
+            found = [(around[2], edge) for edge in around[2].edges()] if around else []
+        for _, edge in found:
             if any(may_overflow(e) for e in expressions(edge)):
                 sites[edge] = (f"gcc folds signed arithmetic at {file}:{line} as if it could not "
                                "overflow; the CFA wraps it")
-    blockers = ProofBlockers(overflow_sites={site_key(edge): edge for edge in sites})
-    blockers.folded = {goal: (why, frozenset(map(site_key, before)))
-                       for goal, (why, before) in _behind(program, sites).items()}
-    return blockers
+    keys = {edge: site_key(edge) for edge in sites}
+    return ({key: edge for edge, key in keys.items()},
+            {goal: (why, frozenset(keys[edge] for edge in before))
+             for goal, (why, before) in _behind(program, sites).items()})
 
 
 def site_key(edge: Edge) -> str:
@@ -210,15 +211,14 @@ def _behind(program: Program, sites: dict[Edge, str]) -> dict[str, tuple[str, fr
                                      for bp in program.branch_points.values()
                                      for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge))]
     goals += [(error_goal_id(call), edge) for call, edge in program.error_calls.items()]
+    index = {edge: i for i, edge in enumerate(order)}
     out: dict[str, tuple[str, frozenset[Edge]]] = {}
     for goal, edge in goals:
-        mask = after.get(edge.src.id, 0)
-        before = {order[i] for i in range(len(order)) if mask >> i & 1}
-        if edge in sites:
-            before.add(edge)
-        if before:
-            first = edge if edge in sites else min(before, key=order.index)
-            out[goal] = (sites[first], frozenset(before))
+        mask = after.get(edge.src.id, 0) | (1 << index[edge] if edge in index else 0)
+        if mask:  # the reason: the goal's own edge's, else the first site's before it
+            first = index[edge] if edge in index else (mask & -mask).bit_length() - 1
+            out[goal] = (sites[order[first]],
+                         frozenset(order[i] for i in range(mask.bit_length()) if mask >> i & 1))
     return out
 
 
@@ -241,9 +241,10 @@ def _after(program: Program, starts: list[Location]) -> dict[int, int]:
     todo = [(loc, 1 << i) for i, loc in enumerate(starts)]
     while todo:
         loc, mask = todo.pop()
-        if seen.get(loc.id, 0) | mask == seen.get(loc.id, 0):
+        known = seen.get(loc.id, 0)
+        if known | mask == known:
             continue
-        seen[loc.id] = mask = seen.get(loc.id, 0) | mask
+        seen[loc.id] = mask = known | mask
         successors = [edge.dst for edge in loc.leaving]
         successors += [program.functions[t].entry for t in entered.get(loc.id, ())]
         successors += return_sites.get(exits[loc.id], []) if loc.id in exits else []

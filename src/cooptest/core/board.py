@@ -305,15 +305,18 @@ class GoalBoard:
             self.notify("infeasible", goals={goal}, origin=prover)
         return True
 
-    def prove_no_overflow(self, site: str, proof: str) -> None:
+    def prove_no_overflow(self, site: str, proof: str) -> bool:
         """Record ``proof`` that no run of the CFA overflows at the overflow site ``site``:
         proofs of the goals behind it are trusted once every site before them has one
-        (``ProofBlockers.reason``). A goal refused before is open to its prover again."""
-        if site in self.program.proof_blockers.overflow_sites and site not in self.no_overflow:
-            self.no_overflow[site] = proof
-            for goal in [g for g in self.refused
-                         if self.program.proof_blockers.reason(self.goals[g], self.no_overflow.keys()) is None]:
-                del self.refused[goal]
+        (``ProofBlockers.reason``). A goal refused before is open to its prover again.
+        False if the board knew it already (or no such site)."""
+        if site not in self.program.proof_blockers.overflow_sites or site in self.no_overflow:
+            return False
+        self.no_overflow[site] = proof
+        for goal in [g for g in self.refused
+                     if self.program.proof_blockers.reason(self.goals[g], self.no_overflow.keys()) is None]:
+            del self.refused[goal]
+        return True
 
     def _contradicted(self, goal: str, prover: str, proof: str, test: str, first: str) -> None:
         """Record that ``test`` reaches ``goal``, which ``prover`` claimed infeasible with

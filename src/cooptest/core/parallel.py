@@ -123,9 +123,11 @@ class WorkerBoard(GoalBoard):
             self.outbox.put(("refused", self.worker, (goal, self.refused[goal])))
         return accepted
 
-    def prove_no_overflow(self, site: str, proof: str) -> None:
-        super().prove_no_overflow(site, proof)
-        self.outbox.put(("no_overflow", self.worker, (site, proof)))
+    def prove_no_overflow(self, site: str, proof: str) -> bool:
+        fresh = super().prove_no_overflow(site, proof)
+        if fresh:
+            self.outbox.put(("no_overflow", self.worker, (site, proof)))
+        return fresh
 
     def count(self, stat: str, n: int = 1) -> None:
         super().count(stat, n)
@@ -248,8 +250,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
             if decided:
                 _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
         elif kind == "no_overflow":
-            if value[0] not in board.no_overflow:
-                board.prove_no_overflow(*value)
+            if board.prove_no_overflow(*value):
                 _broadcast(inboxes, k, alive, ("no_overflow", (), value))
         elif kind == "refused":
             board.refused.setdefault(*value)
