@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cooptest.analyses.chc import CHCAnalysis
+from cooptest.cooperation.bite import GCFG, ORIGIN, BiTe, BiTeState
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
@@ -154,3 +155,52 @@ def test_an_operand_read_from_memory_is_any_value_to_the_overflow_proof(tmp_path
     assert board.program.proof_blockers.overflow_sites
     CHCAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
     assert board.no_overflow == {}
+
+
+LOCAL = """extern int __VERIFIER_nondet_int(void);
+extern void abort(void);
+void reach_error(void) { abort(); }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = __VERIFIER_nondet_int();
+  if (x + 1 < 0)
+    x = 0;
+  if (y > 5)
+    if (y < 3)
+      reach_error();
+  return x;
+}
+"""
+
+
+def test_a_backward_proof_that_reads_no_site_holds_behind_it(tmp_path: Path) -> None:
+    """``y > 5 && y < 3`` is false for any state, however gcc computed ``x + 1 < 0``
+    before it: BiTe's weakest preconditions cross the two conditions only, so its
+    proof of the inner branch stands though a fold lies on every path to it."""
+    board = loaded(tmp_path, LOCAL)
+    (inner,) = (g for g, goal in board.goals.items() if goal.line == 10 and g.endswith("T"))
+    assert inner in board.program.proof_blockers.folded
+    BiTe().run(board, Job(board.open(), Budget.seconds(20)))
+    assert board.infeasible.get(inner, "").startswith("bite: backward reachability")
+    assert board.no_overflow == {}  # not lifted for every proof: read past
+    assert not board.prove_infeasible(inner.replace("T", "F"), "a proof that may read the site")
+
+
+@pytest.mark.parametrize("name", FOLDS)
+def test_a_backward_proof_that_reads_the_site_is_refused(tmp_path: Path, name: str) -> None:
+    """On the ``fold-*`` programs a branch gcc's build takes is infeasible in the CFA,
+    and the walk back from it crosses the folded statement: its proof is refused.
+    (BiTe's own concolic runs cover that branch first, so the walk runs alone here.)
+    The walks of the two ``fold-mul`` programs reach the program's start: no claim."""
+    put = program_under_test(tmp_path, name)
+    taken = set().union(*(put.executor.run(s).covered for s in PROGRAMS[name][1]))
+    gcfg = GCFG(BiTe(), put, Job(put.open(), Budget.seconds(20)), BiTeState(ORIGIN))
+    for goal in taken:
+        gcfg.seed_r_state(goal)
+    while gcfg.reachability_step():
+        pass
+    gcfg.prove()
+    assert not taken & put.infeasible.keys()
+    walked = {g for g, b in gcfg.state.backward.items() if b.complete()}
+    assert all(put.refused[g].startswith("gcc folds") for g in walked)
+    assert walked or name.startswith("fold-mul")  # their walks reach the start: no claim

@@ -176,12 +176,16 @@ class BackwardReachability:
                 yield Step(edge, NO_CALL, edge.src, stack + (call,))
 
     def extend(self, formula: Formula, location: Location, stack: Stack, heads: Heads,
-               kept: Callable[[tuple[int, Stack]], list[Formula]], timeout_ms: int) -> list[Extension] | None:
+               kept: Callable[[tuple[int, Stack]], list[Formula]], timeout_ms: int,
+               crossed: set[Edge]) -> list[Extension] | None:
         """The conditions one backward step from ``formula`` at ``location`` leads to,
         widened where they come back to a loop head of ``heads`` against the formulas
-        ``kept`` there; None when the clock interrupted a widening."""
+        ``kept`` there; None when the clock interrupted a widening. Every edge a step
+        went over joins ``crossed``, also where it led to no condition: a proof by the
+        walk reads those edges' semantics and no other's."""
         out = []
         for step in self.steps(location, stack):
+            crossed.add(step.edge)
             cases = [formula] if self.irrelevant(formula, step.edge) else self.wp.pre(formula, step.edge, step.context)
             head = (step.location.id, step.stack)
             path_heads = heads | {head} if step.location.is_loop_head else heads

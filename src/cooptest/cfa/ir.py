@@ -534,13 +534,19 @@ class ProofBlockers:
     folded: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     overflow_sites: dict[str, Edge] = field(default_factory=dict)
 
-    def reason(self, goal: Goal, no_overflow: AbstractSet[str] = frozenset()) -> str | None:
+    def reason(self, goal: Goal, no_overflow: AbstractSet[str] = frozenset(),
+               reads: AbstractSet[str] | None = None) -> str | None:
         """Why a proof of ``goal`` cannot hold, None if it can; ``no_overflow``: the
-        overflow sites a prover has shown no run of the CFA overflows at."""
+        overflow sites a prover has shown no run of the CFA overflows at; ``reads``: the
+        overflow sites the proof's argument reads, where a prover knows them (None:
+        any site before the goal may matter). A proof that reads no site holds in gcc's
+        build whatever gcc computes there (``unmodelled.overflow_folded``)."""
         if (why := self.everywhere or self.functions.get(goal.function) or self.goals.get(goal.id)):
             return why
-        folded = self.folded.get(goal.id)
-        return folded[0] if folded is not None and not folded[1] <= no_overflow else None
+        if (folded := self.folded.get(goal.id)) is None:
+            return None
+        why, before = folded
+        return why if not (before if reads is None else before & reads) <= no_overflow else None
 
 
 @dataclass(eq=False)

@@ -163,7 +163,10 @@ def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]
     value may not be gcc's: the *overflow sites*. A goal's block lifts once a prover
     shows that no run of the CFA overflows at any site before it (``GoalBoard.
     prove_no_overflow``): then the first overflow of a run of gcc's build, which follows
-    the CFA up to there, cannot be at a site either.
+    the CFA up to there, cannot be at a site either. A proof whose argument reads no
+    site holds as it is (``ProofBlockers.reason``'s ``reads``: e.g. backward
+    reachability's, whose weakest preconditions hold for any state, over edges none of
+    which is a site).
 
     A fold's line with no edge of the CFA on it (a condition continued on a later line
     than its statement's) stands for every edge of the innermost function around it."""

@@ -98,6 +98,7 @@ from cooptest.analyses.concolic.searchers.base import Searcher
 from cooptest.analyses.symbolic import SymbolicState
 from cooptest.analyses.wp import FrameState, Formula, truth
 from cooptest.cfa.ir import AssumeEdge, Edge, Location, Program
+from cooptest.cfa.unmodelled import site_key
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
@@ -158,6 +159,8 @@ class Backward:
     at_start: bool = False  # an R-state reached the start of the program
     met: str | None = None  # a test satisfied an R-state of it: it cannot be proven
     disconnected: int = 0  # R-states at locations no path from the start reaches
+    crossed: set[Edge] = field(default_factory=set)  # the edges its steps went over (the
+    # goal's own too): all a proof by it reads of the program
 
     def complete(self) -> bool:
         return not self.pending and self.incomplete is None and not self.at_start and self.met is None
@@ -414,6 +417,7 @@ class GCFG:
         """The R-states of a goal: the weakest precondition of its own edge."""
         b = self.state.backward[goal] = Backward(goal)
         edge = self.board.goals[goal].edge
+        b.crossed.add(edge)
         for formula in self.backward.wp.pre(Formula(), edge):
             self.add_r_state(b, RState(goal, edge.src, (), formula, 0, edge))
 
@@ -490,7 +494,8 @@ class GCFG:
         if self.backward.at_start(r.location, r.stack):
             b.at_start = True
         extensions = self.backward.extend(r.formula, r.location, r.stack, r.heads,
-                                          lambda head: b.reached.get(head, []), self.timeout_ms())
+                                          lambda head: b.reached.get(head, []), self.timeout_ms(),
+                                          b.crossed)
         if extensions is None:
             return None
         return [RState(r.goal, x.step.location, x.step.stack, x.formula, r.depth + 1, x.step.edge,
@@ -537,13 +542,17 @@ class GCFG:
                                    for k, rs in self.state.r_states.items()}
 
     def prove(self) -> None:
-        """Inv5: a goal whose backward exploration is complete is infeasible."""
+        """Inv5: a goal whose backward exploration is complete is infeasible. The proof
+        reads only the edges the exploration crossed (a weakest precondition holds for
+        any state before it): an overflow site elsewhere cannot make it wrong."""
+        sites = self.program.proof_blockers.overflow_sites
         for g, b in list(self.state.backward.items()):
             if b.complete() and self.board.is_open(g):
                 self.board.prove_infeasible(
                     g, f"bite: backward reachability: every weakest precondition towards {g} is "
                        f"unsatisfiable ({b.r_states} R-states, {b.removed} removed, "
-                       f"{b.subsumed} subsumed, {b.disconnected} disconnected)")
+                       f"{b.subsumed} subsumed, {b.disconnected} disconnected)",
+                    reads=frozenset(k for k in map(site_key, b.crossed) if k in sites))
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -284,14 +284,18 @@ class GoalBoard:
                 continue
             notes[analysis] = (why, general)
 
-    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
+    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None,
+                         reads: frozenset[str] | None = None) -> bool:
         """Record ``proof`` that no execution reaches ``goal``; ``origin`` names the
-        analysis (and round) when ``proof`` does not start with it. Refused (False) where
-        the program does what the CFA does not model (``cfa.unmodelled``): every prover
-        passes here, so no prover can be unsound there."""
+        analysis (and round) when ``proof`` does not start with it; ``reads``: the
+        overflow sites its argument reads, where the prover knows them
+        (``ProofBlockers.reason``). Refused (False) where the program does what the CFA
+        does not model (``cfa.unmodelled``): every prover passes here, so no prover can
+        be unsound there."""
         if goal not in self.goals:
             return False
-        if (refused := self.program.proof_blockers.reason(self.goals[goal], self.no_overflow.keys())) is not None:
+        if (refused := self.program.proof_blockers.reason(self.goals[goal], self.no_overflow.keys(),
+                                                          reads)) is not None:
             self.refused[goal] = refused
             self.give_up((goal,), origin or proof.split(":", 1)[0], f"its proof was refused: {refused}")
             return False

@@ -111,14 +111,15 @@ class WorkerBoard(GoalBoard):
         self._reported, self._counts, self._figures = self.executions, {}, {}
         self._reported_at = time.monotonic()
 
-    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None) -> bool:
+    def prove_infeasible(self, goal: str, proof: str, origin: str | None = None,
+                         reads: frozenset[str] | None = None) -> bool:
         self.sync()
         fresh, refuted = goal not in self.infeasible, len(self.contradictions)
-        accepted = super().prove_infeasible(goal, proof, origin)
+        accepted = super().prove_infeasible(goal, proof, origin, reads)
         if (fresh and accepted) or len(self.contradictions) > refuted:
             # a proof a test refuted here goes too: the parent's report records it
             prover = self._tagged(origin or proof.split(":", 1)[0])
-            self.outbox.put(("proof", self.worker, (goal, proof, prover)))
+            self.outbox.put(("proof", self.worker, (goal, proof, prover, reads)))
         elif goal in self.refused:
             self.outbox.put(("refused", self.worker, (goal, self.refused[goal])))
         return accepted
@@ -245,8 +246,8 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
                 _broadcast(inboxes, k, alive, ("withdrawn", claimed - new, ""))
             decided = bool(new)
         elif kind == "proof":
-            goal, proof, origin = value
-            decided = board.prove_infeasible(goal, proof, origin)
+            goal, proof, origin, reads = value
+            decided = board.prove_infeasible(goal, proof, origin, reads)
             if decided:
                 _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
         elif kind == "no_overflow":
