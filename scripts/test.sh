@@ -6,6 +6,7 @@
 #
 #   bash scripts/test.sh                 # the whole suite, as CI runs it
 #   bash scripts/test.sh "not slow"      # the fast tier, between two edits
+#   bash scripts/test.sh "" --record-durations   # and tests/slow.json measured again
 #   bash scripts/test.sh "" -x -k chc    # further arguments go to pytest
 #
 # The first argument is a marker expression that both phases add to their own; the

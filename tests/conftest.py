@@ -3,6 +3,7 @@ the test session's own (``COOPTEST_CACHE``), never in the user's; and a test fai
 board of its process records a proof that a test refutes (``no_refuted_proof``)."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Callable, Iterator
@@ -32,10 +33,45 @@ def program_of(tmp_path: Path) -> Callable[[str], GoalBoard]:
     return make
 
 
+SLOW_SECONDS = 0.6
+MEASURED = Path(__file__).with_name("slow.json")
+"""The tests last measured to take ``SLOW_SECONDS`` or more (setup, call and teardown,
+in seconds, by node id). They are marked ``slow`` as those that say so themselves, so
+that the fast tier (``bash scripts/test.sh "not slow"``) is the tests that are quick
+to run, not a list kept by hand; ``--record-durations`` rewrites the entries of the
+tests that ran."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--record-durations", action="store_true",
+                     help=f"rewrite {MEASURED.name}'s entries of the tests that run")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "contradictions: the test makes a board see a proof a "
                                        "test refutes, on purpose")
     config.addinivalue_line("markers", "serial: runs alone on the machine (``SERIAL``)")
+    if config.getoption("record_durations") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Durations(), "durations-recorder")
+
+
+class Durations:
+    """What ``--record-durations`` measures: in the process that reports (under
+    pytest-xdist the controller hears every worker's reports), and written at the end."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self) -> None:
+        slow: dict[str, float] = json.loads(MEASURED.read_text()) if MEASURED.exists() else {}
+        for test, seconds in self.seconds.items():
+            slow.pop(test, None)
+            if seconds >= SLOW_SECONDS:
+                slow[test] = round(seconds, 1)
+        MEASURED.write_text(json.dumps(slow, indent=0, sort_keys=True) + "\n")
 
 
 SERIAL = (
@@ -60,9 +96,12 @@ do not."""
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
+    slow = json.loads(MEASURED.read_text()) if MEASURED.exists() else {}
     for item in items:
         if f"{item.path.relative_to(tests).as_posix()}::{item.name}".startswith(SERIAL):
             item.add_marker(pytest.mark.serial)
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

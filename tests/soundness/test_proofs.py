@@ -38,10 +38,17 @@ MODELLED = ("constructor", "constructor-order", "packed", "mode", "pointer-escap
 
 
 def program_under_test(tmp_path: Path, name: str) -> GoalBoard:
-    path = tmp_path / f"{name}.c"
-    path.write_text(PROGRAMS[name][0])
-    frontend = load_program(load_task(str(path)), str(tmp_path / "work"))
-    return GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "work")))
+    """A fresh board of the soundness program ``name``. Its file and work folder are
+    shared by the tests of one process (beside their own ``tmp_path``), so that the
+    seven methods' tests of a program load it from the work folder's caches (gcc's
+    preprocessing, folds and native build: 0.5 s, then 0.1 s)."""
+    home = tmp_path.parent / f"program-{name}"
+    path = home / f"{name}.c"
+    if not path.exists():
+        home.mkdir(exist_ok=True)
+        path.write_text(PROGRAMS[name][0])
+    frontend = load_program(load_task(str(path)), str(home / "work"))
+    return GoalBoard(frontend.program, Executor(frontend, str(home / "work")))
 
 
 PROOFS = Path(__file__).with_name("proofs.json")
