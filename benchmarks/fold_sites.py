@@ -32,7 +32,8 @@ def blocked(task: str) -> tuple[str, int, int, str]:
     except UserError as e:
         return task, 0, 0, str(e).splitlines()[0]
     goals = 2 * len(program.branch_points) + len(program.error_calls)
-    return task, goals, len(program.proof_blockers.folded), ""
+    blockers = program.proof_blockers
+    return task, goals, sum(1 for _, sites in blockers.behind.values() if sites & blockers.overflow_sites.keys()), ""
 
 
 def main() -> int:

@@ -72,7 +72,7 @@ def test_a_fold_no_operand_can_overflow_keeps_its_proofs(tmp_path: Path) -> None
     task = load_program_task([str(tmp_path / "prog.c")], None, ())
     lines = {line for _, line in overflow_folds(task.units[0], task.data_model, str(tmp_path / "pp"))}
     assert {7, 8, 9} <= lines  # gcc's -fwrapv build differs there
-    assert board.program.proof_blockers.folded == {}
+    assert board.program.proof_blockers.behind == {}
     CHCAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
     (taken,) = (g for g, goal in board.goals.items() if goal.line == 9 and g.endswith("T"))
     assert taken in board.infeasible
@@ -81,7 +81,7 @@ def test_a_fold_no_operand_can_overflow_keeps_its_proofs(tmp_path: Path) -> None
 def test_under_fwrapv_gcc_computes_what_the_cfa_does(tmp_path: Path) -> None:
     """The user's -fwrapv makes wrapping gcc's semantics: no fold, nothing blocked."""
     board = loaded(tmp_path, PROGRAMS["fold-add-compare"][0], ("-fwrapv",))
-    assert board.program.proof_blockers.folded == {}
+    assert board.program.proof_blockers.behind == {}
 
 
 GUARDED = """extern int __VERIFIER_nondet_int(void);
@@ -101,9 +101,9 @@ def test_a_proof_that_nothing_overflows_at_the_fold_lifts_the_block(tmp_path: Pa
     proves no run overflows there, and then its proof of the branch is trusted."""
     board = loaded(tmp_path, GUARDED)
     (taken,) = (g for g, goal in board.goals.items() if goal.line == 6 and g.endswith("T"))
-    assert taken in board.program.proof_blockers.folded
+    assert taken in board.program.proof_blockers.behind
     CHCAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
-    assert board.program.proof_blockers.folded[taken][1] <= board.no_overflow.keys()
+    assert board.program.proof_blockers.behind[taken][1] <= board.no_overflow.keys()
     assert taken in board.infeasible and taken not in board.refused
 
 
@@ -179,7 +179,7 @@ def test_a_backward_proof_that_reads_no_site_holds_behind_it(tmp_path: Path) -> 
     proof of the inner branch stands though a fold lies on every path to it."""
     board = loaded(tmp_path, LOCAL)
     (inner,) = (g for g, goal in board.goals.items() if goal.line == 10 and g.endswith("T"))
-    assert inner in board.program.proof_blockers.folded
+    assert inner in board.program.proof_blockers.behind
     BiTe().run(board, Job(board.open(), Budget.seconds(20)))
     assert board.infeasible.get(inner, "").startswith("bite: backward reachability")
     assert board.no_overflow == {}  # not lifted for every proof: read past

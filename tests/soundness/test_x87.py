@@ -46,7 +46,7 @@ CONSTANT = HEAD + """int main(void) {
 CASES = {"overflow": (OVERFLOW, ["-std=gnu11"], "B2T"), "conversion": (CONVERSION, ["-std=gnu11"], "B2T"),
          "constant": (CONSTANT, ["-std=c99"], "B2T")}
 REACHING = {"overflow": 3, "conversion": 16777217, "constant": 3}
-METHODS = ("value", "predicate", "chc", "mgp", "concolic", "auto")
+METHODS = ("value", "predicate", "chc", "mgp", "concolic", "bite", "auto")
 
 
 def gccs_run(tmp_path: Path, source: str, flags: list[str], value: int) -> int:
@@ -120,3 +120,15 @@ def test_goals_before_the_arithmetic_are_still_proved(tmp_path: Path) -> None:
     found = goals(tmp_path, source, ["-std=gnu11", "-m32"], "predicate")
     assert found["B2T"]["status"] == "infeasible", found["B2T"]
     assert found["B4T"]["status"] != "infeasible", found["B4T"]
+
+
+def test_a_backward_proof_that_crosses_no_arithmetic_holds_behind_it(tmp_path: Path) -> None:
+    """``k > 5 && k < 3`` after the x87's arithmetic is false for any state: BiTe's
+    walk back from it crosses the two conditions only, so its proof stands, where
+    predicate's (which reads every edge before the goal) is refused."""
+    source = OVERFLOW.replace("  if (y < 1e309) {\n", "  if (k > 5) {\n    if (k < 3) return 5;\n  }\n"
+                                                        "  if (y < 1e309) {\n")
+    by_bite = goals(tmp_path, source, ["-std=gnu11", "-m32"], "bite")["B2T"]
+    assert by_bite["status"] == "infeasible" and by_bite["proof"].startswith("bite: "), by_bite
+    by_predicate = goals(tmp_path, source, ["-std=gnu11", "-m32"], "predicate")["B2T"]
+    assert by_predicate["status"] != "infeasible" and "gcc -m32" in by_predicate["refused"], by_predicate

@@ -479,10 +479,11 @@ class CHCAnalysis:
     def _rule_out_overflows(self, board: GoalBoard, job: Job, state: CHCState, clauses: Clauses,
                             scope: set[str]) -> bool:
         """Prove, where Spacer can within ``FIRST_LIMIT_MS``, that no run overflows at
-        the overflow sites before the job's open goals (``ProofBlockers.folded``): their
+        the overflow sites before the job's open goals (``ProofBlockers.behind``): their
         proofs are trusted only then. False if the deadline came first."""
         blockers = board.program.proof_blockers
-        needed = {site for g in board.open(job.goals) if g in blockers.folded for site in blockers.folded[g][1]}
+        needed = {site for g in board.open(job.goals) if g in blockers.behind
+                  for site in blockers.behind[g][1] if site in blockers.overflow_sites}
         for site in sorted(needed - board.no_overflow.keys() - state.overflows.keys()):
             edge = blockers.overflow_sites[site]
             if edge.src.function not in scope:

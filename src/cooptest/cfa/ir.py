@@ -523,29 +523,31 @@ class ProofBlockers:
     """Why proofs about some goals cannot be trusted: the program does something its CFA
     does not model (see ``cfa/unmodelled.py``). ``everywhere`` blocks every goal (e.g. a
     callback from the C library may change any global at any time); ``functions`` the
-    goals of those functions (e.g. destructors, which run after main); ``goals`` those
-    goals, by id (e.g. the goals a value the CFA computes otherwise than gcc can reach)."""
+    goals of those functions (e.g. destructors, which run after main); ``behind`` the
+    goals some path reaches from a *site*, an edge where gcc's build may compute
+    otherwise than the CFA (x87 precision, folds of signed arithmetic), each with the
+    reason of a site before it and every site before it (by ``site_key``)."""
 
     everywhere: str | None = None
     functions: dict[str, str] = field(default_factory=dict)
-    goals: dict[str, str] = field(default_factory=dict)
-    # the goals behind an overflow site (``unmodelled.overflow_folded``): the reason and
-    # the sites, by ``site_key``, whose overflow no proof has ruled out yet blocks them
-    folded: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    behind: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    sites: dict[str, Edge] = field(default_factory=dict)
+    # the sites where gcc folds signed arithmetic as if it could not overflow: a proof
+    # that no run of the CFA overflows there lifts them (``unmodelled.overflow_folded``)
     overflow_sites: dict[str, Edge] = field(default_factory=dict)
 
     def reason(self, goal: Goal, no_overflow: AbstractSet[str] = frozenset(),
                reads: AbstractSet[str] | None = None) -> str | None:
         """Why a proof of ``goal`` cannot hold, None if it can; ``no_overflow``: the
         overflow sites a prover has shown no run of the CFA overflows at; ``reads``: the
-        overflow sites the proof's argument reads, where a prover knows them (None:
-        any site before the goal may matter). A proof that reads no site holds in gcc's
-        build whatever gcc computes there (``unmodelled.overflow_folded``)."""
-        if (why := self.everywhere or self.functions.get(goal.function) or self.goals.get(goal.id)):
+        sites the proof's argument reads, where a prover knows them (None: any site
+        before the goal may matter). A proof that reads no site holds in gcc's build
+        whatever gcc computes there."""
+        if (why := self.everywhere or self.functions.get(goal.function)):
             return why
-        if (folded := self.folded.get(goal.id)) is None:
+        if (blocked := self.behind.get(goal.id)) is None:
             return None
-        why, before = folded
+        why, before = blocked
         return why if not (before if reads is None else before & reads) <= no_overflow else None
 
 

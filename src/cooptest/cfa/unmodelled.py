@@ -66,9 +66,13 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
     after_main = {f for f in destructors if f in program.functions}
     for f in callees(program, after_main):
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
-    blockers.overflow_sites, blockers.folded = overflow_folded(
-        program, [site for sites in (folds or {}).values() for site in sites or ()])
-    blockers.goals.update(excess_precision(program))
+    overflows = overflow_folded(program, [site for sites in (folds or {}).values() for site in sites or ()])
+    sites = {**excess_precision(program), **overflows}
+    keys = {edge: site_key(edge) for edge in sites}
+    blockers.sites = {key: edge for edge, key in keys.items()}
+    blockers.overflow_sites = {keys[edge]: edge for edge in overflows}
+    blockers.behind = {goal: (why, frozenset(keys[edge] for edge in before))
+                       for goal, (why, before) in _behind(program, sites).items()}
     return blockers
 
 
@@ -110,10 +114,10 @@ def _widened(widened_constants: Sequence[tuple[str | None, int | None]]) -> str 
             "-std=, a number of its type to the CFA")
 
 
-def excess_precision(program: Program) -> dict[str, str]:
-    """The goals whose proofs cannot hold, by id, because gcc's -m32 build
-    (-mfpmath=387, FLT_EVAL_METHOD 2) computes a floating value before them that the
-    CFA computes otherwise. The x87 holds every intermediate result in 80 bits (64-bit
+def excess_precision(program: Program) -> dict[Edge, str]:
+    """The sites (``ProofBlockers.behind``), with their reasons, where gcc's -m32 build
+    (-mfpmath=387, FLT_EVAL_METHOD 2) computes a floating value that the CFA computes
+    otherwise. The x87 holds every intermediate result in 80 bits (64-bit
     significand, 15-bit exponent); the value is rounded to its type only when stored
     to memory. At -O0 gcc stores each variable after its statement, so a variable
     holds its type's value, and a comparison or conversion of values loaded from
@@ -136,7 +140,7 @@ def excess_precision(program: Program) -> dict[str, str]:
 
     A path to a goal that passes no such edge computes what gcc's does, so a goal is
     blocked only if it is such an edge's or some path leads to it from one (through
-    calls, returns and loops: ``_after``). Under LP64 gcc computes float and double
+    calls, returns and loops: ``_behind``). Under LP64 gcc computes float and double
     with SSE, in their own precision, as the CFA does."""
     if program.data_model is not DataModel.ILP32:
         return {}
@@ -150,23 +154,19 @@ def excess_precision(program: Program) -> dict[str, str]:
             if what:
                 sites[edge] = (f"{what} ({f.file or program.path}:{edge.line}) is computed in the x87's "
                                "80 bits by gcc -m32, in its type's by the CFA")
-    return {goal: why for goal, (why, _) in _behind(program, sites).items()}
+    return sites
 
 
-def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]
-                    ) -> tuple[dict[str, Edge], dict[str, tuple[str, frozenset[str]]]]:
-    """The overflow sites by ``site_key``, and the goals whose proofs cannot hold (the
-    ``ProofBlockers.folded`` blockers) because gcc's build may compute a statement
-    before them otherwise than the CFA where signed arithmetic overflows: ``folds`` are the statements gcc folds as if it could not
-    (``frontend.folding``, by file and line), and of their edges those with an operation
-    that may overflow by its operands' types (``signed_overflow``) are where the CFA's
-    value may not be gcc's: the *overflow sites*. A goal's block lifts once a prover
-    shows that no run of the CFA overflows at any site before it (``GoalBoard.
-    prove_no_overflow``): then the first overflow of a run of gcc's build, which follows
-    the CFA up to there, cannot be at a site either. A proof whose argument reads no
-    site holds as it is (``ProofBlockers.reason``'s ``reads``: e.g. backward
-    reachability's, whose weakest preconditions hold for any state, over edges none of
-    which is a site).
+def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]) -> dict[Edge, str]:
+    """The *overflow sites*, with their reasons: where gcc's build may compute a
+    statement otherwise than the CFA because signed arithmetic overflows. ``folds`` are
+    the statements gcc folds as if it could not (``frontend.folding``, by file and
+    line), and of their edges those with an operation that may overflow by its
+    operands' types (``signed_overflow``) are where the CFA's value may not be gcc's.
+    The block of a goal behind them lifts once a prover shows that no run of the CFA
+    overflows at any site before it (``GoalBoard.prove_no_overflow``): then the first
+    overflow of a run of gcc's build, which follows the CFA up to there, cannot be at a
+    site either.
 
     A fold's line with no edge of the CFA on it (a condition continued on a later line
     than its statement's) stands for every edge of the innermost function around it."""
@@ -191,10 +191,7 @@ def overflow_folded(program: Program, folds: Iterable[tuple[str, int]]
             if any(may_overflow(e) for e in expressions(edge)):
                 sites[edge] = (f"gcc folds signed arithmetic at {file}:{line} as if it could not "
                                "overflow; the CFA wraps it")
-    keys = {edge: site_key(edge) for edge in sites}
-    return ({key: edge for edge, key in keys.items()},
-            {goal: (why, frozenset(keys[edge] for edge in before))
-             for goal, (why, before) in _behind(program, sites).items()})
+    return sites
 
 
 def site_key(edge: Edge) -> str:
@@ -205,7 +202,10 @@ def site_key(edge: Edge) -> str:
 
 def _behind(program: Program, sites: dict[Edge, str]) -> dict[str, tuple[str, frozenset[Edge]]]:
     """The goals of the edges ``sites`` and of every edge some path reaches from them,
-    each with the reason of a site before it and every site before it."""
+    each with the reason of a site before it and every site before it. A proof whose
+    argument reads none of a goal's sites holds as it is (``ProofBlockers.reason``'s
+    ``reads``: e.g. backward reachability's, whose weakest preconditions hold for any
+    state, over edges none of which is a site)."""
     if not sites:
         return {}
     order = list(sites)

@@ -544,8 +544,9 @@ class GCFG:
     def prove(self) -> None:
         """Inv5: a goal whose backward exploration is complete is infeasible. The proof
         reads only the edges the exploration crossed (a weakest precondition holds for
-        any state before it): an overflow site elsewhere cannot make it wrong."""
-        sites = self.program.proof_blockers.overflow_sites
+        any state before it): a site where gcc computes otherwise elsewhere cannot make
+        it wrong."""
+        sites = self.program.proof_blockers.sites
         for g, b in list(self.state.backward.items()):
             if b.complete() and self.board.is_open(g):
                 self.board.prove_infeasible(
