@@ -702,10 +702,15 @@ def refuted_edges(program: Program) -> tuple[dict[int, str], str | None]:
     return out, None
 
 
+def field_name(key: FieldKey) -> str:
+    """A heap cell as a reader names it: ``struct tag.member.member``."""
+    return f"{key[0]}.{'.'.join(key[1])}"
+
+
 def _describe(key: FieldKey, values: Values) -> str:
     shown = sorted(values or ())
     text = ", ".join(map(str, shown[:8])) + (", ..." if len(shown) > 8 else "")
-    return f"{key[0]}.{'.'.join(key[1])} in {{{text}}}"
+    return f"{field_name(key)} in {{{text}}}"
 
 
 def reachable_locations(program: Program, refuted: dict[int, str]) -> set[int]:

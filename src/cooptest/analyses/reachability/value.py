@@ -29,7 +29,7 @@ from typing import Any, Callable
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor
-from cooptest.analyses.field_invariants import FieldKey, HeapCells
+from cooptest.analyses.field_invariants import FieldKey, HeapCells, field_name
 from cooptest.cfa.calls import CallContext, callee_name, path_contexts
 from cooptest.analyses.reachability.refinement import PathCheck, relevant_places
 from cooptest.cfa.ctype import IntType, PointerType
@@ -65,7 +65,7 @@ class ValuePrecision:
 
     def evidence(self) -> str:
         """What a complete ARG was computed with, for its proofs: the places tracked."""
-        names = sorted(getattr(p, "name", str(p)) for p in self.tracked)
+        names = sorted(p.name if isinstance(p, Variable) else field_name(p) for p in self.tracked)
         return f"tracking {', '.join(names) or 'no variable'}"
 
 
