@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cooptest.analyses.chc import CHCAnalysis
+from cooptest.analyses.concolic import ConcolicAnalysis
 from cooptest.cooperation.bite import GCFG, ORIGIN, BiTe, BiTeState
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
@@ -204,3 +205,22 @@ def test_a_backward_proof_that_reads_the_site_is_refused(tmp_path: Path, name: s
     walked = {g for g, b in gcfg.state.backward.items() if b.complete()}
     assert all(put.refused[g].startswith("gcc folds") for g in walked)
     assert walked or name.startswith("fold-mul")  # their walks reach the start: no claim
+
+
+def test_an_exhausted_execution_tree_rules_out_the_overflow_at_the_fold(tmp_path: Path) -> None:
+    """Concolic search exhausts GUARDED's tree, and on no path does the condition allow
+    ``x + 1`` to overflow: that proves no run overflows there, so its exhaustion proves
+    the folded branch infeasible for gcc's build too."""
+    board = loaded(tmp_path, GUARDED)
+    (taken,) = (g for g, goal in board.goals.items() if goal.line == 6 and g.endswith("T"))
+    ConcolicAnalysis().run(board, Job(board.open(), Budget.seconds(20)))
+    assert board.program.proof_blockers.behind[taken][1] <= board.no_overflow.keys()
+    assert all(proof.startswith("concolic: no path") for proof in board.no_overflow.values())
+    assert board.infeasible.get(taken, "").startswith("concolic: execution tree exhausted")
+
+
+@pytest.mark.parametrize("name", FOLDS)
+def test_no_exhausted_tree_rules_out_an_overflow_a_run_makes(tmp_path: Path, name: str) -> None:
+    put = program_under_test(tmp_path, name)
+    ConcolicAnalysis().run(put, Job(put.open(), Budget.seconds(5)))
+    assert put.no_overflow == {}

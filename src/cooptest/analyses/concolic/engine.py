@@ -23,7 +23,10 @@ Completeness. An execution tree without open decisions proves every goal it did 
 reach infeasible only if each path's symbolic model was exact: no concretisation, no
 imprecision (havoc of unknown calls), no divergence, no solver timeout, no misprediction
 and no native crash or timeout, and no native run left a guiding automaton (its cuts
-rest on its claims). Only then is the state marked complete. A decision whose other side
+rest on its claims). Only then is the state marked complete. Such a tree also proves
+that no run overflows at an overflow site (``cfa.unmodelled.overflow_folded``) where no
+path's condition allowed an overflow (``replay._overflow_allowed``), unless an automaton
+cut it: then its proofs of the goals behind the site hold for gcc's build too. A decision whose other side
 runs straight into ``abort()`` (``StaticInfo.dead_end``: ``assume``'s ``if (!cond)
 abort();``) is closed without a query or a run once that side's goal is covered: its
 subtree is one path, which reaches no other goal.
@@ -166,6 +169,12 @@ class ConcolicAnalysis:
         if state.complete:
             cut = f", cut by {', '.join(sorted(state.guides))}" if state.guides else ""
             tree = f"{state.tree.paths} paths, {state.tree.size} decisions, depth {state.tree.max_depth}"
+            sites = program.program.proof_blockers.overflow_sites
+            if not state.guides:  # a cut part may hold runs that overflow
+                for site in sorted(sites.keys() - state.overflowing):  # passed or not: every run is a path
+                    program.prove_no_overflow(
+                        site, f"concolic: no path of the exhausted execution tree ({tree}) allows a signed "
+                              f"overflow at line {sites[site].line}")
             for g in sorted(program.open()):
                 program.prove_infeasible(g, f"concolic: execution tree exhausted ({tree}) with "
                                             f"an exact symbolic model{cut}")
@@ -237,7 +246,8 @@ class ConcolicAnalysis:
             program.count("resumed_replays" if at is not None else "full_replays")
             path = replay(program.program, execution, state.symbols, state.memo, ctx.covered_edges,
                           budget=budget, observers=searcher.observers(at), start=start,
-                          keep=Resumable(at or state.tree.root, state.snapshots))
+                          keep=Resumable(at or state.tree.root, state.snapshots),
+                          sites={edge: site for site, edge in program.program.proof_blockers.overflow_sites.items()})
             if (path.truncated or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
@@ -263,6 +273,7 @@ class ConcolicAnalysis:
         if path.divergences or path.concretized or path.imprecise or path.crashed or path.starved \
                 or path.truncated:
             state.exact = False
+        state.overflowing |= path.overflowing
         program.notify("iteration", iterations=program.stats.get("iterations", 0),
                        covered=len(program.covered), divergences=program.stats.get("divergences", 0))
         state.last = path

@@ -73,6 +73,8 @@ class Path:
     truncated: bool = False  # the replay stopped before the native run did
     left_automaton: bool = False  # the run took an edge the guiding automaton excludes
     snapshots: list[Any] = field(default_factory=list)  # replay.Snapshot, kept by the engine
+    site_checks: int = 0  # overflow sites checked as it passed them
+    overflowing: set[str] = field(default_factory=set)  # those where its condition allows an overflow
 
     def query(self, i: int) -> tuple[list[z3.BoolRef], z3.BoolRef]:
         """The prefix constraints and the negated condition for flipping decision ``i``."""
@@ -204,6 +206,8 @@ class ConcolicSearchState(AnalysisState):
     small: dict[int, Any] = field(default_factory=dict)  # input symbol id -> inputs.small bound
     snapshots: dict[Node, Any] = field(default_factory=dict)  # node -> replay.Snapshot after it
     padding: Padding = field(default_factory=Padding)
+    overflowing: set[str] = field(default_factory=set)  # overflow sites where a path's condition
+    # allows a signed overflow (``replay._overflow_allowed``)
 
     def frontier_size(self) -> int:
         return len(self.tree.frontier)

@@ -31,17 +31,20 @@ import copy
 import signal
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import z3
 
 from cooptest.analyses.concolic.execution_tree import Decision, Path
 from cooptest.analyses.concolic.inputs import parse_literal, to_z3
 from cooptest.analyses.concolic.solver import Symbols
+from cooptest.analyses.semantics import overflows
 from cooptest.analyses.symbolic import Frozen, SymbolicState
+from cooptest.cfa.calls import expressions
 from cooptest.cfa.ctype import FloatType, IntType, PointerType
 from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, ErrorEdge, Expr, Index, Location,
                              Member, NondetEdge, Program, TerminateEdge, Unary)
+from cooptest.cfa.signed_overflow import overflowing
 from cooptest.core.budget import Budget
 from cooptest.harness.executor import Execution
 
@@ -355,14 +358,17 @@ def resume(snapshot: Snapshot, execution: Execution) -> Start | None:
 def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
            visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
            observers: Sequence[Observer] = (), start: Start | None = None,
-           keep: Callable[[Decision], bool] | None = None) -> Path:
+           keep: Callable[[Decision], bool] | None = None, sites: Mapping[Edge, str] = {}) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
     edges it traverses to ``visited`` and shows them to ``observers``. A replay longer
     than ``max_steps`` edges, or still running when ``budget`` expires or is cancelled,
     is truncated there (``Path.truncated``).
 
     ``start``: where to begin (:func:`resume`; default: the entry of ``main``). After
-    each decision that ``keep`` asks for, the state is kept in ``Path.snapshots``."""
+    each decision that ``keep`` asks for, the state is kept in ``Path.snapshots``.
+    ``sites``: the overflow sites (edge -> ``site_key``); at each one the path passes,
+    whether its condition so far allows a signed operation of the edge to overflow
+    (``Path.overflowing``: :func:`_overflow_allowed`)."""
     inputs = execution.inputs
     start = start or begin(program, execution, symbols, memo)
     state, model, path, queues, input_ids = start.state, start.model, start.path, start.queues, start.input_ids
@@ -386,6 +392,8 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
                 break  # the native run ended before this decision
             outcome = queue.popleft()
             edge = next(e for e in leaving if isinstance(e, AssumeEdge) and e.positive == outcome)
+            if edge in sites:
+                _check_site(state, path, sites[edge], edge)
             before = len(pc)
             cond = state.condition(edge)
             pc.append(cond)
@@ -414,6 +422,8 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
             continue
         visited.add(first)
         last = first
+        if first in sites:
+            _check_site(state, path, sites[first], first)
         if isinstance(first, NondetEdge):
             k = len(state.inputs)
             if k >= len(inputs):
@@ -444,3 +454,43 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
     if aborted and execution.signal == signal.SIGABRT and not execution.timed_out and not execution.truncated:
         path.crashed = False  # the SIGABRT is the abort() the path ends in: no crash
     return path
+
+
+SITE_CHECKS = 64
+"""The checks of overflow sites a replay makes at most; past them every site counts as
+one where an overflow is allowed (a loop through a site asks the solver each round)."""
+SITE_MS = 500
+
+
+def _check_site(state: ConcolicState, path: Path, site: str, edge: Edge) -> None:
+    if site in path.overflowing:
+        return
+    path.site_checks += 1
+    if path.site_checks > SITE_CHECKS or _overflow_allowed(state, edge):
+        path.overflowing.add(site)
+
+
+def _overflow_allowed(state: ConcolicState, edge: Edge) -> bool:
+    """Whether some input that takes the path so far makes a signed operation of
+    ``edge`` leave its type (``semantics.overflows``), judged before the edge is taken;
+    True also where that is not decided (z3's unknown, a shift). Its operands are
+    evaluated on a copy of the state: concretising an address there must not change
+    the path's condition. Every run of the CFA takes some path of an exhausted tree,
+    so a site no path allows an overflow at is one no run overflows at."""
+    probe = state.copy()
+    conditions = []
+    for x in (x for e in expressions(edge) for x in e.walk() if overflowing(x)):
+        if isinstance(x, Binary):
+            condition = overflows(x.op, probe.eval(x.left), probe.eval(x.right))
+        else:
+            assert isinstance(x, Unary)  # ``overflowing``: a binary operation or a negation
+            condition = overflows(x.op, probe.eval(x.operand), None)
+        if condition is None:
+            return True
+        conditions.append(condition)
+    if not conditions:
+        return False
+    solver = z3.SolverFor("QF_BV")
+    solver.set("timeout", SITE_MS)
+    solver.add(*probe.path_condition, z3.Or(*conditions))
+    return solver.check() != z3.unsat
