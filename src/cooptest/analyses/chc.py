@@ -60,13 +60,12 @@ from dataclasses import dataclass, field
 import z3
 
 from cooptest.analyses import semantics as sem
-from cooptest.cfa.calls import callee_name, callees, expressions
+from cooptest.cfa.calls import callee_name, callees
 from cooptest.cfa.ctype import CType, IntType, PointerType
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge, Cast, Const,
                              DeclEdge, Edge, ErrorEdge, Expr, FunctionCFA, Location, NondetEdge,
                              Program, ReturnEdge, TerminateEdge, Unary, Var, Variable,
                              in_register)
-from cooptest.cfa.signed_overflow import overflowing
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget, DeadlineReached
@@ -209,16 +208,9 @@ class Clauses:
         where an operation is not judged (``semantics.overflows``)."""
         env = self.frames[edge.src.function].values()
         self._bound = []  # the unknowns the terms below make (a read of memory)
-        conditions = []
-        for x in (x for e in expressions(edge) for x in e.walk() if overflowing(x)):
-            if isinstance(x, Binary):
-                condition = sem.overflows(x.op, self._term(x.left, env), self._term(x.right, env))
-            else:
-                assert isinstance(x, Unary)  # ``overflowing``: a binary operation or a negation
-                condition = sem.overflows(x.op, self._term(x.operand, env), None)
-            if condition is None:
-                return z3.unknown
-            conditions.append(condition)
+        conditions = sem.edge_overflows(edge, lambda e: self._term(e, env))
+        if conditions is None:
+            return z3.unknown
         return self._ask(edge, [z3.Or(conditions)], limit_ms) if conditions else z3.unsat
 
     def _ask(self, edge: Edge, conditions: list[z3.BoolRef], limit_ms: int) -> z3.CheckSatResult:

@@ -11,10 +11,14 @@ given the value gcc's x86 code computes, because tests are replayed on that code
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
 import z3
 
+from cooptest.cfa.calls import expressions
 from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType
+from cooptest.cfa.ir import Binary, Edge, Expr, Unary
+from cooptest.cfa.signed_overflow import overflowing
 
 RNE = z3.RNE()
 RTZ = z3.RTZ()
@@ -103,6 +107,24 @@ def overflows(op: str, a: z3.ExprRef, b: z3.ExprRef | None) -> z3.BoolRef | None
     if op in ("/", "%"):
         return z3.Not(z3.BVSDivNoOverflow(a, b))
     return None
+
+
+def edge_overflows(edge: Edge, term: Callable[[Expr], z3.ExprRef]) -> list[z3.BoolRef] | None:
+    """When each signed operation of ``edge`` that may leave its type
+    (``signed_overflow.overflowing``) does, over the terms ``term`` gives its operands
+    (an analysis's own: chc's clauses, a replay's state); None where one is not
+    judged here (a shift): it may overflow for all anyone knows."""
+    conditions = []
+    for x in (x for e in expressions(edge) for x in e.walk() if overflowing(x)):
+        if isinstance(x, Binary):
+            condition = overflows(x.op, term(x.left), term(x.right))
+        else:
+            assert isinstance(x, Unary)  # ``overflowing``: a binary operation or a negation
+            condition = overflows(x.op, term(x.operand), None)
+        if condition is None:
+            return None
+        conditions.append(condition)
+    return conditions
 
 
 def unary(op: str, term: z3.ExprRef, t: CType, result: CType) -> z3.ExprRef:

@@ -38,13 +38,11 @@ import z3
 from cooptest.analyses.concolic.execution_tree import Decision, Path
 from cooptest.analyses.concolic.inputs import parse_literal, to_z3
 from cooptest.analyses.concolic.solver import Symbols
-from cooptest.analyses.semantics import overflows
+from cooptest.analyses.semantics import edge_overflows
 from cooptest.analyses.symbolic import Frozen, SymbolicState
-from cooptest.cfa.calls import expressions
 from cooptest.cfa.ctype import FloatType, IntType, PointerType
 from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, ErrorEdge, Expr, Index, Location,
                              Member, NondetEdge, Program, TerminateEdge, Unary)
-from cooptest.cfa.signed_overflow import overflowing
 from cooptest.core.budget import Budget
 from cooptest.harness.executor import Execution
 
@@ -478,16 +476,9 @@ def _overflow_allowed(state: ConcolicState, edge: Edge) -> bool:
     the path's condition. Every run of the CFA takes some path of an exhausted tree,
     so a site no path allows an overflow at is one no run overflows at."""
     probe = state.copy()
-    conditions = []
-    for x in (x for e in expressions(edge) for x in e.walk() if overflowing(x)):
-        if isinstance(x, Binary):
-            condition = overflows(x.op, probe.eval(x.left), probe.eval(x.right))
-        else:
-            assert isinstance(x, Unary)  # ``overflowing``: a binary operation or a negation
-            condition = overflows(x.op, probe.eval(x.operand), None)
-        if condition is None:
-            return True
-        conditions.append(condition)
+    conditions = edge_overflows(edge, probe.eval)
+    if conditions is None or probe.concretized > state.concretized or probe.imprecise:
+        return True  # a concretised address narrows the condition to this run's inputs
     if not conditions:
         return False
     solver = z3.SolverFor("QF_BV")
