@@ -64,6 +64,16 @@ Listener = Callable[["GoalBoard", str, dict[str, Any]], None]
 # parent of the lanes waits): what a listener put off, such as writing the report with
 # the suite, it may do now.
 TICK = "tick"
+PROOF_CHARS = 4_000
+"""A proof's text beyond this is cut (``evidence``): it is read by people, and it travels
+from the lanes' workers to the report, where a 133-MB one once made a run stop for memory."""
+
+
+def evidence(proof: str) -> str:
+    """``proof`` as the board keeps it: cut after ``PROOF_CHARS`` characters."""
+    if len(proof) <= PROOF_CHARS:
+        return proof
+    return f"{proof[:PROOF_CHARS]}... ({len(proof) - PROOF_CHARS:,} more characters)"
 
 
 @dataclass
@@ -294,6 +304,7 @@ class GoalBoard:
         be unsound there."""
         if goal not in self.goals:
             return False
+        proof = evidence(proof)
         if (refused := self.program.proof_blockers.reason(self.goals[goal], self.no_overflow.keys(),
                                                           reads)) is not None:
             self.refused[goal] = refused

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started
-from cooptest.core.board import TICK, GoalBoard
+from cooptest.core.board import TICK, GoalBoard, evidence
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
 from cooptest.harness.executor import Execution
@@ -114,6 +114,7 @@ class WorkerBoard(GoalBoard):
     def prove_infeasible(self, goal: str, proof: str, origin: str | None = None,
                          reads: frozenset[str] | None = None) -> bool:
         self.sync()
+        proof = evidence(proof)
         fresh, refuted = goal not in self.infeasible, len(self.contradictions)
         accepted = super().prove_infeasible(goal, proof, origin, reads)
         if (fresh and accepted) or len(self.contradictions) > refuted:
