@@ -479,9 +479,10 @@ def _overflow_allowed(state: ConcolicState, edge: Edge) -> bool:
     conditions = edge_overflows(edge, probe.eval)
     if conditions is None or probe.concretized > state.concretized or probe.imprecise:
         return True  # a concretised address narrows the condition to this run's inputs
-    if not conditions:
-        return False
+    allowed = z3.simplify(z3.Or(*conditions)) if conditions else z3.BoolVal(False)
+    if z3.is_false(allowed) or z3.is_true(allowed):  # operands the run computed concretely
+        return z3.is_true(allowed)
     solver = z3.SolverFor("QF_BV")
     solver.set("timeout", SITE_MS)
-    solver.add(*probe.path_condition, z3.Or(*conditions))
+    solver.add(*probe.path_condition, allowed)
     return solver.check() != z3.unsat
