@@ -30,6 +30,8 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping, Sequence
 
+import networkx as nx
+
 from cooptest.cfa import libc_model
 from cooptest.cfa.calls import address_taken, call_targets, callee_name, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
@@ -229,30 +231,32 @@ def _after(program: Program, starts: list[Location]) -> dict[int, int]:
     """The ids of the locations some path from ``starts`` reaches, each with the set of
     starts (bit i: ``starts[i]``) it is reached from: along edges, into every function a
     call may enter, and from a function's exit back to every call of it (more than the
-    paths that return where they came from: a superset)."""
+    paths that return where they came from: a superset). The sets flow once over the
+    graph's strongly connected components in topological order: a RERS program's
+    hundreds of sites re-walked its loops once per site, 4 s of its loading."""
     addressed = address_taken(program)
-    entered: dict[int, set[str]] = {}  # id of a call edge's source -> the functions it may enter
-    return_sites: dict[str, list[Location]] = {}
+    graph: nx.DiGraph[int] = nx.DiGraph()
+    return_sites: dict[str, list[int]] = {}
+    for f in program.functions.values():
+        graph.add_nodes_from(loc.id for loc in f.locations)
     for edge in program.edges():
+        graph.add_edge(edge.src.id, edge.dst.id)
         if isinstance(edge, CallEdge):
-            targets = call_targets(program, edge, addressed)
-            entered.setdefault(edge.src.id, set()).update(targets)
-            for t in targets:
-                return_sites.setdefault(t, []).append(edge.dst)
-    exits = {f.exit.id: name for name, f in program.functions.items()}
-    seen: dict[int, int] = {}
-    todo = [(loc, 1 << i) for i, loc in enumerate(starts)]
-    while todo:
-        loc, mask = todo.pop()
-        known = seen.get(loc.id, 0)
-        if known | mask == known:
-            continue
-        seen[loc.id] = mask = known | mask
-        successors = [edge.dst for edge in loc.leaving]
-        successors += [program.functions[t].entry for t in entered.get(loc.id, ())]
-        successors += return_sites.get(exits[loc.id], []) if loc.id in exits else []
-        todo += [(s, mask) for s in successors]
-    return seen
+            for t in call_targets(program, edge, addressed):
+                graph.add_edge(edge.src.id, program.functions[t].entry.id)
+                return_sites.setdefault(t, []).append(edge.dst.id)
+    for name, f in program.functions.items():
+        graph.add_edges_from((f.exit.id, site) for site in return_sites.get(name, ()))
+    dag = nx.condensation(graph)
+    component = dag.graph["mapping"]
+    masks: dict[int, int] = {}
+    for i, loc in enumerate(starts):
+        masks[component[loc.id]] = masks.get(component[loc.id], 0) | 1 << i
+    for c in nx.topological_sort(dag):
+        if mask := masks.get(c, 0):
+            for d in dag.successors(c):
+                masks[d] = masks.get(d, 0) | mask
+    return {loc: masks[c] for loc, c in component.items() if masks.get(c)}
 
 
 def _stored(edge: Edge) -> Iterable[Expr]:
