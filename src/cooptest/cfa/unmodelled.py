@@ -30,8 +30,6 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping, Sequence
 
-import networkx as nx
-
 from cooptest.cfa import libc_model
 from cooptest.cfa.calls import address_taken, call_targets, callee_name, callees, expressions
 from cooptest.harness.libc import called_behind_the_program
@@ -70,11 +68,9 @@ def proof_blockers(program: Program, destructors: Iterable[str], argv_given: boo
         blockers.functions[f] = "runs after main (destructor), which the CFA does not model"
     overflows = overflow_folded(program, [site for sites in (folds or {}).values() for site in sites or ()])
     sites = {**excess_precision(program), **overflows}
-    keys = {edge: site_key(edge) for edge in sites}
-    blockers.sites = {key: edge for edge, key in keys.items()}
-    blockers.overflow_sites = {keys[edge]: edge for edge in overflows}
-    blockers.behind = {goal: (why, frozenset(keys[edge] for edge in before))
-                       for goal, (why, before) in _behind(program, sites).items()}
+    blockers.sites = {site_key(edge): edge for edge in sites}
+    blockers.overflow_sites = {site_key(edge): edge for edge in overflows}
+    blockers.behind = _behind(program, sites)
     return blockers
 
 
@@ -202,9 +198,11 @@ def site_key(edge: Edge) -> str:
     return f"{edge.src.id}.{edge.src.leaving.index(edge)}"
 
 
-def _behind(program: Program, sites: dict[Edge, str]) -> dict[str, tuple[str, frozenset[Edge]]]:
+def _behind(program: Program, sites: dict[Edge, str]) -> dict[str, tuple[str, frozenset[str]]]:
     """The goals of the edges ``sites`` and of every edge some path reaches from them,
-    each with the reason of a site before it and every site before it. A proof whose
+    each with the reason of a site before it and every site before it (by ``site_key``;
+    goals behind the same sites share one set: a RERS program's thousands of goals lie
+    behind a few sets of hundreds of sites). A proof whose
     argument reads none of a goal's sites holds as it is (``ProofBlockers.reason``'s
     ``reads``: e.g. backward reachability's, whose weakest preconditions hold for any
     state, over edges none of which is a site)."""
@@ -217,13 +215,16 @@ def _behind(program: Program, sites: dict[Edge, str]) -> dict[str, tuple[str, fr
                                      for outcome, edge in ((True, bp.true_edge), (False, bp.false_edge))]
     goals += [(error_goal_id(call), edge) for call, edge in program.error_calls.items()]
     index = {edge: i for i, edge in enumerate(order)}
-    out: dict[str, tuple[str, frozenset[Edge]]] = {}
+    keys = [site_key(edge) for edge in order]
+    named: dict[int, frozenset[str]] = {}
+    out: dict[str, tuple[str, frozenset[str]]] = {}
     for goal, edge in goals:
         mask = after.get(edge.src.id, 0) | (1 << index[edge] if edge in index else 0)
         if mask:  # the reason: the goal's own edge's, else the first site's before it
             first = index[edge] if edge in index else (mask & -mask).bit_length() - 1
-            out[goal] = (sites[order[first]],
-                         frozenset(order[i] for i in range(mask.bit_length()) if mask >> i & 1))
+            if mask not in named:
+                named[mask] = frozenset(keys[i] for i in range(mask.bit_length()) if mask >> i & 1)
+            out[goal] = (sites[order[first]], named[mask])
     return out
 
 
@@ -234,6 +235,8 @@ def _after(program: Program, starts: list[Location]) -> dict[int, int]:
     paths that return where they came from: a superset). The sets flow once over the
     graph's strongly connected components in topological order: a RERS program's
     hundreds of sites re-walked its loops once per site, 4 s of its loading."""
+    import networkx as nx  # 0.26 s to import: paid by programs with sites only
+
     addressed = address_taken(program)
     graph: nx.DiGraph[int] = nx.DiGraph()
     return_sites: dict[str, list[int]] = {}

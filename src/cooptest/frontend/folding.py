@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 from cooptest.cfa.ctype import DataModel
 from cooptest.frontend.preprocess import search_flags, unit_key
@@ -51,9 +52,10 @@ def overflow_folds(unit: Source, data_model: DataModel, out_dir: str) -> list[tu
             return [(file, line) for file, line in json.load(f)]
     except (OSError, ValueError):
         pass
-    with tempfile.TemporaryDirectory(dir=out_dir) as work:
-        folded, wrapped = (_gimple(unit, data_model, os.path.join(work, name), extra)
-                           for name, extra in (("folded", ()), ("wrapped", ("-fwrapv",))))
+    with tempfile.TemporaryDirectory(dir=out_dir) as work, ThreadPoolExecutor(2) as gccs:
+        # both at once: loading has the machine to itself (the lanes start after it)
+        folded, wrapped = gccs.map(lambda name, extra: _gimple(unit, data_model, os.path.join(work, name), extra),
+                                   ("folded", "wrapped"), ((), ("-fwrapv",)))
     if folded is None or wrapped is None:
         return None
     sites = sorted(_differing_lines(wrapped, folded))
