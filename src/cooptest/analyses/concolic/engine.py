@@ -247,7 +247,7 @@ class ConcolicAnalysis:
             path = replay(program.program, execution, state.symbols, state.memo, ctx.covered_edges,
                           budget=budget, observers=searcher.observers(at), start=start,
                           keep=Resumable(at or state.tree.root, state.snapshots),
-                          sites={edge: site for site, edge in program.program.proof_blockers.overflow_sites.items()})
+                          sites=ctx.static.overflow_sites)
             if (path.truncated or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new

@@ -191,6 +191,12 @@ class StaticInfo:
         return hit
 
     @cached_property
+    def overflow_sites(self) -> dict[Edge, str]:
+        """The overflow sites by edge (``ProofBlockers.overflow_sites`` turned round):
+        what the replay checks as a path passes them."""
+        return {edge: site for site, edge in self.program.proof_blockers.overflow_sites.items()}
+
+    @cached_property
     def _addressed(self) -> set[str]:
         """The functions whose address the program takes: what a pointer call may enter."""
         return address_taken(self.program)
