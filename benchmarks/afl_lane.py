@@ -18,7 +18,7 @@ Each row gives the executions per second of the run's fuzzer: AFL++'s own
 random; and the load average before and after, since the machine is shared.
 
     python benchmarks/afl_lane.py [--tasks 10] [--budget 30] [--replace-budget 60]
-        [--configs afl random auto auto-afl] [--out DIR]
+        [--configs afl random auto auto-afl] [--runs R] [--out DIR]
 
 Results go to ``DIR/results.json`` after each run (an interrupted table resumes);
 ``--table`` prints the table of what is there.
@@ -60,16 +60,16 @@ def replace_task(out: Path) -> Path:
     return mapped
 
 
-def run(task: Path, config: str, budget: float, out: Path) -> dict[str, Any]:
-    folder = out / f"{task.stem}-{config}"
+def run(task: Path, config: str, budget: float, out: Path, seed: int) -> dict[str, Any]:
+    folder = out / f"{task.stem}-{config}" if seed == 0 else out / f"{task.stem}-{config}-{seed}"
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", str(task), *CONFIGS[config],
-           "--budget", str(budget), "--out", str(folder), "--quiet"]
+           "--budget", str(budget), "--seed", str(seed), "--out", str(folder), "--quiet"]
     load = os.getloadavg()[0]
     started = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget + 300)
     wall = time.monotonic() - started
     row: dict[str, Any] = {"task": str(task.relative_to(SHARED) if SHARED in task.parents else task.name),
-                           "config": config, "budget": budget, "wall": round(wall, 1),
+                           "config": config, "seed": seed, "budget": budget, "wall": round(wall, 1),
                            "load_before": round(load, 2)}
     if not (folder / "report.json").exists():
         return {**row, "error": proc.stderr.strip()[-300:]}
@@ -101,21 +101,31 @@ def figures(folder: Path) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]], configs: list[str]) -> str:
-    by = {(r["task"], r["config"]): r for r in rows}
+    """A task's cell: the mean TestCov over its runs (each run's in brackets when there
+    are several) and the mean executions per second."""
+    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault((r["task"], r["config"]), []).append(r)
     tasks = list(dict.fromkeys(r["task"] for r in rows))
     lines = ["| task | " + " | ".join(f"{c} TestCov (exec/s)" for c in configs) + " |",
              "|---|" + "---|" * len(configs)]
+
+    def mean_testcov(t: str, c: str) -> float | None:
+        values = [r["testcov"] for r in by.get((t, c), []) if "testcov" in r]
+        return statistics.mean(values) if values else None
+
     for t in tasks:
         cells = []
         for c in configs:
-            r = by.get((t, c))
-            cells.append("-" if r is None else
-                         f"{r.get('testcov', 'n/a')} ({r.get('executions_per_s', 'n/a')})")
+            rs, m = by.get((t, c), []), mean_testcov(t, c)
+            runs = f" [{', '.join(str(r.get('testcov', 'n/a')) for r in rs)}]" if len(rs) > 1 else ""
+            rate = statistics.mean(r.get("executions_per_s", 0) for r in rs) if rs else 0
+            cells.append("-" if m is None else f"{m:.2f}{runs} ({rate:.0f})")
         lines.append(f"| {t} | " + " | ".join(cells) + " |")
     dev = [t for t in tasks if not t.endswith("replace.c")]
     means = []
     for c in configs:
-        values = [by[(t, c)]["testcov"] for t in dev if "testcov" in by.get((t, c), {})]
+        values = [v for t in dev if (v := mean_testcov(t, c)) is not None]
         means.append(f"{statistics.mean(values):.2f} (n={len(values)})" if values else "-")
     lines.append("| mean over dev tasks | " + " | ".join(means) + " |")
     return "\n".join(lines)
@@ -129,6 +139,7 @@ def main() -> int:
     p.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     p.add_argument("--no-replace", action="store_true")
     p.add_argument("--out", default="bench-afl-lane")
+    p.add_argument("--runs", type=int, default=1, help="runs per task and configuration (seeds 0..R-1)")
     p.add_argument("--table", action="store_true")
     args = p.parse_args()
     out = Path(args.out).resolve()
@@ -136,21 +147,23 @@ def main() -> int:
     results = out / "results.json"
     rows: list[dict[str, Any]] = json.loads(results.read_text()) if results.exists() else []
     for row in rows:  # rows of an earlier version of this script: today's figures
+        row.setdefault("seed", 0)
         folder = out / f"{Path(row['task']).stem}-{row['config']}"
         if "iterations" not in row and (folder / "report.json").exists():
             row.update(figures(folder))
     if not args.table:
         work = [] if args.no_replace else [(replace_task(out / "replace"), args.replace_budget)]
         work += [(t, args.budget) for t in dev_tasks(args.tasks)]
-        done = {(r["task"], r["config"]) for r in rows}
+        done = {(r["task"], r["config"], r["seed"]) for r in rows}
         for task, budget in work:
-            for config in args.configs:
-                name = str(task.relative_to(SHARED) if SHARED in task.parents else task.name)
-                if (name, config) in done:
-                    continue
-                rows.append(run(task, config, budget, out))
-                results.write_text(json.dumps(rows, indent=1))
-                print(json.dumps(rows[-1]), flush=True)
+            for seed in range(args.runs):
+                for config in args.configs:
+                    name = str(task.relative_to(SHARED) if SHARED in task.parents else task.name)
+                    if (name, config, seed) in done:
+                        continue
+                    rows.append(run(task, config, budget, out, seed))
+                    results.write_text(json.dumps(rows, indent=1))
+                    print(json.dumps(rows[-1]), flush=True)
     print(table(rows, args.configs))
     return 0
 

@@ -3,7 +3,10 @@ must beat, and a cheap first phase that takes the easy goals.
 
 Each round either draws a fresh input vector or mutates a test of the corpus (the tests
 that covered a new goal, as in AFL): values are mostly small (they pass typical guards),
-some boundaries of the integer types, some from the full range. A run that stops because
+some boundaries of the integer types, some from the full range, and some the constants
+the program's conditions compare with (``dictionary``, as AFL++'s auto-dictionary and
+libFuzzer's ``-dict`` give a fuzzer the tokens a parser looks for: ``c == '['`` is one
+draw in 256 for a random byte). A run that stops because
 the inputs ran out (the harness exits with code 1) makes vectors longer. Only native
 replays through ``GoalBoard.submit`` cover goals; random testing never claims a
 goal infeasible.
@@ -13,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from cooptest.cfa.ir import NondetEdge
+from cooptest.cfa.ir import COMPARE_OPS, AssumeEdge, Binary, Const, NondetEdge, Program
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
@@ -23,6 +26,7 @@ BOUNDARIES = (0, 1, -1, 2, 127, 128, 255, 256, -128, 32767, -32768, 65535,
               2147483647, -2147483648, 4294967295)
 FLOAT_KINDS = {"float", "double"}
 MUTATE = 0.5  # probability of mutating a corpus test rather than drawing a fresh one
+DICTIONARY = 0.2  # probability of a value from the program's comparisons (or one beside it)
 
 
 @dataclass
@@ -32,9 +36,12 @@ class InputSource:
 
     rng: random.Random
     float_share: float = 0.0
+    dictionary: tuple[int, ...] = ()
 
     def value(self) -> str:
         r = self.rng.random()
+        if self.dictionary and self.rng.random() < DICTIONARY:
+            return str(self.rng.choice(self.dictionary) + self.rng.choice((0, 0, -1, 1)))
         if self.float_share and self.rng.random() < self.float_share / 2:
             return repr(self.rng.choice([0.5, -0.5, 1e-7, 1e7, 3.25, -1e30]) if r < 0.5
                         else round(self.rng.uniform(-1000, 1000), 3))
@@ -54,6 +61,19 @@ def float_share(board: GoalBoard) -> float:
     """The share of the program's input reads that read a floating-point value."""
     kinds = [e.kind for e in board.program.edges() if isinstance(e, NondetEdge)]
     return sum(k in FLOAT_KINDS for k in kinds) / len(kinds) if kinds else 0.0
+
+
+def dictionary(program: Program) -> tuple[int, ...]:
+    """The integer constants the program's branch conditions compare with, other than
+    the small values random testing draws often anyway."""
+    found: set[int] = set()
+    for e in program.edges():
+        if isinstance(e, AssumeEdge) and e.branch is not None:
+            for x in e.cond.walk():
+                if isinstance(x, Binary) and x.op in COMPARE_OPS:
+                    found.update(c.value for c in (x.left, x.right)
+                                 if isinstance(c, Const) and isinstance(c.value, int) and abs(c.value) > 10)
+    return tuple(sorted(found))
 
 
 @dataclass
@@ -77,7 +97,7 @@ class RandomTesting:
         state = job.state if isinstance(job.state, RandomState) else \
             RandomState(self.name, rng=random.Random(self.rng_seed))
         rng = state.rng
-        source = InputSource(rng, float_share(board))
+        source = InputSource(rng, float_share(board), dictionary(board.program))
         state.corpus.extend(t.inputs for t in board.tests if t.inputs not in state.corpus)
         while not job.budget.expired() and board.has_open(job.goals):
             if state.corpus and rng.random() < MUTATE:
