@@ -12,13 +12,17 @@ configurations one after the other so that they share the machine's load.
 ``replace`` is CREST's source with ``#include <crest.h>`` replaced by the two lines
 that map ``CREST_char`` to ``__VERIFIER_nondet_char`` (the previous session's mapping),
 so that TestCov, which knows no crest.h, measures the same program cooptest ran.
+``grep`` is grep 2.2 with CREST's harness, run as ``grep aaaaaaaaaa FILE`` (as
+``cgs_table.py`` runs it); TestCov cannot build a program of seven files with flags and
+a command line, so its suites are measured by ``cooptest coverage`` (gcc's branches,
+counted as TestCov counts them), in the ``testcov`` column all the same.
 
 Each row gives the executions per second of the run's fuzzer: AFL++'s own
 (``fuzzer executions`` over the run's seconds) for afl, the board's native runs for
 random; and the load average before and after, since the machine is shared.
 
-    python benchmarks/afl_lane.py [--tasks 10] [--budget 30] [--replace-budget 60]
-        [--configs afl random auto auto-afl] [--runs R] [--out DIR]
+    python benchmarks/afl_lane.py [--subjects replace grep] [--tasks 10] [--budget 30]
+        [--real-budget 60] [--configs afl random auto auto-afl] [--runs R] [--out DIR]
 
 Results go to ``DIR/results.json`` after each run (an interrupted table resumes);
 ``--table`` prints the table of what is there.
@@ -33,8 +37,11 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from cgs_table import GREP, GREP_FILES, GREP_FLAGS
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -47,35 +54,56 @@ CREST_MAPPING = ("char __VERIFIER_nondet_char(void);\n"
                  "#define CREST_char(x) ((x) = __VERIFIER_nondet_char())\n")
 
 
-def dev_tasks(n: int) -> list[Path]:
+@dataclass(frozen=True)
+class Subject:
+    """A program of the table: its row name, ``generate``'s program arguments, the
+    folder to run in, and whether TestCov or ``cooptest coverage`` measures it."""
+
+    name: str
+    program: tuple[str, ...]
+    budget: float
+    cwd: Path | None = None
+    testcov: bool = True
+
+
+def dev_tasks(n: int, budget: float) -> list[Subject]:
     """``n`` coverage-branches tasks of the dev set, a seeded sample over its categories."""
     tasks = sorted(p for p in TESTCOMP.glob("*/*.yml") if "coverage-branches" in p.read_text())
-    return sorted(random.Random(45).sample(tasks, min(n, len(tasks))))
+    return [Subject(str(t.relative_to(SHARED)), (str(t),), budget)
+            for t in sorted(random.Random(45).sample(tasks, min(n, len(tasks))))]
 
 
-def replace_task(out: Path) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    mapped = out / "replace.c"
+def real_subject(name: str, out: Path, budget: float) -> Subject:
+    folder = out / name  # "replace" or "grep"
+    folder.mkdir(parents=True, exist_ok=True)
+    if name == "grep":
+        text = folder / "grep-input.txt"
+        text.write_text("an input file grep opens; fuzzread supplies its bytes\n")
+        return Subject("grep", (*GREP_FILES, *GREP_FLAGS, "--args", f"aaaaaaaaaa {text}"), budget,
+                       GREP, testcov=False)
+    mapped = folder / "replace.c"
     mapped.write_text(REPLACE.read_text().replace("#include <crest.h>\n", CREST_MAPPING))
-    return mapped
+    return Subject("replace.c", (str(mapped),), budget)
 
 
-def run(task: Path, config: str, budget: float, out: Path, seed: int) -> dict[str, Any]:
-    folder = out / f"{task.stem}-{config}" if seed == 0 else out / f"{task.stem}-{config}-{seed}"
-    cmd = [sys.executable, "-m", "cooptest.cli", "generate", str(task), *CONFIGS[config],
-           "--budget", str(budget), "--seed", str(seed), "--out", str(folder), "--quiet"]
+def run(subject: Subject, config: str, out: Path, seed: int) -> dict[str, Any]:
+    stem = Path(subject.name).stem
+    folder = out / f"{stem}-{config}" if seed == 0 else out / f"{stem}-{config}-{seed}"
+    cmd = [sys.executable, "-m", "cooptest.cli", "generate", *subject.program, *CONFIGS[config],
+           "--budget", str(subject.budget), "--seed", str(seed), "--out", str(folder), "--quiet"]
     load = os.getloadavg()[0]
     started = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget + 300)
+    proc = subprocess.run(cmd, cwd=subject.cwd, capture_output=True, text=True, timeout=subject.budget + 300)
     wall = time.monotonic() - started
-    row: dict[str, Any] = {"task": str(task.relative_to(SHARED) if SHARED in task.parents else task.name),
-                           "config": config, "seed": seed, "budget": budget, "wall": round(wall, 1),
-                           "load_before": round(load, 2)}
+    row: dict[str, Any] = {"task": subject.name, "config": config, "seed": seed, "budget": subject.budget,
+                           "wall": round(wall, 1), "load_before": round(load, 2)}
     if not (folder / "report.json").exists():
         return {**row, "error": proc.stderr.strip()[-300:]}
     row.update(figures(folder))
-    measured = subprocess.run([str(MEASURE), str(task), str(folder / "test-suite.zip")],
-                              capture_output=True, text=True, timeout=1800)
+    suite = str(folder / "test-suite.zip")
+    measure = [str(MEASURE), subject.program[0], suite] if subject.testcov else \
+        [sys.executable, "-m", "cooptest.cli", "coverage", *subject.program, suite, "--json"]
+    measured = subprocess.run(measure, cwd=subject.cwd, capture_output=True, text=True, timeout=1800)
     try:
         row["testcov"] = json.loads(measured.stdout.strip().splitlines()[-1])["coverage"]
     except (ValueError, IndexError, KeyError):
@@ -122,7 +150,7 @@ def table(rows: list[dict[str, Any]], configs: list[str]) -> str:
             rate = statistics.mean(r.get("executions_per_s", 0) for r in rs) if rs else 0
             cells.append("-" if m is None else f"{m:.2f}{runs} ({rate:.0f})")
         lines.append(f"| {t} | " + " | ".join(cells) + " |")
-    dev = [t for t in tasks if not t.endswith("replace.c")]
+    dev = [t for t in tasks if t.endswith(".yml")]
     means = []
     for c in configs:
         values = [v for t in dev if (v := mean_testcov(t, c)) is not None]
@@ -135,9 +163,9 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tasks", type=int, default=10)
     p.add_argument("--budget", type=float, default=30)
-    p.add_argument("--replace-budget", type=float, default=60)
+    p.add_argument("--real-budget", type=float, default=60, help="seconds on replace and grep")
+    p.add_argument("--subjects", nargs="*", default=["replace"], choices=["replace", "grep"])
     p.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
-    p.add_argument("--no-replace", action="store_true")
     p.add_argument("--out", default="bench-afl-lane")
     p.add_argument("--runs", type=int, default=1, help="runs per task and configuration (seeds 0..R-1)")
     p.add_argument("--table", action="store_true")
@@ -152,16 +180,15 @@ def main() -> int:
         if "iterations" not in row and (folder / "report.json").exists():
             row.update(figures(folder))
     if not args.table:
-        work = [] if args.no_replace else [(replace_task(out / "replace"), args.replace_budget)]
-        work += [(t, args.budget) for t in dev_tasks(args.tasks)]
+        work = [real_subject(s, out, args.real_budget) for s in args.subjects]
+        work += dev_tasks(args.tasks, args.budget)
         done = {(r["task"], r["config"], r["seed"]) for r in rows}
-        for task, budget in work:
+        for subject in work:
             for seed in range(args.runs):
                 for config in args.configs:
-                    name = str(task.relative_to(SHARED) if SHARED in task.parents else task.name)
-                    if (name, config, seed) in done:
+                    if (subject.name, config, seed) in done:
                         continue
-                    rows.append(run(task, config, budget, out, seed))
+                    rows.append(run(subject, config, out, seed))
                     results.write_text(json.dumps(rows, indent=1))
                     print(json.dumps(rows[-1]), flush=True)
     print(table(rows, args.configs))
