@@ -29,7 +29,9 @@ from processes import working_in
 
 pytestmark = pytest.mark.skipif(fuzzer_missing() is not None, reason="afl++ is not installed")
 
-# The magic value's branch: random testing draws it with probability ~2^-35 a value.
+# The magic value's branch: random testing draws it with probability ~2^-35 a value
+# (the condition compares with a variable, so its dictionary does not hold the value;
+# CmpLog sees the operands at run time).
 MAGIC = """extern int __VERIFIER_nondet_int(void);
 extern char __VERIFIER_nondet_char(void);
 extern void abort(void);
@@ -37,7 +39,8 @@ void reach_error(void) { abort(); }
 int main(void) {
   int x = __VERIFIER_nondet_int();
   char c = __VERIFIER_nondet_char();
-  if (x == 0x12345678) {
+  int magic = 0x12345678;
+  if (x == magic) {
     if (c > 5) reach_error();
     return 1;
   }
@@ -119,7 +122,7 @@ def test_both_builds_are_in_the_programs_dialect(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_afl_finds_the_magic_value_random_testing_misses_and_its_tests_replay(tmp_path: Path) -> None:
-    """The error call sits behind ``x == 0x12345678``: AFL++'s CmpLog copies the value into
+    """The error call sits behind ``x == magic`` (0x12345678): AFL++'s CmpLog copies the value into
     the input within its first executions; random testing, with many more runs of its
     own, draws it with probability ~2^-35 a run."""
     afl_board = board_of(tmp_path / "afl", MAGIC)

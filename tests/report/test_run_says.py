@@ -66,7 +66,8 @@ def test_tests_that_crash_among_others_are_named_by_the_summary_line(tmp_path: P
 
 
 def test_a_run_with_tests_ending_normally_says_nothing_of_it(tmp_path: Path) -> None:
-    line, doc = run(tmp_path, "fine.c", NULL_WRITE % "  if (x != 123456789) return 0;")
+    # a crash random testing does not reach: its dictionary has the quotient, not x
+    line, doc = run(tmp_path, "fine.c", NULL_WRITE % "  if (x / 7 != 17636684) return 0;")
     assert "every_run_failed" not in doc["summary"] and "failed" not in line
     # every run ended normally, but one a stall of the machine timed out (1 of 4,001 once)
     assert set(doc.get("run_endings", {})) <= {"normally", "timed out"}
