@@ -1,6 +1,6 @@
-"""Random testing draws the constants the program's conditions compare with: a parser's
+"""Random testing draws the constants the program's conditions compare with (a parser's
 ``c == '['`` is one draw in thousands for the plain distribution, a few in a hundred
-with the dictionary."""
+with the dictionary), and makes its vectors longer only when a run read them all."""
 from __future__ import annotations
 
 import random
@@ -41,3 +41,17 @@ def test_random_testing_passes_a_parsers_two_character_guard(program_of) -> None
     board = program_of(PARSER)
     RandomTesting(rng_seed=0).run(board, Job(frozenset(board.open()), Budget.seconds(60)))
     assert not board.open() and board.stats["iterations"] < 2000
+
+
+def test_a_program_exiting_with_1_does_not_lengthen_the_vectors(program_of) -> None:
+    """Exit code 1 is the harness's "inputs ran out" only when the run read them all
+    (grep exits with 1 when no line matches)."""
+    board = program_of("""extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 12345) return 0;
+  return 1;
+}
+""")
+    outcome = RandomTesting(rng_seed=0).run(board, Job(frozenset(board.open()), Budget.seconds(60)))
+    assert not board.open() and outcome.state.length == 8  # type: ignore[attr-defined]
