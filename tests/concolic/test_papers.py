@@ -160,3 +160,18 @@ def test_carfast_scores_only_decisions_whose_other_side_is_uncovered(make_progra
         carfast.score(n) for n in arg.tree.frontier if n.target not in board.covered)
     picked = carfast.select(arg.tree)
     assert picked is not None and picked.target not in board.covered
+
+
+
+
+def test_crest_dfs_negates_the_shallowest_decision_first_and_recurses(make_program) -> None:
+    """CREST's -dfs: from the first path (zero inputs: a <= 0, b <= 0) it negates a > 0
+    first, then, on the new path, the decision after it: the tests are (0, 0), (+, 0),
+    (+, +). DART's order, ``dfs``, negates the last decision, b > 0, first: (0, +)."""
+    signs = {}
+    for search in ("crest-dfs", "dfs"):
+        board = make_program(TWO)
+        run(board, search, 4)
+        signs[search] = [tuple(int(v) > 0 for v in t.inputs[:2]) for t in board.tests]
+    assert signs["crest-dfs"] == [(False, False), (True, False), (True, True)]
+    assert signs["dfs"][:2] == [(False, False), (False, True)]

@@ -18,7 +18,7 @@ from cooptest.core.analysis import Analysis
 
 DEFAULT_STRATEGY = "auto"
 DEFAULT_SEARCH = "cgs"
-SEARCHES = ("cgs", "cgs-eager", "dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational",
+SEARCHES = ("cgs", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational",
             "carfast")
 """The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
 

@@ -7,6 +7,7 @@ from cooptest.analyses.concolic.searchers.bfs import BreadthFirst
 from cooptest.analyses.concolic.searchers.carfast import CarFast
 from cooptest.analyses.concolic.searchers.cfg import CfgDirected
 from cooptest.analyses.concolic.searchers.cgs import ContextGuided, EagerContextGuided
+from cooptest.analyses.concolic.searchers.crest_dfs import CrestDepthFirst
 from cooptest.analyses.concolic.searchers.dfs import DepthFirst
 from cooptest.analyses.concolic.searchers.generational import Generational
 from cooptest.analyses.concolic.searchers.guided import Guided
@@ -15,7 +16,7 @@ from cooptest.analyses.concolic.searchers.random_branch import RandomBranch
 from cooptest.analyses.concolic.searchers.uniform_random import UniformRandomPath
 
 SEARCHERS: dict[str, type[Searcher]] = {s.name: s for s in (
-    ContextGuided, EagerContextGuided, DepthFirst, BreadthFirst, RandomBranch, UniformRandomPath, CfgDirected,
+    ContextGuided, EagerContextGuided, DepthFirst, CrestDepthFirst, BreadthFirst, RandomBranch, UniformRandomPath, CfgDirected,
     Generational, CarFast)}
 DEFAULT = ContextGuided.name
 

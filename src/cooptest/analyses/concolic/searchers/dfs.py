@@ -1,5 +1,6 @@
-"""Bounded depth-first search (DART; CREST's ``dfs``): negate the deepest open decision of
-the latest path first, never below ``bound`` symbolic decisions."""
+"""Bounded depth-first search as DART backtracks: negate the deepest open decision of
+the latest path first, never below ``bound`` symbolic decisions. CREST's ``-dfs``, which
+negates the shallowest first and recurses, is ``crest_dfs``."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
