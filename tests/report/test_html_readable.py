@@ -38,9 +38,9 @@ def long_program(needles: int = 8, between: int = 200) -> str:
     """A program of about ``needles * between`` lines whose only open goals are
     ``needles`` conditions random testing misses, spread over it."""
     lines = ["extern int __VERIFIER_nondet_int(void);", "int main(void) {",
-             "  int x = __VERIFIER_nondet_int(), s = 0;"]
+             "  int x = __VERIFIER_nondet_int(), s = 0, n = 123456789;"]
     for k in range(needles):
-        lines += ["  s += x;"] * between + [f"  if (x == {123456789 + k}) s++;"]
+        lines += ["  s += x;"] * between + [f"  if (x == n + {k}) s++;"]  # no constant to draw
     return "\n".join(lines + ["  return s > 0;", "}", ""])
 
 
@@ -86,16 +86,16 @@ MARKS_AND_REASONS = """{
 
 def test_a_mark_names_its_condition_and_outcome_and_why_it_is_open(random_out: Path,
                                                                      tmp_path: Path) -> None:
-    """``key == 987654321: true``, not ``B4T``; an open goal says whether a test reached
+    """``key == needle: true``, not ``B4T``; an open goal says whether a test reached
     its condition (random testing reaches it, with the other outcome) or its call."""
     doc = json.loads((random_out / "report.json").read_text())
     seen = probe(random_out / "report.html", tmp_path, MARKS_AND_REASONS)
     by_text = {m["text"]: (goal, m) for goal, m in seen["marks"].items()}
     assert {"n > 100: true", "n > 100: false", "n < 0: true", "n < 0: false",
-            "key == 987654321: true", "key == 987654321: false", "reach_error()"} <= by_text.keys()
-    needle, mark = by_text["key == 987654321: true"]
+            "key == needle: true", "key == needle: false", "reach_error()"} <= by_text.keys()
+    needle, mark = by_text["key == needle: true"]
     assert mark["row"] == "L16" and {g["id"]: g for g in doc["goals"]}[needle]["status"] == "unknown"
-    other = next(g for g in doc["goals"] if g["condition"] == "key == 987654321" and g["id"] != needle)
+    other = next(g for g in doc["goals"] if g["condition"] == "key == needle" and g["id"] != needle)
     reason = f"the condition is reached ({other['test']}), only with the other outcome"
     assert reason in seen["rows"][needle] and reason in mark["title"]
     error, _ = by_text["reach_error()"]
