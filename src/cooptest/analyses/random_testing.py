@@ -21,7 +21,7 @@ from cooptest.cfa.ir import COMPARE_OPS, AssumeEdge, Binary, Const, NondetEdge, 
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
 from cooptest.core.registry import Settings
-from cooptest.harness.executor import MAX_INPUTS, Execution, starved
+from cooptest.harness.executor import MAX_INPUTS, read_all, starved
 
 BOUNDARIES = (0, 1, -1, 2, 127, 128, 255, 256, -128, 32767, -32768, 65535,
               2147483647, -2147483648, 4294967295)
@@ -113,13 +113,6 @@ class RandomTesting:
                     and state.length < MAX_INPUTS:
                 state.length *= 2
         return finish(board, job, state)
-
-
-def read_all(ex: Execution, inputs: list[str]) -> bool:
-    """Whether the run read every input it was given (as far as the harness counted):
-    grep exits with 1 when no line matches, as the harness does when the inputs run
-    out, and doubling its 50 inputs up to ``MAX_INPUTS`` made each run cost 0.3 s."""
-    return ex.inputs_read is None or ex.inputs_read >= len(inputs)
 
 
 def mutate(parent: list[str], source: InputSource, length: int) -> list[str]:

@@ -68,6 +68,13 @@ def starved(ex: Execution) -> bool:
     return ex.exit_code == STARVED_EXIT and not ex.error_reached
 
 
+def read_all(ex: Execution, inputs: list[str]) -> bool:
+    """Whether the run read every input it was given (as far as the harness counted):
+    grep exits with 1 when no line matches, as the harness does when the inputs run
+    out; only a run that read them all may have starved."""
+    return ex.inputs_read is None or ex.inputs_read >= len(inputs)
+
+
 ENDED = "ended: "  # the prefix of the board's counts of how test runs ended (``failure``)
 NO_GOAL = "before reaching any goal"  # how ``failure`` ends the words of a run that reached none
 AT = "at "  # how ``failure`` names the program's line of a fault: ``killed by SIGSEGV at FILE:LINE``

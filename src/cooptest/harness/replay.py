@@ -20,7 +20,7 @@ from typing import Any, Iterator
 from cooptest.cfa.ir import Goal
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
-from cooptest.harness.executor import Execution, Executor, starved
+from cooptest.harness.executor import Execution, Executor, read_all, starved
 from cooptest.harness.runner import RunResult
 from cooptest.harness.testsuite import TestCase, read_suite
 from cooptest.report.files import several_files, short_names
@@ -81,7 +81,7 @@ def ran_out(executor: Executor, inputs: list[str], ex: Execution) -> bool:
     """Whether the run ``ex`` of ``inputs`` ended because it read past them: exit code
     1 after reading every input may be the harness's or the program's own ``return
     1``, which a run given one more input tells apart: it reads that input."""
-    if not starved(ex) or ex.inputs_read is None or ex.inputs_read < len(inputs):
+    if not starved(ex) or ex.inputs_read is None or not read_all(ex, inputs):
         return False
     return (executor.run([*inputs, "0"]).inputs_read or 0) > len(inputs)
 
