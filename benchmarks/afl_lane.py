@@ -7,7 +7,9 @@ configurations one after the other so that they share the machine's load.
 - ``afl``: ``--strategy afl`` (AFL++ on one core, its queue replayed natively);
 - ``random``: ``--strategy random`` (cooptest's random testing, one core);
 - ``auto``: the default portfolio on every core;
-- ``auto-afl``: the portfolio with ``--fuzzer afl``.
+- ``auto-afl``: the portfolio with ``--fuzzer afl``;
+- ``auto-old``: the portfolio of another tree of cooptest (``--old TREE/src``, its
+  sources on ``PYTHONPATH``), for a change measured in the same run as what it changes.
 
 ``replace`` is CREST's source with ``#include <crest.h>`` replaced by the two lines
 that map ``CREST_char`` to ``__VERIFIER_nondet_char`` (the previous session's mapping),
@@ -22,7 +24,7 @@ Each row gives the executions per second of the run's fuzzer: AFL++'s own
 random; and the load average before and after, since the machine is shared.
 
     python benchmarks/afl_lane.py [--subjects replace grep] [--tasks 10] [--budget 30]
-        [--real-budget 60] [--configs afl random auto auto-afl] [--runs R] [--out DIR]
+        [--real-budget 60] [--configs afl random auto auto-afl auto-old] [--old SRC] [--runs R] [--out DIR]
 
 Results go to ``DIR/results.json`` after each run (an interrupted table resumes);
 ``--table`` prints the table of what is there.
@@ -49,7 +51,8 @@ TESTCOMP = SHARED / "benchmarks" / "testcomp"
 REPLACE = SHARED / "benchmarks" / "realworld" / "crest" / "replace" / "replace.c"
 MEASURE = SHARED / "tools" / "testcov-measure"
 CONFIGS = {"afl": ["--strategy", "afl"], "random": ["--strategy", "random"], "auto": [],
-           "auto-afl": ["--fuzzer", "afl"]}
+           "auto-afl": ["--fuzzer", "afl"], "auto-old": []}
+OLD_SOURCES: str | None = None  # ``--old``: where auto-old's cooptest is
 CREST_MAPPING = ("char __VERIFIER_nondet_char(void);\n"
                  "#define CREST_char(x) ((x) = __VERIFIER_nondet_char())\n")
 
@@ -91,9 +94,11 @@ def run(subject: Subject, config: str, out: Path, seed: int) -> dict[str, Any]:
     folder = out / f"{stem}-{config}" if seed == 0 else out / f"{stem}-{config}-{seed}"
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", *subject.program, *CONFIGS[config],
            "--budget", str(subject.budget), "--seed", str(seed), "--out", str(folder), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": OLD_SOURCES} if config == "auto-old" and OLD_SOURCES else None
     load = os.getloadavg()[0]
     started = time.monotonic()
-    proc = subprocess.run(cmd, cwd=subject.cwd, capture_output=True, text=True, timeout=subject.budget + 300)
+    proc = subprocess.run(cmd, cwd=subject.cwd, capture_output=True, text=True, timeout=subject.budget + 300,
+                          env=env)
     wall = time.monotonic() - started
     row: dict[str, Any] = {"task": subject.name, "config": config, "seed": seed, "budget": subject.budget,
                            "wall": round(wall, 1), "load_before": round(load, 2)}
@@ -169,7 +174,12 @@ def main() -> int:
     p.add_argument("--out", default="bench-afl-lane")
     p.add_argument("--runs", type=int, default=1, help="runs per task and configuration (seeds 0..R-1)")
     p.add_argument("--table", action="store_true")
+    p.add_argument("--old", help="auto-old's cooptest sources (a worktree's src/)")
     args = p.parse_args()
+    if "auto-old" in args.configs and not args.old:
+        p.error("auto-old needs --old TREE/src")
+    global OLD_SOURCES
+    OLD_SOURCES = args.old and str(Path(args.old).resolve())
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     results = out / "results.json"

@@ -80,11 +80,15 @@ def dictionary(program: Program) -> tuple[int, ...]:
 @dataclass
 class RandomState(AnalysisState):
     """All random testing knows: its RNG (so that slices continue one random sequence),
-    the corpus of tests that covered something new, the length of fresh vectors."""
+    the corpus of tests that covered something new, the length of fresh vectors, and
+    what it draws from (the program's, found by its first slice: a warm-up runs in
+    slices of half a second, ``core.parallel.UntilStuck``)."""
 
     rng: random.Random = field(default_factory=random.Random)
     corpus: list[list[str]] = field(default_factory=list)
     length: int = 8  # inputs per fresh vector; doubles while runs end for lack of inputs
+    float_share: float | None = None
+    dictionary: tuple[int, ...] = ()
 
 
 @dataclass
@@ -98,7 +102,9 @@ class RandomTesting:
         state = job.state if isinstance(job.state, RandomState) else \
             RandomState(self.name, rng=random.Random(self.rng_seed))
         rng = state.rng
-        source = InputSource(rng, float_share(board), dictionary(board.program))
+        if state.float_share is None:
+            state.float_share, state.dictionary = float_share(board), dictionary(board.program)
+        source = InputSource(rng, state.float_share, state.dictionary)
         state.corpus.extend(t.inputs for t in board.tests if t.inputs not in state.corpus)
         while not job.budget.expired() and board.has_open(job.goals):
             if state.corpus and rng.random() < MUTATE:

@@ -24,7 +24,9 @@ Spacer spent alone.
 
 Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random testing
 covers most easy goals within seconds at native speed and seeds concolic search with its
-tests; concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
+tests; on two cores or more its warm-up lasts a tenth of the lane or, beyond that, as
+long as it still finds goals (``UntilStuck``: on a real program such as grep, where a
+concolic iteration costs half a second, the whole run); concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
 value/predicate interleaving with ARG reuse is the analysis that proves goals infeasible
 (and finds the needle-in-a-haystack inputs concolic search misses, such as loop_foo's).
 Its proofs on small programs come within seconds; after half the lane, BiTe's backward
@@ -63,10 +65,10 @@ from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, Config
                                              CoVeriTest, Reuse, paper_pair, parse_sequence, scaled)
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
 from cooptest.core.board import GoalBoard
-from cooptest.core.parallel import Lane, Niced, run_lanes, usable_cores
+from cooptest.core.parallel import Lane, Niced, UntilStuck, run_lanes, usable_cores
 from cooptest.core.registry import Settings, make_analysis
 
-RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search
+RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search, at least
 LARGE = 2000  # goals: above, one lane of concolic search
 COVERITEST_SHARE = 0.5  # of the proving lane: the rest goes to BiTe
 CHC_PAIR = 30.0  # Spacer's seconds per CoVeriTest round, of a 900-s run (as the 20/80 pair)
@@ -118,7 +120,7 @@ def lanes_for(jobs: int, settings: Settings, goals: int, budget: float) -> list[
                        (Niced(make("random", 2)), None)], "proving")]
     else:
         directed = make_analysis("concolic", replace(settings, search="cfg"))
-        lanes = [Lane([(make("random"), RANDOM_SHARE), (make("concolic"), None),
+        lanes = [Lane([(UntilStuck(make("random"), RANDOM_SHARE), None), (make("concolic"), None),
                        (make("random", 1), None)], "testing"),
                  Lane([(make("callgraph"), None), (make("fields"), None),
                        (coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None),

@@ -29,12 +29,14 @@ from cooptest.core.automaton import EdgeAutomaton
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
 
-Stopped = Literal["budget", "done", "exhausted", "cancelled", "iterations"]
+Stopped = Literal["budget", "done", "exhausted", "cancelled", "iterations", "stuck"]
 """Why an analysis returned: ``budget``: its time ran out (nothing given up; run the
 state again to go on); ``done``: every goal of the job is decided; ``exhausted``: the
 analysis explored everything it can (its proofs are on the board; running it again
 changes nothing); ``cancelled``: its budget was cancelled; ``iterations``: concolic
-search made the native runs the user allowed (``generate --max-iterations``)."""
+search made the native runs the user allowed (``generate --max-iterations``); ``stuck``: a
+warm-up stopped finding goals and handed its core on (``core.parallel.UntilStuck``; its
+state may find more)."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,8 @@ def stopped_because(outcome: Outcome) -> tuple[str, bool]:
         return "it was stopped (its budget was cancelled)", True
     if outcome.stopped == "iterations":
         return "it made the native runs --max-iterations allows", True
+    if outcome.stopped == "stuck":
+        return "it stopped finding goals and handed its core on", True
     incomplete = sorted(getattr(state, "incomplete", None) or ())
     if incomplete:  # an ARG explored to its end, but not a proof
         return f"it explored all it can, but not every path: bounded by {', '.join(incomplete)}", True

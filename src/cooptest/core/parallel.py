@@ -29,7 +29,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started
+from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started, stopped_because
 from cooptest.core.board import TICK, GoalBoard, evidence
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
@@ -178,6 +178,51 @@ class Niced:
     def run(self, board: GoalBoard, job: Job) -> Outcome:
         os.nice(LOWEST_PRIORITY - os.nice(0))
         return self.analysis.run(board, job)
+
+
+STUCK_SLICE = 0.5  # seconds: an ``UntilStuck`` analysis's slices, between its looks at the board
+STUCK_WINDOW = 1 / 3  # of a turn: the part at its end that covered no goal first, for ``stuck``
+
+
+@dataclass
+class UntilStuck:
+    """``analysis`` for at least ``least`` of the budget its turn starts with, then for
+    as long as it still finds goals: it is *stuck* once the last ``STUCK_WINDOW`` of its
+    turn covered no goal first, and then hands its core to the lane's next analysis.
+
+    Driller runs its fuzzer until it is stuck and only then concolic execution; this is
+    that hand-over for random testing's warm-up, with a criterion of our own (Driller
+    reads AFL's progress). A fixed share made the warm-up's length one number for every
+    program: on grep 2.2 random testing still covers a goal every few seconds after a
+    minute, while concolic search covered 3 goals in the 46 s it took over at 6 s
+    (benchmarks/RESULTS.md, "auto against AFL++"); on replace it is stuck within 7 s.
+
+    The analysis runs in slices of ``STUCK_SLICE`` seconds, its state passed back each
+    time, so that between two slices the board says what it found (tests that covered
+    a goal first); a state continues where the last slice stopped (``core.analysis``)."""
+
+    analysis: Analysis
+    least: float
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.analysis.name
+
+    def run(self, board: GoalBoard, job: Job) -> Outcome:
+        started, least = time.monotonic(), self.least * job.budget.remaining()
+        state, seen, found_at = job.state, len(board.records), 0.0
+        while True:
+            outcome = self.analysis.run(board, replace(job, budget=job.budget.child(STUCK_SLICE), state=state))
+            state, turn = outcome.state, time.monotonic() - started
+            if any(r.first for r in board.records[seen:]):
+                found_at = turn
+            seen = len(board.records)
+            if outcome.stopped != "budget" or job.budget.expired():
+                return outcome  # done, exhausted, cancelled, or the lane's own time is up
+            if turn >= least and found_at < (1 - STUCK_WINDOW) * turn:
+                stuck = Outcome(outcome.state, "stuck")
+                board.give_up(board.open(job.goals), outcome.state.analysis, *stopped_because(stuck))
+                return stuck
 
 
 def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int,

@@ -1,0 +1,62 @@
+"""Random testing's warm-up in the portfolio lasts as long as it still finds goals
+(``core.parallel.UntilStuck``): a program it has run dry hands the core on after the
+warm-up's least share; one where it keeps covering goals keeps it past that share."""
+from __future__ import annotations
+
+import time
+
+from cooptest.core.analysis import Job
+from cooptest.core.budget import Budget
+from cooptest.core.parallel import Lane, UntilStuck, run_lanes
+from cooptest.core.registry import Settings, make_analysis
+
+DRY = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  if (a > 0) a = 1;
+  if (a > 5 && a < 3) return 2; /* dead: random testing covers neither, and proves nothing */
+  return 0;
+}
+"""
+
+# Each run takes a tenth of a second, and the 40 cases of a hashed input come one by one
+# (a coupon collector): after 6 s, about 60 runs, random testing still finds new ones.
+STEADY = """#include <unistd.h>
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  unsigned h = (unsigned)__VERIFIER_nondet_int() * 2654435761u;
+  usleep(100000);
+  switch ((h >> 16) % 40) {
+""" + "".join(f"  case {k}: h = {k}; break;\n" for k in range(40)) + """  }
+  return 0;
+}
+"""
+
+
+def test_a_warm_up_that_finds_nothing_more_hands_its_core_to_the_next_analysis(program_of) -> None:
+    board = program_of(DRY)
+    lane = Lane([(UntilStuck(make_analysis("random", Settings()), 0.1), None),
+                 (make_analysis("random", Settings(seed=1)), None)], "testing")
+    runs = run_lanes(board, [lane], board.open(), Budget.seconds(8))
+    assert [(r.analysis, r.stopped) for r in runs] == [("random", "stuck"), ("random", "budget")]
+    assert 0.8 <= runs[0].seconds < 4  # at least its share (0.8 s), stuck soon after
+
+
+def test_a_stuck_warm_up_says_so_of_the_goals_it_left_open(program_of) -> None:
+    board = program_of(DRY)
+    outcome = UntilStuck(make_analysis("random", Settings()), 0.1).run(
+        board, Job(board.open(), Budget.seconds(10)))
+    assert outcome.stopped == "stuck" and len(board.open()) == 3  # a > 5, both outcomes of a < 3
+    assert all(board.gave_up[g]["random"] == ("it stopped finding goals and handed its core on", True)
+               for g in board.open())
+
+
+def test_a_warm_up_still_finding_goals_goes_on_past_its_share(program_of) -> None:
+    board = program_of(STEADY)
+    started = time.monotonic()
+    outcome = UntilStuck(make_analysis("random", Settings()), 0.1).run(
+        board, Job(board.open(), Budget.seconds(6)))
+    assert outcome.stopped == "budget" and time.monotonic() - started >= 5.9
+    assert 10 <= len(board.covered) < len(board.goals)  # still finding when its time ran out
+    # the state went on from slice to slice: one corpus, one RNG sequence
+    assert len(outcome.state.corpus) >= 10  # type: ignore[attr-defined]
