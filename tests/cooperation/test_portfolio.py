@@ -41,14 +41,16 @@ def test_lanes_share_the_board_and_decide_every_goal(program_of) -> None:
 
 def test_a_worker_asks_which_goals_are_open_with_the_other_lanes_results_in(program_of) -> None:
     board = program_of(DEAD)
-    inbox: queue.Queue[tuple[str, tuple[str, ...], str]] = queue.Queue()
+    from cooptest.core.lane_events import News
+
+    inbox: queue.Queue[News] = queue.Queue()
     worker = WorkerBoard(board, 0, queue.Queue(), inbox)
     try:
         *covered, last = sorted(worker.open())
-        inbox.put(("covered", tuple(covered), "test0"))
+        inbox.put(News("covered", tuple(covered), "test0"))
         assert worker.has_open() and worker.has_open(covered + [last]) and not worker.has_open(covered)
         assert worker.is_open(last) and not worker.is_open(covered[0]) and not worker.is_open("NO-GOAL")
-        inbox.put(("infeasible", (last,), "proof"))
+        inbox.put(News("infeasible", (last,), "proof"))
         assert not worker.is_open(last) and not worker.has_open() and not worker.open()
     finally:
         worker.executor.close()
@@ -167,12 +169,12 @@ def test_workers_report_in_batches(program_of) -> None:
     lanes = [Lane([(make_analysis("random", Settings(seed=k)), None)], f"random-{k}") for k in (1, 2)]
     seconds = 3.0
     run_lanes(board, lanes, board.open(), Budget.seconds(seconds),
-              on_event=lambda kind, k, value: messages.__setitem__(kind, messages.get(kind, 0) + 1))
+              on_event=lambda event: messages.__setitem__(kind := type(event).__name__, messages.get(kind, 0) + 1))
     assert board.executions > 100 and len(board.covered) > 150
     batches = len(lanes) * (seconds / REPORT_EVERY + 2)
-    assert messages.get("executions", 0) <= batches and messages.get("counts", 0) <= batches
-    assert messages["test"] >= len(board.tests)  # a test both workers found counts once
-    assert sum(messages.values()) <= messages["test"] + 2 * batches + 4 * len(lanes)
+    assert messages.get("Executions", 0) <= batches and messages.get("Counts", 0) <= batches
+    assert messages["TestFound"] >= len(board.tests)  # a test both workers found counts once
+    assert sum(messages.values()) <= messages["TestFound"] + 2 * batches + 4 * len(lanes)
 
 
 class _Runs:

@@ -44,18 +44,17 @@ def test_the_registry_names_every_searcher_and_makes_every_strategy() -> None:
         make_analysis("concolic", Settings(search="nope"))
 
 
-def test_a_round_names_the_results_of_its_scope_however_the_scope_ends(program_of) -> None:
-    """A cooperation names its round in each result's origin; an analysis that fails
-    inside a round must not leave the round on what comes after it."""
+def test_a_labelled_board_names_the_results_that_come_through_it(program_of) -> None:
+    """A cooperation hands each round's analysis the board labelled with the round; the
+    innermost label names a result, and the board itself carries no round."""
+    from cooptest.core.board import Labelled
+
     board = program_of("extern int __VERIFIER_nondet_int(void);\n"
                        "int main(void) { if (__VERIFIER_nondet_int() > 5) return 1; return 0; }\n")
-    with pytest.raises(RuntimeError):
-        with board.in_round(1):
-            with board.in_round(2):
-                board.submit(["6"], "predicate")
-            board.submit(["6"], "concolic")  # covers nothing new: kept only with keep
-            board.keep(["6"], "concolic")
-            raise RuntimeError("the analysis failed")
+    first = Labelled(board, "round 1")
+    Labelled(first, "round 2").submit(["6"], "predicate")
+    first.submit(["6"], "concolic")  # covers nothing new: kept only with keep
+    first.keep(["6"], "concolic")
     board.submit(["0"], "random")
     assert sorted(set(board.origin.values())) == ["predicate (round 2)", "random"]
     assert [r.origin for r in board.records] == ["predicate (round 2)", "concolic (round 1)", "random"]

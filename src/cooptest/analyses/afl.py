@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from cooptest.analyses.random_testing import RandomTesting
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.registry import Settings
 from cooptest.errors import ToolMissing, UserError
 from cooptest.harness import byte_harness
@@ -79,7 +79,7 @@ class AFLFuzzing:
     executions: int | None = None
     name: str = "afl"
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, FuzzingState) else FuzzingState(self.name)
         if state.fallback is None and state.why_not is None:
             try:
@@ -92,7 +92,7 @@ class AFLFuzzing:
             state.fallback.run(board, job)
         return finish(board, job, state)
 
-    def _fuzz(self, board: GoalBoard, job: Job, state: FuzzingState) -> None:
+    def _fuzz(self, board: Board, job: Job, state: FuzzingState) -> None:
         assert state.builds is not None
         work = tempfile.mkdtemp(prefix="afl-", dir=_folder(board))
         seeds, out, scratch = (os.path.join(work, d) for d in ("seeds", "out", "scratch"))
@@ -141,7 +141,7 @@ class AFLFuzzing:
             raise UserError(said[-1] if said else "afl-fuzz made no queue")
         shutil.rmtree(work, ignore_errors=True)
 
-    def _harvest(self, board: GoalBoard, job: Job, state: FuzzingState, queues: list[str]) -> bool:
+    def _harvest(self, board: Board, job: Job, state: FuzzingState, queues: list[str]) -> bool:
         """Replay the entries not replayed yet; whether there were any."""
         assert state.builds is not None
         fresh = [os.path.join(q, n) for q in queues if os.path.isdir(q)
@@ -160,12 +160,12 @@ class AFLFuzzing:
         return bool(fresh)
 
 
-def _folder(board: GoalBoard) -> str:
+def _folder(board: Board) -> str:
     """Where the builds and the fuzzer's folders go: beside the board's build."""
     return os.path.dirname(board.executor.binary.path)
 
 
-def _build(board: GoalBoard) -> ByteBuilds:
+def _build(board: Board) -> ByteBuilds:
     compiler = afl_compiler()
     if compiler is None:
         raise ToolMissing(fuzzer_missing() or INSTALL)
@@ -179,7 +179,7 @@ def _build(board: GoalBoard) -> ByteBuilds:
                               os.path.join(_folder(board), "afl-build"), compiler)
 
 
-def _write_seeds(board: GoalBoard, builds: ByteBuilds, folder: str) -> None:
+def _write_seeds(board: Board, builds: ByteBuilds, folder: str) -> None:
     """The board's tests in the byte harness's layout, each once; ``FIRST_SEEDS`` if
     there are none."""
     encoded = (encode(builds.translator, t.inputs, board.executor.timeout) for t in board.tests)

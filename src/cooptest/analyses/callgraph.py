@@ -24,7 +24,7 @@ from cooptest.cfa.calls import forged_function_pointer
 from cooptest.cfa.ir import Program
 from cooptest.cfa.calls import callees
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.registry import Settings
 
 ORIGIN = "callgraph"
@@ -48,7 +48,7 @@ class CallGraphAnalysis:
 
     name = ORIGIN
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, CallGraphState) else CallGraphState(self.name)
         if state.reachable is None and state.why_not is None:
             state.why_not = forged_function_pointer(board.program)

@@ -67,7 +67,7 @@ from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge
                              Program, ReturnEdge, TerminateEdge, Unary, Var, Variable,
                              in_register)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.budget import Budget, DeadlineReached
 from cooptest.core.registry import Settings
 
@@ -409,7 +409,7 @@ class CHCAnalysis:
 
     name = ORIGIN
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, CHCState) else CHCState(self.name)
         if state.why_not is not None:
             return finish(board, job, state)
@@ -468,7 +468,7 @@ class CHCAnalysis:
                 board.give_up((g,), self.name, f"Spacer answered unknown at its {limit / 1000:g}-s limit{more}")
         return finish(board, job, state, interrupted)
 
-    def _rule_out_overflows(self, board: GoalBoard, job: Job, state: CHCState, clauses: Clauses,
+    def _rule_out_overflows(self, board: Board, job: Job, state: CHCState, clauses: Clauses,
                             scope: set[str]) -> bool:
         """Prove, where Spacer can within ``FIRST_LIMIT_MS``, that no run overflows at
         the overflow sites before the job's open goals (``ProofBlockers.behind``): their

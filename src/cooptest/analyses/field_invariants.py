@@ -54,7 +54,7 @@ from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, C
                              Program, ReturnEdge, StringLit, Unary, Var, Variable, in_memory,
                              selectors)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.registry import Settings
 
 ORIGIN = "fields"
@@ -740,7 +740,7 @@ class FieldAnalysis:
 
     name = ORIGIN
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, FieldState) else FieldState(self.name)
         if state.proofs is None and state.why_not is None:
             refuted, state.why_not = refuted_edges(board.program)

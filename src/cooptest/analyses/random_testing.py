@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from cooptest.cfa.ir import COMPARE_OPS, AssumeEdge, Binary, Const, NondetEdge, Program
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.registry import Settings
 from cooptest.harness.executor import MAX_INPUTS, read_all, starved
 
@@ -58,7 +58,7 @@ class InputSource:
         return [self.value() for _ in range(length)]
 
 
-def float_share(board: GoalBoard) -> float:
+def float_share(board: Board) -> float:
     """The share of the program's input reads that read a floating-point value."""
     kinds = [e.kind for e in board.program.edges() if isinstance(e, NondetEdge)]
     return sum(k in FLOAT_KINDS for k in kinds) / len(kinds) if kinds else 0.0
@@ -98,7 +98,7 @@ class RandomTesting:
     rng_seed: int = 0
     name: str = "random"
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, RandomState) else \
             RandomState(self.name, rng=random.Random(self.rng_seed))
         rng = state.rng

@@ -100,7 +100,7 @@ from cooptest.analyses.wp import FrameState, Formula, truth
 from cooptest.cfa.ir import AssumeEdge, Edge, Location, Program
 from cooptest.cfa.unmodelled import site_key
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.registry import Settings
 
 ORIGIN = "bite"
@@ -246,7 +246,7 @@ class BiTe:
         self.order, self.dse_slice = order, dse_slice
         self.max_r_states, self.max_stack, self.solver_cap = max_r_states, max_stack, solver_cap
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, BiTeState) else BiTeState(ORIGIN)
         model = GCFG(self, board, job, state)
         model.loop()
@@ -261,7 +261,7 @@ def from_settings(settings: Settings) -> BiTe:
 class GCFG:
     """One run of BiTe's loop over the state: the steps of Sections 4-6."""
 
-    def __init__(self, bite: BiTe, board: GoalBoard, job: Job, state: BiTeState) -> None:
+    def __init__(self, bite: BiTe, board: Board, job: Job, state: BiTeState) -> None:
         self.bite, self.board, self.job, self.state = bite, board, job, state
         self.program: Program = board.program
         self.backward = BackwardReachability(self.program, bite.max_stack, bite.solver_cap)

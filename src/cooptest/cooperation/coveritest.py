@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, Run, Stopped, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board, Labelled
 from cooptest.core.parallel import Lane, run_lanes
 from cooptest.core.registry import STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
@@ -172,12 +172,12 @@ class CoVeriTest:
         self.analyses: list[Analysis] = [make_analysis(a, settings)
                                          for a, _ in configuration.pairs]
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         if self.configuration.parallel:
             return self.run_parallel(board, job)
         return self.interleave(board, job)
 
-    def run_parallel(self, board: GoalBoard, job: Job) -> Outcome:
+    def run_parallel(self, board: Board, job: Job) -> Outcome:
         """The paper's Claim 5: the same analyses at once, one per core, each for the
         whole budget on the shared board (no time limits, no conditions)."""
         state = CoVeriTestState(self.name, states=[None] * len(self.analyses))
@@ -185,7 +185,7 @@ class CoVeriTest:
                                 job.goals, job.budget)
         return finish(board, job, state)
 
-    def interleave(self, board: GoalBoard, job: Job) -> Outcome:
+    def interleave(self, board: Board, job: Job) -> Outcome:
         n = len(self.analyses)
         state = job.state if isinstance(job.state, CoVeriTestState) else \
             CoVeriTestState(self.name, states=[None] * n, stopped=[""] * n, seconds=[0.0] * n)
@@ -196,8 +196,8 @@ class CoVeriTest:
                 if not board.has_open(job.goals) or job.budget.expired():
                     break
                 started = time.monotonic()
-                with board.in_round(state.round):
-                    outcome = analysis.run(board, self._job(state, i, job, board, limits[i][1]))
+                outcome = analysis.run(Labelled(board, f"round {state.round}"),
+                                       self._job(state, i, job, board, limits[i][1]))
                 state.seconds[i] += time.monotonic() - started
                 state.states[i], state.stopped[i] = outcome.state, outcome.stopped
                 if outcome.state.complete:  # its proofs decided every goal it left
@@ -209,7 +209,7 @@ class CoVeriTest:
                 break  # no analysis of the sequence can do more
         return finish(board, job, state)
 
-    def _job(self, state: CoVeriTestState, i: int, job: Job, board: GoalBoard, limit: float) -> Job:
+    def _job(self, state: CoVeriTestState, i: int, job: Job, board: Board, limit: float) -> Job:
         """Alg. 2-3: the start of run ``i`` under the reuse type, for ``limit`` seconds."""
         pairs, reuse = self.configuration.pairs, self.configuration.reuse
         own = state.states[i]

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board, Labelled
 from cooptest.core.registry import Settings, make_analysis
 
 DEFAULT_SHARE = 0.8
@@ -61,7 +61,7 @@ class Crabs:
         self.use_monitors = monitors  # off: plain alternation, the paper's baseline
         self.rounds = int(settings.extra.get("rounds") or ROUNDS)
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, CrabsState) else CrabsState(self.name)
         if self.share >= 1 or self.share <= 0:  # no alternation: one analysis alone
             alone = self.concolic if self.share >= 1 else self.predicate
@@ -71,20 +71,20 @@ class Crabs:
         length = max(MIN_ROUND, job.budget.remaining() / self.rounds)
         while board.has_open(job.goals) and not job.budget.expired():
             state.round += 1
-            with board.in_round(state.round):
-                monitor = Product(tuple(state.monitors)) if state.monitors else None
-                self.concolic.run(board, Job(board.open(job.goals),
-                                             job.budget.child(self.share * length), monitor=monitor))
-                if board.has_open(job.goals):
-                    outcome = self.predicate.run(board, Job(board.open(job.goals),
-                                                            job.budget.child((1 - self.share) * length),
-                                                            state=state.arg))
-                    state.arg = outcome.state
-                    if outcome.state.complete:
-                        state.complete = True
-                        break
-                    if self.use_monitors:
-                        state.monitors.append(state.arg.monitor(board))  # type: ignore[attr-defined]
+            round_board = Labelled(board, f"round {state.round}")
+            monitor = Product(tuple(state.monitors)) if state.monitors else None
+            self.concolic.run(round_board, Job(board.open(job.goals),
+                                               job.budget.child(self.share * length), monitor=monitor))
+            if board.has_open(job.goals):
+                outcome = self.predicate.run(round_board, Job(board.open(job.goals),
+                                                              job.budget.child((1 - self.share) * length),
+                                                              state=state.arg))
+                state.arg = outcome.state
+                if outcome.state.complete:
+                    state.complete = True
+                    break
+                if self.use_monitors:
+                    state.monitors.append(state.arg.monitor(board))  # type: ignore[attr-defined]
         return finish(board, job, state)
 
 

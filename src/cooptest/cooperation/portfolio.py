@@ -64,7 +64,7 @@ from cooptest.analyses.chc import FIRST_LIMIT_MS
 from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, Configuration,
                                              CoVeriTest, Reuse, paper_pair, parse_sequence, scaled)
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.parallel import Lane, Niced, UntilStuck, run_lanes, usable_cores
 from cooptest.core.registry import Settings, make_analysis
 
@@ -140,7 +140,7 @@ class Portfolio:
         if settings.extra.get("sequence"):  # refused now, not once a lane builds it
             parse_sequence(settings.extra["sequence"])
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = AnalysisState(self.name)
         lanes = lanes_for(self.jobs, self.settings, len(board.goals), job.budget.remaining())
         state.runs = run_lanes(board, lanes, job.goals, job.budget)

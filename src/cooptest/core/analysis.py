@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from cooptest.core.automaton import EdgeAutomaton
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.budget import Budget
 
 Stopped = Literal["budget", "done", "exhausted", "cancelled", "iterations", "stuck"]
@@ -98,7 +98,7 @@ class AnalysisState:
         those of its lanes."""
         return self.runs or [Run(self.analysis, stopped, round(seconds, 2), self.why_not)]
 
-    def condition(self, board: GoalBoard | None = None) -> EdgeAutomaton | None:
+    def condition(self, board: Board | None = None) -> EdgeAutomaton | None:
         """The state space this state explored completely, with every goal in it decided
         on ``board``, for another analysis to skip (None: nothing to export)."""
         return None
@@ -132,10 +132,10 @@ class Outcome:
 class Analysis(Protocol):
     name: str
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome: ...
+    def run(self, board: Board, job: Job) -> Outcome: ...
 
 
-def finish(board: GoalBoard, job: Job, state: AnalysisState, interrupted: bool = False) -> Outcome:
+def finish(board: Board, job: Job, state: AnalysisState, interrupted: bool = False) -> Outcome:
     """The outcome of a run that left its loop: ``done`` if the job's goals are
     decided, ``budget``/``cancelled`` if its budget stopped it, else the analysis stopped
     by itself: ``exhausted``. ``interrupted``: a deadline interrupted some of the work, which

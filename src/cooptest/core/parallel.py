@@ -30,8 +30,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started, stopped_because
-from cooptest.core.board import TICK, GoalBoard, evidence
+from cooptest.core.board import TICK, Board, GoalBoard, evidence
 from cooptest.core.budget import Budget
+from cooptest.core.lane_events import (Began, Counts, Ended, Event, Executions, Exited, Failed, Figures, GaveUp,
+                                       News, Proved, ProvedNoOverflow, Refused, TestFound)
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
 from cooptest.harness.executor import Execution
 
@@ -51,7 +53,7 @@ class WorkerBoard(GoalBoard):
     """A worker's view of the board: local native runs, results sent to the parent,
     the other workers' results received before every decision."""
 
-    def __init__(self, parent: GoalBoard, worker: int, outbox: mp.Queue[Any], inbox: mp.Queue[Any]) -> None:
+    def __init__(self, parent: GoalBoard, worker: int, outbox: mp.Queue[Event], inbox: mp.Queue[News]) -> None:
         super().__init__(parent.program, parent.executor.clone(), None)
         self.covered, self.infeasible = dict(parent.covered), dict(parent.infeasible)
         self.worker, self.outbox, self.inbox = worker, outbox, inbox
@@ -64,19 +66,19 @@ class WorkerBoard(GoalBoard):
     def sync(self) -> None:
         while True:
             try:
-                kind, goals, value = self.inbox.get_nowait()
+                news: News = self.inbox.get_nowait()
             except queue.Empty:
                 return
-            if kind == "no_overflow":
-                super().prove_no_overflow(*value)
-            for g in goals:
-                if kind == "covered":
-                    self.covered.setdefault(g, value)
+            if news.kind == "no_overflow":
+                super().prove_no_overflow(news.site, news.value)
+            for g in news.goals:
+                if news.kind == "covered":
+                    self.covered.setdefault(g, news.value)
                     self.infeasible.pop(g, None)  # a claim a test refuted, if any
-                elif kind == "withdrawn":
+                elif news.kind == "withdrawn":
                     self.infeasible.pop(g, None)
                 elif g not in self.covered and g not in self.unconfirmed:
-                    self.infeasible.setdefault(g, value)  # else the parent has the contradiction
+                    self.infeasible.setdefault(g, news.value)  # else the parent has the contradiction
 
     def open(self, among: Iterable[str] | None = None) -> frozenset[str]:
         self.sync()
@@ -90,7 +92,7 @@ class WorkerBoard(GoalBoard):
         self.sync()
         ex = super().submit(inputs, origin)
         if ex.new or ex.unconfirmed:  # the test reached a goal first
-            self.outbox.put(("test", self.worker, (list(inputs), self._tagged(origin), ex)))
+            self.outbox.put(TestFound(self.worker, list(inputs), origin, ex))
         self._report_if_due()
         return ex
 
@@ -103,11 +105,11 @@ class WorkerBoard(GoalBoard):
         message per count or per covered goal kept the parent busy on a program with 13k
         goals (a test of pals_lcr covers thousands)."""
         if self.executions > self._reported:
-            self.outbox.put(("executions", self.worker, self.executions - self._reported))
+            self.outbox.put(Executions(self.worker, self.executions - self._reported))
         if self._counts:
-            self.outbox.put(("counts", self.worker, self._counts))
+            self.outbox.put(Counts(self.worker, self._counts))
         if self._figures:
-            self.outbox.put(("figures", self.worker, self._figures))
+            self.outbox.put(Figures(self.worker, self._figures))
         self._reported, self._counts, self._figures = self.executions, {}, {}
         self._reported_at = time.monotonic()
 
@@ -119,16 +121,16 @@ class WorkerBoard(GoalBoard):
         accepted = super().prove_infeasible(goal, proof, origin, reads)
         if (fresh and accepted) or len(self.contradictions) > refuted:
             # a proof a test refuted here goes too: the parent's report records it
-            prover = self._tagged(origin or proof.split(":", 1)[0])
-            self.outbox.put(("proof", self.worker, (goal, proof, prover, reads)))
+            prover = origin or proof.split(":", 1)[0]
+            self.outbox.put(Proved(self.worker, goal, proof, prover, reads))
         elif goal in self.refused:
-            self.outbox.put(("refused", self.worker, (goal, self.refused[goal])))
+            self.outbox.put(Refused(self.worker, goal, self.refused[goal]))
         return accepted
 
     def prove_no_overflow(self, site: str, proof: str) -> bool:
         fresh = super().prove_no_overflow(site, proof)
         if fresh:
-            self.outbox.put(("no_overflow", self.worker, (site, proof)))
+            self.outbox.put(ProvedNoOverflow(self.worker, site, proof))
         return fresh
 
     def count(self, stat: str, n: int = 1) -> None:
@@ -149,7 +151,7 @@ class WorkerBoard(GoalBoard):
         super().give_up(goals, analysis, why, general)
         changed = [g for g, b in zip(goals, before) if self.gave_up.get(g, {}).get(analysis) != b]
         if changed:
-            self.outbox.put(("gave_up", self.worker, (changed, analysis, why, general)))
+            self.outbox.put(GaveUp(self.worker, changed, analysis, why, general))
 
 
 @dataclass
@@ -175,7 +177,7 @@ class Niced:
     def __post_init__(self) -> None:
         self.name = self.analysis.name
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         os.nice(LOWEST_PRIORITY - os.nice(0))
         return self.analysis.run(board, job)
 
@@ -208,7 +210,7 @@ class UntilStuck:
     def __post_init__(self) -> None:
         self.name = self.analysis.name
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         started, least = time.monotonic(), self.least * job.budget.remaining()
         state, seen, found_at = job.state, len(board.records), 0.0
         while True:
@@ -235,26 +237,33 @@ def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float
         for analysis, share in lane.analyses:
             if budget.expired() or not board.has_open(goals):
                 break
-            board.outbox.put(("analysis", board.worker, analysis.name))
+            board.outbox.put(Began(board.worker, analysis.name))
             child = budget.child(share * budget.remaining() if share is not None else None)
             started = time.monotonic()
             outcome = analysis.run(board, Job(board.open(goals), child))
             runs = outcome.state.reported_runs(outcome.stopped, time.monotonic() - started)
-            board.outbox.put(("ran", board.worker, [replace(r, lane=r.lane or lane.name) for r in runs]))
+            board.outbox.put(Ended(board.worker, [replace(r, lane=r.lane or lane.name) for r in runs]))
     except Exception:  # noqa: BLE001 - reported by the parent, which goes on without us
-        board.outbox.put(("error", board.worker, traceback.format_exc(limit=8)))
+        board.outbox.put(Failed(board.worker, traceback.format_exc(limit=8)))
     finally:
         board.report()
-        board.outbox.put(("exit", board.worker, None))
+        board.outbox.put(Exited(board.worker))
         board.executor.close()
 
 
-def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget: Budget,
-              on_event: Callable[[str, int, Any], None] | None = None) -> list[Run]:
+def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budget,
+              on_event: Callable[[Event], None] | None = None) -> list[Run]:
     """Run every lane on its own core until all end, the budget ends or every goal of
     ``goals`` is decided; returns the runs of the lanes' analyses, lane by lane (one
     still running when the lanes were stopped stopped for the budget; one whose worker
-    failed, ``failed``, with the error's last line)."""
+    failed, ``failed``, with the error's last line).
+
+    Lanes fork from the board of the process, which holds the suite and the report: a
+    lane's own lanes would send their results to a worker that forwards none of them,
+    so a cooperation of lanes runs only at the top (``auto``, ``--parallel``)."""
+    if not isinstance(on, GoalBoard) or isinstance(on, WorkerBoard):
+        raise TypeError(f"lanes run on the board of the process, not on a {type(on).__name__}")
+    board = on
     ctx = mp.get_context("fork")
     outbox = ctx.Queue()
     inboxes = [ctx.Queue() for _ in lanes]
@@ -279,61 +288,61 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         if k in board.running:
             record(k, [board.running[k].ended(stopped, why)])
 
-    def receive(kind: str, k: int, value: Any) -> bool:
+    def receive(event: Event) -> bool:
         """Handle one event; True if it decided a goal."""
-        decided = False
-        if kind == "test":
-            inputs, origin, ex = value
-            claimed = ex.covered & board.infeasible.keys()  # claims the test refutes
-            new = board.accept(inputs, origin, ex)
-            if new:
-                _broadcast(inboxes, k, alive, ("covered", new, board.covered[next(iter(new))]))
-            if claimed - new:  # reached, not confirmed: open again
-                _broadcast(inboxes, k, alive, ("withdrawn", claimed - new, ""))
-            decided = bool(new)
-        elif kind == "proof":
-            goal, proof, origin, reads = value
-            decided = board.prove_infeasible(goal, proof, origin, reads)
-            if decided:
-                _broadcast(inboxes, k, alive, ("infeasible", (goal,), proof))
-        elif kind == "no_overflow":
-            if board.prove_no_overflow(*value):
-                _broadcast(inboxes, k, alive, ("no_overflow", (), value))
-        elif kind == "refused":
-            board.refused.setdefault(*value)
-        elif kind == "gave_up":
-            board.give_up(*value)
-        elif kind == "counts":
-            for stat, n in value.items():
-                board.count(stat, n)
-        elif kind == "figures":
-            for stat, n in value.items():
-                board.set_stat(stat, n)
-        elif kind == "executions":
-            board.executions += value
-            board.notify(TICK)
-        elif kind == "analysis":
-            board.running[k] = Started(value, lanes[k].name, time.monotonic())
-        elif kind == "ran":
-            record(k, value)
-        elif kind == "exit":
-            alive.discard(k)
-        elif kind == "error":
-            board.notify("worker_error", worker=k, error=value)
-            board.count("worker_errors")
-            if k in board.running:
-                board.give_up(board.open(goals), board.running[k].analysis,
-                              f"it failed: {value.strip().splitlines()[-1]}", general=True)
-            end(k, "failed", value.strip().splitlines()[-1])
+        decided, k = False, event.worker
+        match event:
+            case TestFound(inputs=inputs, origin=origin, execution=ex):
+                claimed = ex.covered & board.infeasible.keys()  # claims the test refutes
+                new = board.accept(inputs, origin, ex)
+                if new:
+                    _broadcast(inboxes, k, alive, News("covered", tuple(new), board.covered[next(iter(new))]))
+                if claimed - new:  # reached, not confirmed: open again
+                    _broadcast(inboxes, k, alive, News("withdrawn", tuple(claimed - new)))
+                decided = bool(new)
+            case Proved(goal=goal, proof=proof, prover=prover, reads=reads):
+                decided = board.prove_infeasible(goal, proof, prover, reads)
+                if decided:
+                    _broadcast(inboxes, k, alive, News("infeasible", (goal,), proof))
+            case ProvedNoOverflow(site=site, proof=proof):
+                if board.prove_no_overflow(site, proof):
+                    _broadcast(inboxes, k, alive, News("no_overflow", value=proof, site=site))
+            case Refused(goal=goal, why=why):
+                board.refused.setdefault(goal, why)
+            case GaveUp(goals=gave_up, analysis=analysis, why=why, general=general):
+                board.give_up(gave_up, analysis, why, general)
+            case Counts(counts=counts):
+                for stat, n in counts.items():
+                    board.count(stat, n)
+            case Figures(figures=figures):
+                for stat, n in figures.items():
+                    board.set_stat(stat, n)
+            case Executions(runs=runs):
+                board.executions += runs
+                board.notify(TICK)
+            case Began(analysis=analysis):
+                board.running[k] = Started(analysis, lanes[k].name, time.monotonic())
+            case Ended(runs=ran):
+                record(k, ran)
+            case Exited():
+                alive.discard(k)
+            case Failed(error=error):
+                board.notify("worker_error", worker=k, error=error)
+                board.count("worker_errors")
+                last = error.strip().splitlines()[-1]
+                if k in board.running:
+                    board.give_up(board.open(goals), board.running[k].analysis, f"it failed: {last}",
+                                  general=True)
+                end(k, "failed", last)
         if on_event is not None:
-            on_event(kind, k, value)
+            on_event(event)
         return decided
 
     undecided = board.has_open(goals)
     try:
         while alive and not budget.expired() and undecided:
             try:
-                if receive(*outbox.get(timeout=POLL)):
+                if receive(outbox.get(timeout=POLL)):
                     undecided = board.has_open(goals)
             except queue.Empty:
                 alive -= {k for k in alive if not workers[k].is_alive() and outbox.empty()}
@@ -343,7 +352,7 @@ def run_lanes(board: GoalBoard, lanes: list[Lane], goals: frozenset[str], budget
         last_batch = budget.child(LAST_BATCH)
         while alive and not last_batch.expired():
             try:
-                receive(*outbox.get(timeout=last_batch.remaining()))
+                receive(outbox.get(timeout=last_batch.remaining()))
             except queue.Empty:
                 break
     finally:
@@ -373,7 +382,7 @@ def _cooperation(lane: Lane, name: str) -> bool:
                for a, _ in lane.analyses if a.name == name)
 
 
-def _broadcast(inboxes: list[Any], sender: int, alive: set[int], message: tuple[str, Any, Any]) -> None:
+def _broadcast(inboxes: list[Any], sender: int, alive: set[int], message: News) -> None:
     """To every lane still running but the sender: what is put into the inbox of a lane
     that ended stays in the pipe, and once the pipe is full the queue's feeder thread
     blocks, and with it this process's exit (pals_lcr at 60 s, where the proving lane

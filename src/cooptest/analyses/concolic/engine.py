@@ -50,7 +50,7 @@ from cooptest.analyses.concolic.static import StaticInfo
 from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
 from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType
@@ -94,7 +94,7 @@ class ConcolicAnalysis:
         self.solver_options: _SolverOptions = {"timeout": solver_timeout, "slicing": slicing,
                                                "cache": cache, "incremental": incremental}
 
-    def new_state(self, program: GoalBoard) -> ConcolicSearchState:
+    def new_state(self, program: Board) -> ConcolicSearchState:
         """A fresh execution tree; the tests already on the board are its first runs."""
         symbols = Symbols()
         ctx = SearchContext(program.program, program.covered, random.Random(self.rng_seed),
@@ -105,7 +105,7 @@ class ConcolicAnalysis:
                                    symbols=symbols, memo=TermMemo(),
                                    solver=PathSolver(symbols, **self.solver_options))
 
-    def run(self, program: GoalBoard, job: Job) -> Outcome:
+    def run(self, program: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, ConcolicSearchState) else self.new_state(program)
         budget, goals = job.budget, job.goals
         started = time.monotonic() - state.seconds
@@ -182,7 +182,7 @@ class ConcolicAnalysis:
             return Outcome(state, "iterations")
         return finish(program, job, state)
 
-    def _solve(self, program: GoalBoard, state: ConcolicSearchState, node: Node, budget: Budget,
+    def _solve(self, program: Board, state: ConcolicSearchState, node: Node, budget: Budget,
                limit_ms: int | None = None) -> list[str] | None:
         """Inputs for the path to ``node.parent`` followed by the other side of ``node``.
         The time limit is the solver's own (or ``limit_ms``, a retry's), capped at what the
@@ -221,7 +221,7 @@ class ConcolicAnalysis:
                 inputs[k] = literal(value, read.type)
         return inputs
 
-    def _execute(self, program: GoalBoard, state: ConcolicSearchState, searcher: Searcher, inputs: list[str],
+    def _execute(self, program: Board, state: ConcolicSearchState, searcher: Searcher, inputs: list[str],
                  negated: Node | None, job: Job) -> Path | None:
         """Run ``inputs`` natively, padded until the run no longer starves, and replay
         the run symbolically: from the snapshot of the negated node's parent, or of its
@@ -260,7 +260,7 @@ class ConcolicAnalysis:
         state.pending.insert(0, Pending(inputs, negated))
         return None
 
-    def _account(self, program: GoalBoard, state: ConcolicSearchState, path: Path) -> Path:
+    def _account(self, program: Board, state: ConcolicSearchState, path: Path) -> Path:
         for read in path.symbols:
             key = read.symbol.get_id()
             if key not in state.small:

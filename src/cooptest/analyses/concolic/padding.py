@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.budget import Budget
 from cooptest.harness.executor import MAX_INPUTS, Execution, aborted, starved
 
@@ -60,7 +60,7 @@ def may_pad(inputs: list[str]) -> bool:
     return len(inputs) < MAX_INPUTS
 
 
-def run_fed(board: GoalBoard, inputs: list[str], origin: str, budget: Budget,
+def run_fed(board: Board, inputs: list[str], origin: str, budget: Budget,
             padding: Padding, runs: float = math.inf) -> Execution:
     """Submit ``inputs``, padded while the run starves and more input makes it go
     further (a program may exit with the harness's code by itself: the longer run then

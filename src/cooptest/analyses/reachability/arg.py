@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from cooptest.core.analysis import AnalysisState
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.cfa.ir import CallEdge, Edge, Location
 
 CallStack = tuple[CallEdge, ...]
@@ -106,12 +106,12 @@ class ReachabilityARG(AnalysisState):
     def reusable_precision(self) -> Any:
         return self.precision
 
-    def condition(self, board: GoalBoard | None = None) -> Any:
+    def condition(self, board: Board | None = None) -> Any:
         """The ARG as CoVeriTest's condition for runs on ``board`` (``automata.py``)."""
         from cooptest.analyses.reachability.automata import condition_from_arg
         return condition_from_arg(self, board)
 
-    def monitor(self, board: GoalBoard | None = None) -> Any:
+    def monitor(self, board: Board | None = None) -> Any:
         """The ARG as Crabs' monitor, for runs on ``board`` (``automata.py``)."""
         from cooptest.analyses.reachability.automata import monitor_from_arg
         return monitor_from_arg(self, board)

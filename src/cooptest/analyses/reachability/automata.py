@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.cfa.ir import AssumeEdge, Edge, ErrorEdge, branch_goal_id, error_goal_id
 from cooptest.core.automaton import TOP, State
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 
 
 def goal_of(edge: Edge) -> str | None:
@@ -82,7 +82,7 @@ def _snapshot(arg: ReachabilityARG, name: str) -> ARGAutomaton:
     return automaton
 
 
-def monitor_from_arg(arg: ReachabilityARG, board: GoalBoard | None = None) -> ARGAutomaton:
+def monitor_from_arg(arg: ReachabilityARG, board: Board | None = None) -> ARGAutomaton:
     """Crabs' MonitorFromARG (module docstring). With ``board`` (as Crabs builds it),
     the monitor also has no transition into a state from which no open goal is
     reachable, as the condition: it steers concolic search towards the goals left.
@@ -93,12 +93,12 @@ def monitor_from_arg(arg: ReachabilityARG, board: GoalBoard | None = None) -> AR
     return automaton if board is None else _without_done(automaton, board)
 
 
-def condition_from_arg(arg: ReachabilityARG, board: GoalBoard | None = None) -> ARGAutomaton:
+def condition_from_arg(arg: ReachabilityARG, board: Board | None = None) -> ARGAutomaton:
     """The condition of the ARG for runs on ``board`` (module docstring)."""
     return _without_done(_snapshot(arg, f"condition({arg.analysis})"), board)
 
 
-def _without_done(automaton: ARGAutomaton, board: GoalBoard | None) -> ARGAutomaton:
+def _without_done(automaton: ARGAutomaton, board: Board | None) -> ARGAutomaton:
     """``automaton`` with no transition into its done states for runs on ``board``."""
     decided = set(board.covered) | set(board.infeasible) if board is not None else set()
     automaton.open_edges = {e for moves in automaton.moves.values() for e in moves

@@ -24,7 +24,7 @@ from cooptest.analyses.reachability.refinement import (FEASIBLE, PATH_CHECK_CAP,
                                                        check_path)
 from cooptest.cfa.ir import Edge, Program
 from cooptest.core.analysis import Job, Outcome, finish
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.budget import Budget, DeadlineReached
 
 
@@ -76,7 +76,7 @@ class CEGARAnalysis:
         automata = tuple(AutomatonCPA(a, role) for role, a in arg.guides)
         return CompositeCPA(ControlFlow(program, self.bound), data, automata), arg
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         """Test generation, the outer algorithm: CEGAR for one target after the other;
         a feasible counterexample is a test for the board, a complete ARG a proof."""
         cpa, arg = self.state(board.program, job)
@@ -139,14 +139,14 @@ class CEGARAnalysis:
         return check
 
     @staticmethod
-    def _give_up(board: GoalBoard, arg: ReachabilityARG, goal: str, open_goals: set[str],
+    def _give_up(board: Board, arg: ReachabilityARG, goal: str, open_goals: set[str],
                  why: str) -> None:
         """Stop targeting ``goal`` for good, and say why on the board."""
         arg.unknown.add(goal)
         open_goals.discard(goal)
         board.give_up((goal,), arg.analysis, why)
 
-    def _conclude(self, board: GoalBoard, goals: frozenset[str], arg: ReachabilityARG) -> None:
+    def _conclude(self, board: Board, goals: frozenset[str], arg: ReachabilityARG) -> None:
         """A complete ARG proves every goal edge it never reached infeasible (the
         class docstring says why a condition or monitor does not change that)."""
         arg.complete = arg.root is not None and arg.frontier_size() == 0 and not arg.incomplete

@@ -30,7 +30,7 @@ from cooptest.analyses.reachability.predicate import PredicateAnalysis
 from cooptest.analyses.reachability.value import ValueAnalysis
 from cooptest.core.analysis import AnalysisState, Job, Outcome, Run, Stopped, finish
 from cooptest.core.automaton import Product
-from cooptest.core.board import GoalBoard
+from cooptest.core.board import Board
 from cooptest.core.budget import Budget
 
 BASES: dict[str, type[CEGARAnalysis]] = {"predicate": PredicateAnalysis, "value": ValueAnalysis}
@@ -58,16 +58,16 @@ class PartitionedARG(AnalysisState):
     def frontier_size(self) -> int:
         return sum(a.frontier_size() for a in self.args if a is not None)
 
-    def condition(self, board: GoalBoard | None = None) -> Any:
+    def condition(self, board: Board | None = None) -> Any:
         """The product of the partitions' conditions: every partition's ARG explores the
         whole program (only its targets differ), so each one's condition is sound."""
         return Product(tuple(a.condition(board) for a in self.args if a is not None))
 
-    def monitor(self, board: GoalBoard | None = None) -> Any:
+    def monitor(self, board: Board | None = None) -> Any:
         return Product(tuple(a.monitor(board) for a in self.args if a is not None))
 
 
-def partition(program: GoalBoard, goals: frozenset[str], partitioning: str, partitions: int,
+def partition(program: Board, goals: frozenset[str], partitioning: str, partitions: int,
               size: int | None, seed: int) -> list[list[str]]:
     """``proximity``: goals sorted by function and line, split into ``partitions`` runs of
     neighbours; ``random``: shuffled, dealt into ``partitions``; ``size``: proximity
@@ -112,7 +112,7 @@ class MultiGoalAnalysis:
         self.base = BASES[base]
         self.configuration = Partitioning(partitioning, partitions, size)
 
-    def run(self, board: GoalBoard, job: Job) -> Outcome:
+    def run(self, board: Board, job: Job) -> Outcome:
         state = job.state
         if not isinstance(state, PartitionedARG):
             parts = partition(board, board.open(job.goals), self.partitioning, self.partitions,
@@ -136,7 +136,7 @@ class MultiGoalAnalysis:
         state.complete = all(a is not None and a.complete for a in state.args)
         return finish(board, job, state, interrupted=interrupted)
 
-    def _run_partition(self, board: GoalBoard, job: Job, state: PartitionedARG, k: int,
+    def _run_partition(self, board: Board, job: Job, state: PartitionedARG, k: int,
                        share: Budget) -> Outcome:
         """One CEGAR run for partition ``k`` within ``share``, continuing its ARG."""
         analysis = self.base()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar
 
@@ -29,7 +30,7 @@ class SearchContext:
     (``Guided``), where distances are measured (None: the program alone)."""
 
     program: Program
-    covered: dict[str, str]
+    covered: Mapping[str, str]
     rng: random.Random
     static: StaticInfo
     covered_edges: set[Edge] = field(default_factory=set)
