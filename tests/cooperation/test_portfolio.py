@@ -7,7 +7,10 @@ import tempfile
 import threading
 import time
 
+import pytest
+
 from cooptest.core.analysis import Job
+from cooptest.core.board import Labelled
 from cooptest.core.budget import Budget
 from cooptest.core.parallel import Lane, WorkerBoard, run_lanes
 from cooptest.core.registry import Settings, make_analysis
@@ -37,6 +40,19 @@ def test_lanes_share_the_board_and_decide_every_goal(program_of) -> None:
     for test in board.tests:  # the parent's record of a worker's test is a real native run
         assert board.executor.run(test.inputs).covered >= {
             g for g, name in board.covered.items() if name == test.name}
+
+
+def test_a_rounds_label_reaches_the_parent_with_a_lanes_tests_and_proofs(program_of) -> None:
+    """CoVeriTest in a lane hands each round's analysis a labelled worker board: the
+    parent's board names the round in the origin of what the worker found."""
+    board = program_of(DEAD)
+    coveritest = make_analysis("coveritest", Settings(extra={"sequence": "value:0.5,predicate:8"}))
+    run_lanes(board, [Lane([(coveritest, None)], "proving")], board.open(), Budget.seconds(30))
+    assert not board.open() and board.infeasible
+    assert all(o.split(" ")[0] in ("value", "predicate") and o.endswith(")") and "(round " in o
+               for o in board.origin.values())
+    with pytest.raises(TypeError):  # lanes fork from the process's board, not a lane's
+        run_lanes(Labelled(board, "round 1"), [], board.open(), Budget.seconds(1))
 
 
 def test_a_worker_asks_which_goals_are_open_with_the_other_lanes_results_in(program_of) -> None:
