@@ -236,7 +236,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             progress.stop()
         report.extra.setdefault("stopped", "budget")
         report.extra["held_past_deadline"] = True
-        report.stopped_by(board, "budget")
+        report.stopped_by("budget")
         if board is not None and meter is not None:
             measured = meter.count_so_far(board.tests)
         conclude()
@@ -270,7 +270,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.write(board)
                 memory = MemoryWatch(opts.memory_mb, budget,
                                      lambda pid: board.count("workers_killed_for_memory"))
-                progress = Progress(board, task.name, report.strategy, opts.budget, opts.quiet)
+                progress = Progress(board, task.name, report.strategy, opts.budget, opts.quiet, report.lanes)
                 with progress, memory:
                     for inputs in seed_tests:
                         board.submit(inputs, "seed-suite")
@@ -298,7 +298,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             except Signalled as e:
                 exit_code = e.exit_code
                 report.extra.setdefault("stopped", "budget" if exit_code == 0 else str(e))
-                report.stopped_by(board, report.extra["stopped"])
+                report.stopped_by(report.extra["stopped"])
                 if measured is None and meter is not None and board is not None:
                     measured = meter.count_so_far(board.tests)  # every test kept: no time to ask
             finally:

@@ -115,12 +115,15 @@ int main(void) {
     lanes = [Lane([(make_analysis("chc", Settings()), None), (make_analysis("random", Settings()), None)],
                   "proving"),
              Lane([(make_analysis("random", Settings(seed=1)), None)], "testing")]
-    seen: set[tuple[int, str, str]] = set()  # what the board said ran on each core, as runs ended
-    board.listeners.append(lambda b, event, info: seen.update(
-        (k, s.lane, s.analysis) for k, s in b.running.items()) if event == "ran" else None)
+    from cooptest.core.parallel import LaneRecords
+
+    told = LaneRecords()  # what the board's listeners heard, as the report hears it
+    seen: set[tuple[int, str, str]] = set()  # what they heard ran on each core, as runs ended
+    board.listeners += [lambda b, event, info: seen.update(
+        (k, s.lane, s.analysis) for k, s in told.running.items()) if event == "ran" else None, told]
     runs = run_lanes(board, lanes, board.open(), Budget.seconds(2))
     assert seen and seen <= {(0, "proving", "chc"), (0, "proving", "random"), (1, "testing", "random")}
-    assert board.running == {}
+    assert told.running == {} and told.runs() == runs
     assert [(r.lane, r.analysis, r.stopped) for r in runs] == [
         ("proving", "chc", "exhausted"), ("proving", "random", "budget"), ("testing", "random", "budget")]
     assert runs[0].why_not == "line 5: a call through a pointer" and runs[1].why_not is None

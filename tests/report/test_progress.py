@@ -9,6 +9,7 @@ from rich.console import Console
 
 from cooptest.core.analysis import Started
 from cooptest.core.board import GoalBoard
+from cooptest.core.parallel import LaneRecords
 from cooptest.report.progress import ProgressPanel, goal_bar
 
 PROGRAM = """extern int __VERIFIER_nondet_int(void);
@@ -31,8 +32,9 @@ def shown(panel: ProgressPanel) -> str:
 
 def test_panel_shows_goals_tests_time_and_cores(program_of: Callable[[str], GoalBoard]) -> None:
     board = program_of(PROGRAM)
-    panel = ProgressPanel(board, "prog.c", "auto", budget=60)
-    board.listeners.append(panel)
+    lanes = LaneRecords()
+    panel = ProgressPanel(board, "prog.c", "auto", budget=60, lanes=lanes)
+    board.listeners += [panel, lanes]
     text = shown(panel)
     assert "0 covered · 0 infeasible · 4 open of 4" in text
     assert "core 0: auto" in text  # a single analysis: the strategy on one core
@@ -40,8 +42,8 @@ def test_panel_shows_goals_tests_time_and_cores(program_of: Callable[[str], Goal
     board.submit(["50"], "random")
     dead = next(g.id for g in board.goals.values() if g.line == 5 and g.id.endswith("T"))
     board.prove_infeasible(dead, "value: x > 10 && x < 5 is unsatisfiable", "value")
-    board.running.update({0: Started("concolic", "testing", panel.started + 1),
-                          1: Started("coveritest", "proving", panel.started + 2)})
+    board.notify("began", worker=0, started=Started("concolic", "testing", panel.started + 1))
+    board.notify("began", worker=1, started=Started("coveritest", "proving", panel.started + 2))
     text = shown(panel)
     assert "2 covered · 1 infeasible · 1 open of 4 (50.0%)" in text
     assert re.search(r"tests\s+1\s+executions 1\b", text)

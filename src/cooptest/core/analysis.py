@@ -56,7 +56,7 @@ class Run:
 @dataclass(frozen=True)
 class Started:
     """An analysis a lane (``core.parallel``) runs now: which, on which lane, since
-    when (``time.monotonic()``). The board's ``running`` holds one per busy core."""
+    when (``time.monotonic()``). ``core.parallel.LaneRecords`` holds one per busy core."""
 
     analysis: str
     lane: str

@@ -40,16 +40,13 @@ import heapq
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from cooptest.cfa.determinism import variation_source
 from cooptest.cfa.ir import Goal, Program
 from cooptest.harness.crash import Crash
 from cooptest.harness.executor import ENDED, Execution, Executor, failure
 from cooptest.harness.testsuite import SuiteWriter, TestCase
-
-if TYPE_CHECKING:
-    from cooptest.core.analysis import Run, Started
 
 FLAKY_CONFIRMATIONS = 4  # runs that confirm a goal some test reached unconfirmed before
 # A kept test's prefix is run (``_trim``) when the test holds at least UNREAD inputs its
@@ -256,18 +253,12 @@ class GoalBoard:
     executions: int = 0
     stats: dict[str, int] = field(default_factory=dict)
     listeners: list[Listener] = field(default_factory=list)
-    running: dict[int, Started] = field(default_factory=dict)  # core -> what its lane runs now
-    ran: dict[int, list[Run]] = field(default_factory=dict)  # core -> the runs its lane ended
     trimming: float = 0.0  # seconds of the runs of kept tests' prefixes (``_trim``)
     born: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
         self.goals = {g.id: g for g in self.program.goals()}
         self.variation = variation_source(self.program)  # None: runs need no confirmation
-
-    def lanes_ran(self) -> list[Run]:
-        """The runs the lanes of ``core.parallel`` ended, lane by lane."""
-        return [r for k in sorted(self.ran) for r in self.ran[k]]
 
     @property
     def tests(self) -> list[TestCase]:

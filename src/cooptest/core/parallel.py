@@ -155,6 +155,28 @@ class WorkerBoard(GoalBoard):
 
 
 @dataclass
+class LaneRecords:
+    """What the lane of each core runs now and the runs its lanes ended, as ``run_lanes``
+    tells the board's listeners (events ``began`` and ``ran``): report.json lists the
+    runs, also of a run a signal stopped while lanes ran, and the live panel shows what
+    each core runs. A listener of the board; ``run_lanes`` keeps one of its own."""
+
+    running: dict[int, Started] = field(default_factory=dict)  # core -> what its lane runs now
+    ran: dict[int, list[Run]] = field(default_factory=dict)  # core -> the runs its lane ended
+
+    def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
+        if event == "began":
+            self.running[info["worker"]] = info["started"]
+        elif event == "ran":
+            self.running.pop(info["worker"], None)
+            self.ran.setdefault(info["worker"], []).extend(info["runs"])
+
+    def runs(self) -> list[Run]:
+        """The runs the lanes ended, lane by lane."""
+        return [r for k in sorted(self.ran) for r in self.ran[k]]
+
+
+@dataclass
 class Lane:
     """What one core runs: analyses one after the other, each until it stops (the
     last one until the budget ends); ``share`` caps an analysis's part of the budget."""
@@ -279,14 +301,18 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
         workers.append(p)
     alive = set(range(len(lanes)))
 
+    lanes_now = LaneRecords()  # told what the board's listeners are told
+
+    def tell(event: str, **info: Any) -> None:
+        lanes_now(board, event, info)
+        board.notify(event, **info)
+
     def record(k: int, runs: list[Run]) -> None:
-        board.running.pop(k, None)
-        board.ran.setdefault(k, []).extend(runs)
-        board.notify("ran", worker=k, runs=runs)
+        tell("ran", worker=k, runs=runs)
 
     def end(k: int, stopped: str, why: str | None = None) -> None:
-        if k in board.running:
-            record(k, [board.running[k].ended(stopped, why)])
+        if k in lanes_now.running:
+            record(k, [lanes_now.running[k].ended(stopped, why)])
 
     def receive(event: Event) -> bool:
         """Handle one event; True if it decided a goal."""
@@ -321,7 +347,7 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
                 board.executions += runs
                 board.notify(TICK)
             case Began(analysis=analysis):
-                board.running[k] = Started(analysis, lanes[k].name, time.monotonic())
+                tell("began", worker=k, started=Started(analysis, lanes[k].name, time.monotonic()))
             case Ended(runs=ran):
                 record(k, ran)
             case Exited():
@@ -330,8 +356,8 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
                 board.notify("worker_error", worker=k, error=error)
                 board.count("worker_errors")
                 last = error.strip().splitlines()[-1]
-                if k in board.running:
-                    board.give_up(board.open(goals), board.running[k].analysis, f"it failed: {last}",
+                if k in lanes_now.running:
+                    board.give_up(board.open(goals), lanes_now.running[k].analysis, f"it failed: {last}",
                                   general=True)
                 end(k, "failed", last)
         if on_event is not None:
@@ -368,11 +394,11 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
                 os.kill(p.pid, signal.SIGKILL)
                 p.join()
         shutil.rmtree(scratch, ignore_errors=True)
-    for k in list(board.running):  # stopped at the deadline, before their analyses' finish
-        if not _cooperation(lanes[k], board.running[k].analysis):
-            board.give_up(board.open(goals), board.running[k].analysis, "its time ran out", general=True)
+    for k in list(lanes_now.running):  # stopped at the deadline, before their analyses' finish
+        if not _cooperation(lanes[k], lanes_now.running[k].analysis):
+            board.give_up(board.open(goals), lanes_now.running[k].analysis, "its time ran out", general=True)
         end(k, "budget")
-    return board.lanes_ran()
+    return lanes_now.runs()
 
 
 def _cooperation(lane: Lane, name: str) -> bool:

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cooptest.core.board import GoalBoard
+from cooptest.core.parallel import LaneRecords
 from cooptest.report.definitions import COV_B, COV_F, GOAL, TESTCOV_SHORT
 
 
@@ -82,11 +83,13 @@ def summary_line(name: str, summary: dict[str, Any], found: str = "") -> str:
 class ProgressPanel:
     """A rich renderable read by Live's refresh thread: a snapshot of the counters.
 
-    It listens to the board: goal changes feed the sparkline; the board's ``running``
-    tells which analysis runs on which core."""
+    It listens to the board: goal changes feed the sparkline; ``lanes`` (the report's
+    records of the lanes) tells which analysis runs on which core."""
 
-    def __init__(self, board: GoalBoard, name: str, strategy: str, budget: float) -> None:
+    def __init__(self, board: GoalBoard, name: str, strategy: str, budget: float,
+                 lanes: LaneRecords | None = None) -> None:
         self.board = board
+        self.lanes = lanes or LaneRecords()
         self.title = f"cooptest · {name} · {strategy}"
         self.strategy = strategy
         self.budget = budget
@@ -128,7 +131,7 @@ class ProgressPanel:
             goal_bar(min(elapsed, self.budget), 0, self.budget), "  ",
             f"{elapsed:.1f}s of {self.budget:g}s, ", (f"{left:.1f}s left", "bold"),
             f" (last new goal at {self.last_change:.1f}s)"))
-        cores = {k: (s.analysis, s.since - self.started) for k, s in dict(board.running).items()} \
+        cores = {k: (s.analysis, s.since - self.started) for k, s in dict(self.lanes.running).items()} \
             or {0: (self.strategy, 0.0)}
         for k, (analysis, since) in sorted(cores.items()):
             table.add_row("cores" if k == min(cores) else "",
@@ -149,10 +152,10 @@ class Progress:
     """Context manager: the live panel when stderr is a terminal and not ``quiet``."""
 
     def __init__(self, board: GoalBoard, name: str, strategy: str, budget: float,
-                 quiet: bool) -> None:
+                 quiet: bool, lanes: LaneRecords | None = None) -> None:
         self.live: Live | None = None
         if not quiet and sys.stderr.isatty():
-            panel = ProgressPanel(board, name, strategy, budget)
+            panel = ProgressPanel(board, name, strategy, budget, lanes)
             board.listeners.append(panel)
             self.live = Live(panel, console=Console(stderr=True), refresh_per_second=4,
                              transient=True)

@@ -34,6 +34,7 @@ from cooptest.cfa.calls import first_decision
 from cooptest.cfa.ir import Goal
 from cooptest.core.analysis import Run
 from cooptest.core.board import TICK, GoalBoard
+from cooptest.core.parallel import LaneRecords
 from cooptest.harness.executor import AT, ENDED, NO_GOAL
 from cooptest.report.files import short_names
 
@@ -174,6 +175,7 @@ class Report:
     options: dict[str, Any] = field(default_factory=dict)  # applied options, beside ``configuration``
     extra: dict[str, Any] = field(default_factory=dict)  # summary entries added at the end
     analyses: list[Run] = field(default_factory=list)  # set when the analysis returns, or ``stopped_by``
+    lanes: LaneRecords = field(default_factory=LaneRecords)  # what the lanes ran and run, as told
     _written: float = 0.0
     _cost: float = 0.0  # seconds the last write took
 
@@ -184,6 +186,7 @@ class Report:
         """The listener: record the timeline, rewrite the file (and publish the suite with
         it) if it is due; at a ``tick`` (time passed, nothing changed), only if tests wait
         to be published."""
+        self.lanes(board, event, info)
         waiting = board.suite is not None and board.suite.unpublished
         if event == TICK and not waiting:
             return
@@ -196,14 +199,13 @@ class Report:
                                                   since >= self.min_interval):
             self.write(board)
 
-    def stopped_by(self, board: GoalBoard | None, why: str) -> None:
+    def stopped_by(self, why: str) -> None:
         """``analyses`` of a run a signal (``why``) stopped before its analysis returned:
         the lanes' runs that had ended and those it stopped, or else the analysis the
         user chose, as far as it got."""
         if self.analyses:
             return
-        ran = board.lanes_ran() + [s.ended(why) for s in board.running.values()] \
-            if board is not None else []
+        ran = self.lanes.runs() + [s.ended(why) for s in self.lanes.running.values()]
         self.analyses = ran or [Run(self.strategy, why, round(self.elapsed(), 2))]
 
     def document(self, board: GoalBoard) -> dict[str, Any]:
