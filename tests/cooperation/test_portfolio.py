@@ -10,7 +10,7 @@ import time
 import pytest
 
 from cooptest.core.analysis import Job
-from cooptest.core.board import Labelled
+from cooptest.core.board_view import Labelled
 from cooptest.core.budget import Budget
 from cooptest.core.parallel import Lane, WorkerBoard, run_lanes
 from cooptest.core.registry import Settings, make_analysis

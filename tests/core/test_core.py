@@ -47,7 +47,7 @@ def test_the_registry_names_every_searcher_and_makes_every_strategy() -> None:
 def test_a_labelled_board_names_the_results_that_come_through_it(program_of) -> None:
     """A cooperation hands each round's analysis the board labelled with the round; the
     innermost label names a result, and the board itself carries no round."""
-    from cooptest.core.board import Labelled
+    from cooptest.core.board_view import Labelled
 
     board = program_of("extern int __VERIFIER_nondet_int(void);\n"
                        "int main(void) { if (__VERIFIER_nondet_int() > 5) return 1; return 0; }\n")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from cooptest.analyses.random_testing import RandomTesting
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.registry import Settings
 from cooptest.errors import ToolMissing, UserError
 from cooptest.harness import byte_harness

@@ -24,7 +24,7 @@ from cooptest.cfa.calls import forged_function_pointer
 from cooptest.cfa.ir import Program
 from cooptest.cfa.calls import callees
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.registry import Settings
 
 ORIGIN = "callgraph"

@@ -67,7 +67,7 @@ from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge
                              Program, ReturnEdge, TerminateEdge, Unary, Var, Variable,
                              in_register)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget, DeadlineReached
 from cooptest.core.registry import Settings
 

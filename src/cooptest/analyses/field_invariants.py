@@ -54,7 +54,7 @@ from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, C
                              Program, ReturnEdge, StringLit, Unary, Var, Variable, in_memory,
                              selectors)
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.registry import Settings
 
 ORIGIN = "fields"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from cooptest.cfa.ir import COMPARE_OPS, AssumeEdge, Binary, Const, NondetEdge, Program
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.registry import Settings
 from cooptest.harness.executor import MAX_INPUTS, read_all, starved
 

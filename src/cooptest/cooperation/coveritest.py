@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, Run, Stopped, finish
-from cooptest.core.board import Board, Labelled
+from cooptest.core.board_view import Board, Labelled
 from cooptest.core.parallel import Lane, run_lanes
 from cooptest.core.registry import STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
-from cooptest.core.board import Board, Labelled
+from cooptest.core.board_view import Board, Labelled
 from cooptest.core.registry import Settings, make_analysis
 
 DEFAULT_SHARE = 0.8

@@ -64,7 +64,7 @@ from cooptest.analyses.chc import FIRST_LIMIT_MS
 from cooptest.cooperation.coveritest import (DEFAULT_PAIR, DEFAULT_REUSE, Configuration,
                                              CoVeriTest, Reuse, paper_pair, parse_sequence, scaled)
 from cooptest.core.analysis import Analysis, AnalysisState, Job, Outcome, finish
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.parallel import Lane, Niced, UntilStuck, run_lanes, usable_cores
 from cooptest.core.registry import Settings, make_analysis
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from cooptest.core.automaton import EdgeAutomaton
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
 
 Stopped = Literal["budget", "done", "exhausted", "cancelled", "iterations", "stuck"]

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started, stopped_because
-from cooptest.core.board import TICK, Board, GoalBoard, evidence
+from cooptest.core.board import TICK, GoalBoard, evidence
+from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
 from cooptest.core.lane_events import (Began, Counts, Ended, Event, Executions, Exited, Failed, Figures, GaveUp,
                                        News, Proved, ProvedNoOverflow, Refused, TestFound)

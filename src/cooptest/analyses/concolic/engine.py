@@ -50,7 +50,7 @@ from cooptest.analyses.concolic.static import StaticInfo
 from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings
 from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from cooptest.core.analysis import AnalysisState
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.cfa.ir import CallEdge, Edge, Location
 
 CallStack = tuple[CallEdge, ...]

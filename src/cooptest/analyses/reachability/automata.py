@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.cfa.ir import AssumeEdge, Edge, ErrorEdge, branch_goal_id, error_goal_id
 from cooptest.core.automaton import TOP, State
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 
 
 def goal_of(edge: Edge) -> str | None:

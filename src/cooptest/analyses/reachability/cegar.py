@@ -24,7 +24,7 @@ from cooptest.analyses.reachability.refinement import (FEASIBLE, PATH_CHECK_CAP,
                                                        check_path)
 from cooptest.cfa.ir import Edge, Program
 from cooptest.core.analysis import Job, Outcome, finish
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget, DeadlineReached
 
 

@@ -30,7 +30,7 @@ from cooptest.analyses.reachability.predicate import PredicateAnalysis
 from cooptest.analyses.reachability.value import ValueAnalysis
 from cooptest.core.analysis import AnalysisState, Job, Outcome, Run, Stopped, finish
 from cooptest.core.automaton import Product
-from cooptest.core.board import Board
+from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
 
 BASES: dict[str, type[CEGARAnalysis]] = {"predicate": PredicateAnalysis, "value": ValueAnalysis}
