@@ -7,7 +7,7 @@
         the CGS paper's Table 2 on a dev set of Test-Comp tasks: mean TestCov coverage per
         strategy, iterations/s, and how each compares with random testing per task
     python benchmarks/concolic_table.py throughput TASK [--budget 30]
-        iterations/s, time split (native run, replay, solver) and divergence rate
+        iterations/s, time split (native run, symbolic execution, solver) and divergence rate
     python benchmarks/concolic_table.py solver-ablation TASK [--budget 20]
         what constraint independence, the cache and incremental solving each buy
 
@@ -39,7 +39,7 @@ REFEREE = SHARED / "tools" / "testcov-measure"
 BASELINE = "random"
 
 # one task of each of 20 categories: the first .yml by name, except ntdrivers, where
-# kbfiltr-2 replaces diskperf (whose symbolic replay takes ~0.5 s a path), and loop-zilu
+# kbfiltr-2 replaces diskperf (whose symbolic execution takes ~0.5 s a path), and loop-zilu
 # instead of eca-rers2012 (TestCov cannot compile its ``__VERIFIER_nondet_int(char *)``
 # prototype, so every suite scores "null" there); with 2 cores
 # the full table (9 configurations x 20 tasks x 30 s, plus TestCov) takes about an hour
@@ -208,7 +208,7 @@ def cmd_table(args: argparse.Namespace) -> None:
 
 
 def _direct(task: str, budget: float, **options) -> tuple[dict, object, dict[str, float]]:
-    """Run the analysis in this process, timing native runs, replay and solving."""
+    """Run the analysis in this process, timing native runs, symbolic execution and solving."""
     sys.path.insert(0, str(ROOT / "src"))
     import cooptest.analyses.concolic.engine as engine
     from cooptest.analyses.concolic import ConcolicAnalysis
@@ -237,8 +237,9 @@ def _direct(task: str, budget: float, **options) -> tuple[dict, object, dict[str
     executor = Executor(fe, work)
     executor.run = timed(executor.run, "native")
     put = GoalBoard(fe.program, executor)
-    saved = engine.replay, engine.resume, PathSolver.solve
-    engine.replay, engine.resume = timed(engine.replay, "replay"), timed(engine.resume, "replay")
+    saved = engine.execute_symbolically, engine.resume, PathSolver.solve
+    engine.execute_symbolically = timed(engine.execute_symbolically, "symbolic execution")
+    engine.resume = timed(engine.resume, "symbolic execution")
     PathSolver.solve = timed(PathSolver.solve, "solve")
     try:
         t0, cpu0, kids0 = time.perf_counter(), time.process_time(), os.times()
@@ -248,7 +249,7 @@ def _direct(task: str, budget: float, **options) -> tuple[dict, object, dict[str
         cpu["analysis"] = time.process_time() - cpu0
         cpu["native"] = kids.children_user + kids.children_system - kids0.children_user - kids0.children_system
     finally:
-        engine.replay, engine.resume, PathSolver.solve = saved
+        engine.execute_symbolically, engine.resume, PathSolver.solve = saved
         executor.close()
         shutil.rmtree(work, ignore_errors=True)
     stats = dict(put.stats, goals=len(put.goals), covered=len(put.covered), lines=fe.program.source_lines,
@@ -271,8 +272,8 @@ def cmd_throughput(args: argparse.Namespace) -> None:
           f"({100 * stats.get('diverged_runs', 0) / max(n, 1):.1f}%), divergent decisions "
           f"{stats.get('divergences', 0)}, concretisations {stats.get('concretizations', 0)}, "
           f"mispredictions {stats.get('mispredictions', 0)}")
-    print(f"replays resumed from a snapshot {stats.get('resumed_replays', 0)}, "
-          f"from the start {stats.get('full_replays', 0)}")
+    print(f"symbolic executions resumed from a snapshot {stats.get('resumed_symbolic_executions', 0)}, "
+          f"from the start {stats.get('symbolic_executions', 0)}")
     print(f"execution tree: {arg.tree.size} nodes, {arg.tree.paths} paths, depth {arg.tree.max_depth}; "
           f"memo hits {arg.memo.hits} misses {arg.memo.misses}")
 

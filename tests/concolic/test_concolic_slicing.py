@@ -1,7 +1,7 @@
 """Resumable state: concolic testing run in short slices, its state passed back each
 time, reaches the verdicts of one long run. Work a slice's deadline interrupts is pending
 in the state, never a verdict (the exhaustion proof of ``EXACT`` needs every path
-replayed exactly)."""
+executed symbolically and exactly)."""
 from __future__ import annotations
 
 import pytest
@@ -18,7 +18,7 @@ from concolic_programs import EXACT, MANY_INPUTS, MEMORY, NESTED
 
 SLICE = 0.05
 
-# replays of ~500 CFA edges, with two infeasible goals for the exhaustion proof
+# symbolic executions of ~500 CFA edges, with two infeasible goals for the exhaustion proof
 LOOPING = r"""
 extern int __VERIFIER_nondet_int(void);
 int main(void) {
@@ -40,7 +40,7 @@ int main(void) {
 def sliced(board, max_slices: int = 2000) -> tuple[Outcome, int]:
     """Slices until the analysis stops for another reason than its budget; a fresh
     analysis object each time, so that only the state carries over. A slice grows by
-    SLICE every 200: on a loaded machine one native run and its replay can take longer
+    SLICE every 200: on a loaded machine one native run and its symbolic execution can take longer
     than SLICE, and slices that never finish an iteration never reach a verdict."""
     state = None
     for n in range(1, max_slices + 1):
@@ -68,7 +68,7 @@ def test_slices_reach_the_verdicts_of_one_run(make_program, source: str) -> None
 
 def test_sliced_exhaustion_is_a_proof(make_program) -> None:
     """``EXACT``'s tree is exhausted exactly across slices: the x < 3 inside x > 5 is
-    proven infeasible, however the slices interrupt the runs, replays and queries."""
+    proven infeasible, however the slices interrupt the runs, symbolic executions and queries."""
     board = make_program(EXACT)
     outcome, slices = sliced(board)
     assert outcome.state.complete and outcome.state.exact and not outcome.state.pending
@@ -99,8 +99,8 @@ def test_a_deadline_inside_a_run_leaves_it_pending(make_program) -> None:
     assert set(board.covered) == set(board.goals) and state.exact
 
 
-class CancelDuringReplay(ContextGuided):
-    """Cancels ``budget`` at the first CFA edge of the next replay."""
+class CancelDuringSymbolicExecution(ContextGuided):
+    """Cancels ``budget`` at the first CFA edge of the next symbolic execution."""
 
     def __init__(self, ctx, budget: Budget) -> None:
         super().__init__(ctx)
@@ -110,14 +110,14 @@ class CancelDuringReplay(ContextGuided):
         return [lambda edge, state: self.budget.cancel()]
 
 
-def test_a_replay_the_deadline_interrupts_is_pending_not_inexact(make_program) -> None:
-    board = make_program(LOOPING.replace("LOOPS", "400"))  # > 1024 edges: the replay sees the deadline
+def test_a_symbolic_execution_the_deadline_interrupts_is_pending_not_inexact(make_program) -> None:
+    board = make_program(LOOPING.replace("LOOPS", "400"))  # > 1024 edges: symbolic execution sees the deadline
     analysis = ConcolicAnalysis()
     state = analysis.new_state(board)
     budget = Budget.seconds(3600)
-    plain, state.searcher = state.searcher, CancelDuringReplay(state.searcher.ctx, budget)
+    plain, state.searcher = state.searcher, CancelDuringSymbolicExecution(state.searcher.ctx, budget)
     outcome = analysis.run(board, Job(frozenset(board.goals), budget, state=state))
-    assert outcome.stopped == "cancelled" and board.executions >= 1  # run natively, replay interrupted
+    assert outcome.stopped == "cancelled" and board.executions >= 1  # run natively, symbolic execution interrupted
     assert state.tree.paths == 0 and state.exact and state.pending[0].inputs is not None
     state.searcher = plain
     outcome = analysis.run(board, Job(frozenset(board.goals), Budget.seconds(30.0), state=state))

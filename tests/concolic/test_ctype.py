@@ -1,7 +1,7 @@
 """glibc's ctype tables in the symbolic engine (``harness.ctype_tables``): ``isalnum``
 and its kin read ``*__ctype_b_loc()`` at the input byte, ``tolower``/``toupper`` map
 through their tables, so concolic search flips branches on character classes without
-any option, and its replays agree with the native runs. And the page size is the
+any option, and its symbolic executions agree with the native runs. And the page size is the
 machine's."""
 from __future__ import annotations
 
@@ -75,8 +75,8 @@ int main(void) {
 
 
 def test_the_page_size_is_the_machine_s(make_program) -> None:
-    """``getpagesize()`` is the machine's constant, not an unknown read as 0: the
-    replay agrees with the native run and ``n > page`` is solved for the real page."""
+    """``getpagesize()`` is the machine's constant, not an unknown read as 0: symbolic
+    execution agrees with the native run and ``n > page`` is solved for the real page."""
     put = make_program(PAGES)
     ConcolicAnalysis(search="dfs", max_iterations=20).run(
         put, Job(frozenset(put.goals), Budget.seconds(120.0)))

@@ -57,7 +57,7 @@ int main(void) {
 
 
 def test_an_unspecified_value_is_no_divergence(make_program) -> None:
-    """z3 gives a NaN no particular bits: the replay cannot evaluate a branch on them,
+    """z3 gives a NaN no particular bits: symbolic execution cannot evaluate a branch on them,
     which does not mean the model disagrees with the native run."""
     put = make_program(NAN_BITS)
     run(put, budget=5.0)
@@ -117,14 +117,14 @@ def test_where_zeros_abort_the_padding_repeats_the_inputs(make_program) -> None:
     """Padded with zeros, every run aborts in the loop's second iteration; the inputs
     repeated pass the assumption 1,000 times, and the goal after the loop is covered.
     The search's job is that goal alone: it ends as the native run covers it, leaving
-    the replay of the 4,096 inputs the padding grew to for a later job."""
+    symbolic execution of the 4,096 inputs the padding grew to for a later job."""
     put = make_program(ASSUMED_PAIRS)
     line = next(i for i, t in enumerate(ASSUMED_PAIRS.splitlines(), 1) if "sum > 0" in t)
     (after,) = (g for g, goal in put.goals.items() if goal.line == line and g.endswith("T"))
     result = ConcolicAnalysis().run(put, Job(frozenset({after}), Budget.seconds(120.0)))
     assert after in put.covered and result.stopped == "done"
     assert put.stats["repeated_paddings"] >= 1
-    assert len(result.state.pending[0].inputs) >= 2000  # the covering run, not replayed
+    assert len(result.state.pending[0].inputs) >= 2000  # the covering run, not executed symbolically
 
 
 def test_a_program_reading_endlessly_is_padded_once_and_its_tests_stay_short(make_program) -> None:

@@ -82,7 +82,7 @@ def test_the_1_context_is_the_branch_alone(make_program) -> None:
     board = make_program(TWO)
     arg = run(board, "cgs", 4, k=1)  # a run without inputs, the first, (a > 0) negated, (b > 0) once
     b = branch_at(board, TWO, "b > 0")
-    # the last run decided the last goal: it is pending, its replay left to a later job
+    # the last run decided the last goal: it is pending, its symbolic execution left to a later job
     negated = {p.node for p in arg.pending}
     open_b = [n for n in arg.tree.frontier if n.branch == b and n not in negated]
     assert len(open_b) == 1 and board.covered.keys() >= {f"B{b}T", f"B{b}F"}

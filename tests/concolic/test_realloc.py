@@ -24,7 +24,7 @@ int main(void) {
 
 
 def test_a_branch_on_resized_memory_is_solved_without_divergence(make_program) -> None:
-    """Before the copy the replay read q[0] as unknown: dfs diverged and had not
+    """Before the copy symbolic execution read q[0] as unknown: dfs diverged and had not
     covered ``q[0] == 42`` in six runs."""
     put = make_program(RESIZED)
     line = next(i for i, t in enumerate(RESIZED.splitlines(), 1) if "q[0] == 42" in t)

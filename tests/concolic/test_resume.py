@@ -1,12 +1,12 @@
-"""A replay resumed from a snapshot (the state after the negated node's parent, or after
-an ancestor of it) builds the path a replay from the entry of ``main`` builds."""
+"""A symbolic execution resumed from a snapshot (the state after the negated node's parent,
+or after an ancestor of it) builds the path that one from the entry of ``main`` builds."""
 from __future__ import annotations
 
 import pytest
 
 import cooptest.analyses.concolic.engine as engine
 from cooptest.analyses.concolic import ConcolicAnalysis
-from cooptest.analyses.concolic.replay import replay
+from cooptest.analyses.concolic.symbolic_execution import execute_symbolically
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 
@@ -101,34 +101,34 @@ def summary(path):
 @pytest.mark.parametrize("source", [NESTED, MEMORY, DIVERGING, POINTERS, LOOPING.replace("LOOPS", "20"),
                                     RECURSIVE],
                          ids=["nested", "memory", "diverging", "pointers", "looping", "recursive"])
-def test_resumed_replays_equal_full_replays(make_program, monkeypatch, source: str) -> None:
+def test_resumed_symbolic_executions_equal_those_from_the_start(make_program, monkeypatch, source: str) -> None:
     compared = []
 
     def checked(program, execution, symbols, memo, visited, **options):
-        path = replay(program, execution, symbols, memo, visited, **options)
+        path = execute_symbolically(program, execution, symbols, memo, visited, **options)
         if options.get("start") is not None:
-            full = replay(program, execution, symbols, memo, set(), budget=options.get("budget"))
+            full = execute_symbolically(program, execution, symbols, memo, set(), budget=options.get("budget"))
             assert summary(path) == summary(full)
             compared.append(path)
         return path
-    monkeypatch.setattr(engine, "replay", checked)
+    monkeypatch.setattr(engine, "execute_symbolically", checked)
     board = make_program(source)
     ConcolicAnalysis().run(board, Job(frozenset(board.goals), Budget.seconds(10.0)))
-    assert compared and board.stats["resumed_replays"] == len(compared)
+    assert compared and board.stats["resumed_symbolic_executions"] == len(compared)
     if source is POINTERS:
         assert any(p.concretized for p in compared)
 
 
-def test_a_replay_resumes_from_an_ancestor_when_the_parent_state_is_gone(make_program, monkeypatch) -> None:
+def test_symbolic_execution_resumes_from_an_ancestor_when_the_parent_state_is_gone(make_program, monkeypatch) -> None:
     """Only the states after decisions at even depths kept: a negated node whose parent
     is at an odd depth resumes from the nearest ancestor with a state, and builds the
-    full replay's path."""
+    path of a symbolic execution from the start."""
     compared, resumed_at = [], []
 
     def checked(program, execution, symbols, memo, visited, **options):
-        path = replay(program, execution, symbols, memo, visited, **options)
+        path = execute_symbolically(program, execution, symbols, memo, visited, **options)
         if options.get("start") is not None:
-            assert summary(path) == summary(replay(program, execution, symbols, memo, set()))
+            assert summary(path) == summary(execute_symbolically(program, execution, symbols, memo, set()))
             compared.append(path)
         return path
 
@@ -142,7 +142,7 @@ def test_a_replay_resumes_from_an_ancestor_when_the_parent_state_is_gone(make_pr
         resumed_at.append((node, found))
         return found
     keep_snapshots, nearest_snapshot = engine._keep_snapshots, engine._nearest_snapshot
-    monkeypatch.setattr(engine, "replay", checked)
+    monkeypatch.setattr(engine, "execute_symbolically", checked)
     monkeypatch.setattr(engine, "_keep_snapshots", even_depths_only)
     monkeypatch.setattr(engine, "_nearest_snapshot", nearest)
     board = make_program(READING)
@@ -157,16 +157,17 @@ def test_a_replay_resumes_from_an_ancestor_when_the_parent_state_is_gone(make_pr
             yield node
     assert from_ancestors and all(found in ancestors(node) and found.depth % 2 == 0
                                   for node, found in from_ancestors)
-    assert len(compared) == board.stats["resumed_replays"] >= len(from_ancestors)
+    assert len(compared) == board.stats["resumed_symbolic_executions"] >= len(from_ancestors)
 
 
 def test_a_run_giving_a_concretised_term_another_value_does_not_resume(make_program) -> None:
-    from cooptest.analyses.concolic.replay import TermMemo, resume
     from cooptest.analyses.concolic.solver import Symbols
+    from cooptest.analyses.concolic.symbolic_execution import TermMemo, resume
     board = make_program(POINTERS)
     symbols, memo = Symbols(), TermMemo()
     inputs = ["0"] + ["1"] * 8
-    path = replay(board.program, board.submit(inputs, "test"), symbols, memo, set(), keep=lambda d: True)
+    path = execute_symbolically(board.program, board.submit(inputs, "test"), symbols, memo, set(),
+                                keep=lambda d: True)
     assert path.concretized and path.snapshots
     snapshot = path.snapshots[0]
     assert resume(snapshot, board.submit(["2"] + ["1"] * 8, "test")) is not None  # cells[0] again
@@ -176,12 +177,12 @@ def test_a_run_giving_a_concretised_term_another_value_does_not_resume(make_prog
 def test_a_counter_decremented_along_a_deep_recursion_stays_one_term_deep(make_program) -> None:
     """``f(x - 1)`` 3,000 calls deep: each condition is ``x - k == 0``, not ``x - 1 - 1 ...``
     (3,000 operations deep, which made evaluating the path's conditions quadratic: one
-    replay of 15 s, past the budget, on Test-Comp's id_b2_o3)."""
-    from cooptest.analyses.concolic.replay import TermMemo
+    symbolic execution of 15 s, past the budget, on Test-Comp's id_b2_o3)."""
     from cooptest.analyses.concolic.solver import Symbols
+    from cooptest.analyses.concolic.symbolic_execution import TermMemo
     board = make_program(RECURSION)
-    path = replay(board.program, board.submit(["3000"], "test"), Symbols(), TermMemo(), set(),
-                  max_steps=100_000, keep=lambda d: True)
+    path = execute_symbolically(board.program, board.submit(["3000"], "test"), Symbols(), TermMemo(), set(),
+                                max_steps=100_000, keep=lambda d: True)
     assert not path.truncated and len(path.decisions) == 3001
 
     def depth(term) -> int:

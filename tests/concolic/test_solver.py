@@ -6,8 +6,8 @@ import pytest
 import z3
 
 from cooptest.analyses.concolic.inputs import parse_literal, to_z3
-from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic.solver import SAT, PathSolver, Symbols
+from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically
 
 from concolic_programs import MEMORY, NESTED
 
@@ -41,7 +41,7 @@ def test_optimised_solving_agrees_with_plain_solving(make_program, program: str)
     queries = 0
     for _ in range(2):  # twice: the second round hits the caches
         for inputs in vectors:
-            path = replay(put.program, put.submit(inputs, "test"), symbols, memo, set())
+            path = execute_symbolically(put.program, put.submit(inputs, "test"), symbols, memo, set())
             for i in range(len(path.decisions)):
                 query = path.query(i)
                 expected = plain.solve(*query)

@@ -128,7 +128,7 @@ int main(void) {
 def test_string_inputs_are_strings_the_search_chooses_byte_by_byte(make_program) -> None:
     """``__VERIFIER_nondet_string()`` is a line of input bytes (spaces and quotes
     included), each a symbol: the keywords are found and the native runs, reading the
-    lines as TestCov's harness does, agree with the replay. Before, the string was one
+    lines as TestCov's harness does, agree with symbolic execution. Before, the string was one
     opaque number: 1 test, a divergence per run."""
     put = make_program(STRING_INPUT)
     ConcolicAnalysis(search="cgs", max_iterations=400).run(

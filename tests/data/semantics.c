@@ -1,5 +1,5 @@
 /* Differential test of C integer semantics: every condition's outcome is compared
-   between the native run and the symbolic replay of the CFA. */
+   between the native run and the symbolic execution of the CFA. */
 extern int __VERIFIER_nondet_int(void);
 extern unsigned int __VERIFIER_nondet_uint(void);
 extern char __VERIFIER_nondet_char(void);

@@ -1,6 +1,6 @@
 """The C that gcc accepts by default (gnu17) and the old dialects real programs are
 written in: each construct is read, built into a CFA whose decisions are the native
-run's (symbolic replay of the CFA agrees with the compiled program), or refused with
+run's (symbolic execution of the CFA agrees with the compiled program), or refused with
 the file and line."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic.solver import Symbols
+from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically
 from cooptest.cfa.ctype import DataModel
 from cooptest.cfa.ir import CallEdge
 from cooptest.errors import UserError
@@ -25,8 +25,8 @@ HEAD = "extern int __VERIFIER_nondet_int(void);\n"
 
 def agreed_goals(tmp_path: Path, source: str, vectors: list[list[str]], exact: bool = True) -> set[str]:
     """The goals the native runs of ``vectors`` cover, each run's branch decisions
-    checked against the symbolic replay of the CFA (``exact``: where the program's
-    branches depend on no library function's result, which the replay cannot know)."""
+    checked against symbolic execution of the CFA (``exact``: where the program's
+    branches depend on no library function's result, which symbolic execution cannot know)."""
     path = tmp_path / "p.c"
     path.write_text(source)
     fe = load_program(load_task(str(path)), str(tmp_path / "work"))
@@ -39,7 +39,7 @@ def agreed_goals(tmp_path: Path, source: str, vectors: list[list[str]], exact: b
         covered |= execution.covered
         if not exact:
             continue
-        path_ = replay(fe.program, execution, symbols, memo, set())
+        path_ = execute_symbolically(fe.program, execution, symbols, memo, set())
         assert path_.divergences == 0 and not path_.imprecise, inputs
         assert path_.trace == list(execution.decisions()), inputs
     return covered

@@ -2,7 +2,7 @@
 list initialises (anonymous struct and union members, designators into them and into
 nested members, brace elision across members, arrays of structs without inner braces),
 static and automatic, as gcc's build has it against cooptest's CFA, read back through
-``unsigned char`` by the symbolic replay of a native run (a divergence is a byte the CFA
+``unsigned char`` by the symbolic execution of a native run (a divergence is a byte the CFA
 gives another value)."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic.solver import Symbols
+from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically
 from cooptest.cfa.ctype import DataModel
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
@@ -75,6 +75,6 @@ def test_every_initialised_byte_is_gccs(tmp_path: Path, model: DataModel) -> Non
     execution = Executor(fe, str(tmp_path / "build")).run([])
     wrong = sorted(g for g in execution.covered if g.endswith("T"))
     assert not wrong, "gcc's build of the original disagrees with itself"
-    path = replay(fe.program, execution, Symbols(), TermMemo(), set())
+    path = execute_symbolically(fe.program, execution, Symbols(), TermMemo(), set())
     assert path.divergences == 0, "a byte cooptest initialises otherwise than gcc"
     assert path.trace == list(execution.decisions())

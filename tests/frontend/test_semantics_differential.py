@@ -1,5 +1,5 @@
 """Bit-precise C semantics, checked against gcc: every branch decision of a native run
-must be what the symbolic replay of the CFA computes under the same inputs (no
+must be what symbolic execution of the CFA computes under the same inputs (no
 divergence), in both data models."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cooptest.analyses.concolic.replay import TermMemo, replay
 from cooptest.analyses.concolic.solver import Symbols
+from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically
 from cooptest.cfa.ctype import DataModel
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
@@ -35,7 +35,7 @@ def test_native_and_symbolic_decisions_agree(tmp_path: Path, model: DataModel) -
     for inputs in INPUT_VECTORS:
         execution = executor.run(inputs)
         assert not execution.crashed and not execution.timed_out
-        path = replay(fe.program, execution, symbols, memo, set())
+        path = execute_symbolically(fe.program, execution, symbols, memo, set())
         assert path.divergences == 0, inputs
         assert not path.imprecise
         assert path.trace == list(execution.decisions()), inputs

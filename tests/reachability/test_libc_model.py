@@ -104,7 +104,8 @@ def test_a_buffer_lent_to_a_stream_blocks_proofs_and_none_lent_does_not(tmp_path
 def test_the_locale_calls_keep_the_programs_memory_and_fstat_writes_its_buffer(tmp_path: Path) -> None:
     """setlocale, bindtextdomain and textdomain change the C library's state only: read
     as calls that may write anything, the three grep makes before its option parsing
-    made every later address of its replays unknown. fstat fills the struct it is given."""
+    made every later address of its symbolic executions unknown. fstat fills the struct
+    it is given."""
     path = tmp_path / "locale.c"
     path.write_text("#include <locale.h>\n#include <libintl.h>\n#include <sys/stat.h>\n"
                     "int main(void) { char buf[2] = {0}; struct stat st; buf[0] = 7;"

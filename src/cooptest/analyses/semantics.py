@@ -112,7 +112,7 @@ def overflows(op: str, a: z3.ExprRef, b: z3.ExprRef | None) -> z3.BoolRef | None
 def edge_overflows(edge: Edge, term: Callable[[Expr], z3.ExprRef]) -> list[z3.BoolRef] | None:
     """When each signed operation of ``edge`` that may leave its type
     (``signed_overflow.overflowing``) does, over the terms ``term`` gives its operands
-    (an analysis's own: chc's clauses, a replay's state); None where one is not
+    (an analysis's own: chc's clauses, a symbolic execution's state); None where one is not
     judged here (a shift): it may overflow for all anyone knows."""
     conditions = []
     for x in (x for e in expressions(edge) for x in e.walk() if overflowing(x)):

@@ -1,8 +1,9 @@
 """Symbolic execution of CFA edges: program memory as z3 terms along one path.
 
-One state serves every client: concolic replay (with a concretisation hook), the check of
-counterexample paths in CEGAR, and the strongest post inside a block of predicate
-analysis. Terms are built over input symbols and fresh symbols, not SSA indices.
+One state serves every client: concolic testing's symbolic execution of a run (with a
+concretisation hook), the check of counterexample paths in CEGAR, and the strongest post
+inside a block of predicate analysis. Terms are built over input symbols and fresh
+symbols, not SSA indices.
 
 Memory model. Scalars whose address is never taken live in registers (one term per
 variable). Aggregates and address-taken variables live in byte-addressed objects, each
@@ -77,7 +78,7 @@ class FreshBytes:
     """Bytes nobody knows, named when they became unknown and made a z3 array on their
     first read. An unresolved call havocs every object of the program, and on a large
     one most are never read again before the next: making their arrays cost more than
-    the rest of grep's replays. The name is taken at the havoc, so a state that reads
+    the rest of grep's symbolic executions. The name is taken at the havoc, so a state that reads
     the bytes makes the very array the havoc would have made."""
 
     __slots__ = ("name", "ptr_bits", "_array")
@@ -981,7 +982,7 @@ def _table_entry(table: ctype_tables.Table, offset: z3.ExprRef, ptr_bits: int) -
 
 def _numeral(term: z3.ExprRef) -> int | None:
     """The value of a bit-vector numeral, None for any other term: two z3 calls where
-    ``is_bv_value`` and ``as_long`` make about ten (this is the replay's hottest test)."""
+    ``is_bv_value`` and ``as_long`` make about ten (this is symbolic execution's hottest test)."""
     ctx, ast = term.ctx_ref(), term.as_ast()
     if z3.Z3_get_ast_kind(ctx, ast) != z3.Z3_NUMERAL_AST:
         return None
@@ -996,7 +997,7 @@ def _constant_part(addr: z3.ExprRef) -> int | None:
     """The sum of the numerals at the top of an address term (``base + offset``).
     Asked at every access through a pointer, on terms that share their subterms, so the
     answers are kept per subterm (:data:`_CONSTANT_PARTS`) and the term is walked with
-    z3's C API: on grep the walk through z3's Python wrappers was most of a replay."""
+    z3's C API: on grep the walk through z3's Python wrappers was most of a symbolic execution."""
     ctx = addr.ctx_ref()
     if len(_CONSTANT_PARTS) > CONSTANT_PARTS_KEPT:
         _CONSTANT_PARTS.clear()

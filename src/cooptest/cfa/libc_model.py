@@ -182,7 +182,7 @@ LIBRARY: dict[str, Function] = {
     "getenv": Function(reads=Source("environment")), "secure_getenv": Function(reads=Source("environment")),
     # the locale and the message catalogues are the C library's own state: none of the
     # program's memory changes (read as unknown, the three calls grep makes before its
-    # option parsing made every later address of its replays unknown)
+    # option parsing made every later address of its symbolic executions unknown)
     "setlocale": Function(reads=Source("environment")), "bindtextdomain": READS, "textdomain": READS,
     **{name: Function(writes=writes, reads=Source("clock")) for name, writes in (
         ("time", (Write(0),)), ("clock", ()), ("gettimeofday", (Write(0), Write(1))),

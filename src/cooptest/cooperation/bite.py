@@ -35,12 +35,13 @@ Coarsening (Algorithm 3) drops R-states, and with them their frontier edges (laz
 
 The states (Sec. 3). An *S-state* is the symbolic state of an executed path just
 before one of its branch decisions: a CFA location, the call stack, and the path
-condition up to there (snapshots of the concolic replay, taken by an observer). An
-*R-state* is a location, a call string and a formula (``analyses.wp.Formula``) that every
-state there must satisfy to reach the goal it is for. A *frontier edge* ``<S, R>``
-joins an S-state and an R-state at one location with compatible call stacks (the
-R-state's call string is the innermost part of the S-state's stack) that were not yet
-tried together; the R-state got there along a CFA edge of the backward exploration.
+condition up to there (snapshots of concolic search's symbolic execution, taken by an
+observer). An *R-state* is a location, a call string and a formula
+(``analyses.wp.Formula``) that every state there must satisfy to reach the goal it is for.
+A *frontier edge* ``<S, R>`` joins an S-state and an R-state at one location with
+compatible call stacks (the R-state's call string is the innermost part of the S-state's
+stack) that were not yet tried together; the R-state got there along a CFA edge of the
+backward exploration.
 
 Invariants (Inv1-Inv5 of the paper, as kept here):
 
@@ -48,7 +49,7 @@ Invariants (Inv1-Inv5 of the paper, as kept here):
    state that satisfies one of the live or subsumed R-states of that location
    (``BackwardTransfer.pre`` over-approximates pre-images, a removed formula is
    unsatisfiable, a subsumed one implies a live one);
-2. S-states are real: each is a prefix of a native run, replayed;
+2. S-states are real: each is a prefix of a native run, executed symbolically;
 3. a frontier edge joins an S-state and an R-state of the same location whose call
    stacks agree;
 4. a goal is covered only by a native run (``GoalBoard.submit``);
@@ -93,8 +94,8 @@ from cooptest.analyses.backward import BackwardReachability, Heads, Incomplete, 
 from cooptest.analyses.concolic import DEFAULT, ConcolicAnalysis, ConcolicSearchState
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path, Pending
 from cooptest.analyses.concolic.inputs import literal
-from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.searchers.base import Searcher
+from cooptest.analyses.concolic.symbolic_execution import Observer
 from cooptest.analyses.symbolic import SymbolicState
 from cooptest.analyses.wp import FrameState, Formula, truth
 from cooptest.cfa.ir import AssumeEdge, Edge, Location, Program
@@ -192,8 +193,9 @@ class BiTeState(AnalysisState):
 
 
 class SStates(Searcher):
-    """Wraps the concolic searcher: its replays also leave S-states in the GCFG (at
-    most ``per_location`` per location and call stack, one per replay)."""
+    """Wraps the concolic searcher: its symbolic executions also leave S-states in the
+    GCFG (at most ``per_location`` per location and call stack, one per symbolic
+    execution)."""
 
     name = "bite-s-states"
 
@@ -209,8 +211,8 @@ class SStates(Searcher):
 
     def observers(self, resumed: Node | None = None) -> list[Observer]:
         seen: set[tuple[int, Stack]] = set()
-        # path-condition length before the edge being observed; unknown for the first edge
-        # of a replay resumed after ``resumed`` (its state is not taken as an S-state)
+        # path-condition length before the edge being observed; unknown for the first edge of
+        # a symbolic execution resumed after ``resumed`` (its state is not taken as an S-state)
         before: list[int | None] = [0 if resumed is None else None]
 
         def observe(edge: Edge, state: SymbolicState) -> None:
@@ -346,7 +348,7 @@ class GCFG:
     # -------------------------------------------------------------- forward
 
     def dse_step(self) -> bool:
-        """A slice of concolic search; its replays leave S-states (``SStates``)."""
+        """A slice of concolic search; its symbolic executions leave S-states (``SStates``)."""
         slice_ = self.job.budget.child(self.bite.dse_slice)
         outcome = self.bite.dse.run(self.board, Job(self.job.goals, slice_, state=self.state.concolic))
         if outcome.stopped in ("exhausted", "done"):
@@ -369,9 +371,9 @@ class GCFG:
 
     def symbolic_execution_step(self) -> RState | None:
         """Sec. 4.1: the frontier edge <S, R>: if S /\\ R is satisfiable, its model is a
-        test (run natively through the concolic engine, whose replay adds S-states);
-        R when S /\\ R is unsatisfiable (Algorithm 2's reachability step goes along
-        this edge), else None."""
+        test (run natively through the concolic engine, whose symbolic execution adds
+        S-states); R when S /\\ R is unsatisfiable (Algorithm 2's reachability step goes
+        along this edge), else None."""
         _, _, s, r = heapq.heappop(self.state.frontier)
         if r.removed or not self.board.is_open(r.goal):
             return None

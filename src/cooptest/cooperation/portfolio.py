@@ -43,7 +43,7 @@ field invariants prove (0.8 s on pals_lcr), then runs random testing at the lowe
 priority (``Niced``) beside the board and its TestCov-style count. A second lane of
 concolic search took CPU from the first (session 7: at 60 s on pals_lcr.3.1, 75% of the
 goals against 78% for concolic search alone). Random testing at equal priority cost
-concolic search 13-17% of its replays; niced, it runs mostly on the CPU concolic search
+concolic search 13-17% of its symbolic executions; niced, it runs mostly on the CPU concolic search
 and the board leave idle (8-12%), and covers goals concolic search's paths do not take: at
 60 s on pals_lcr.3.1 (idle, three rounds, TestCov-style count) 71.99 against 69.67 at
 equal priority and 67.75 with the core left to the board; on pals_lcr.3 65.41 against

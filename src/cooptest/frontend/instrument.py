@@ -4,9 +4,9 @@ Every leaf condition the CFA builder made a branch point is wrapped as
 ``__cooptest_br(id, (cond) != 0)``; every switch reports the outcome of each case
 comparison in the order the CFA tests them; every call of reach_error reports its call
 id first. The runtime (``harness/trace_runtime.c``) writes these events, so a native
-run yields the CFA goals it covered and the branch decisions concolic replay follows.
-Instrumenting the AST the CFA was built from (rather than the text) is what keeps the
-ids of both in step.
+run yields the CFA goals it covered and the branch decisions concolic testing's symbolic
+execution follows. Instrumenting the AST the CFA was built from (rather than the text)
+is what keeps the ids of both in step.
 """
 from __future__ import annotations
 

@@ -355,7 +355,7 @@ def _tests(tests: list[TestCase], goals: list[dict[str, Any]], listed: list[dict
 
 # The summary entries a user reads, in this order, with what they mean; the page shows
 # the rest of the summary (counters of the analyses' inner workings: meter_mutants,
-# resumed_replays, ...) folded away.
+# resumed_symbolic_executions, ...) folded away.
 SUMMARY_ROWS = {
     "stopped": "the analysis stopped",
     "executions": "native runs of tests",

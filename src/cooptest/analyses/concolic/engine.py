@@ -1,19 +1,19 @@
 """Concolic testing (DART, CUTE, CREST) of a program under test.
 
 One iteration: choose inputs, run them natively (``GoalBoard.submit``: the only
-way goals get covered), replay the run symbolically on the CFA (``replay.py``), add the
-path to the execution tree; then let the search strategy pick an open decision of the
-tree, solve its prefix with the decision negated and use the model as the next inputs.
+way goals get covered), execute the run symbolically on the CFA (``symbolic_execution.py``),
+add the path to the execution tree; then let the search strategy pick an open decision of
+the tree, solve its prefix with the decision negated and use the model as the next inputs.
 
 Inputs. The k-th input read is the z3 symbol ``in<k>`` of its nondet type; a model is
 written back as C literal text per type (``inputs.py``); inputs the model leaves free
 keep the value they had on the path the decision came from. A run that asks for more
-inputs than it got is run again with padded inputs (``padding.py``); the replay only
-follows the last run. When the strategy has nothing left to propose the engine restarts from
-random inputs (as CREST does), unless the execution tree is complete.
+inputs than it got is run again with padded inputs (``padding.py``); symbolic execution
+only follows the last run. When the strategy has nothing left to propose the engine
+restarts from random inputs (as CREST does), unless the execution tree is complete.
 
 Memory is handled by ``symbolic.py`` (registers and flat byte-addressed objects) with
-CUTE-style concretisation of addresses it cannot resolve, see ``replay.py``.
+CUTE-style concretisation of addresses it cannot resolve, see ``symbolic_execution.py``.
 
 Guidance. A job's ``monitor`` and ``condition`` (automata over CFA edges,
 ``core.automaton``) wrap the searcher in ``searchers.Guided`` with their product: the
@@ -25,7 +25,7 @@ imprecision (havoc of unknown calls), no divergence, no solver timeout, no mispr
 and no native crash or timeout, and no native run left a guiding automaton (its cuts
 rest on its claims). Only then is the state marked complete. Such a tree also proves
 that no run overflows at an overflow site (``cfa.unmodelled.overflow_folded``) where no
-path's condition allowed an overflow (``replay._overflow_allowed``), unless an automaton
+path's condition allowed an overflow (``symbolic_execution._overflow_allowed``), unless an automaton
 cut it: then its proofs of the goals behind the site hold for gcc's build too. A decision whose other side
 runs straight into ``abort()`` (``StaticInfo.dead_end``: ``assume``'s ``if (!cond)
 abort();``) is closed without a query or a run once that side's goal is covered: its
@@ -43,10 +43,10 @@ from cooptest.analyses.concolic.execution_tree import (DEAD_END, MISPREDICTED, U
                                                        Node, Path, Pending)
 from cooptest.analyses.concolic.inputs import literal, small, to_z3
 from cooptest.analyses.concolic.padding import FIRST, may_pad, padded, run_fed
-from cooptest.analyses.concolic.replay import TermMemo, replay, resume
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically, resume
 from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
@@ -59,9 +59,9 @@ from cooptest.errors import UserError
 ORIGIN = "concolic"
 RETRY_SHARE = 0.25  # of the analysis' time, at most, on asking undecided queries again
 RETRY_LIMIT = 16  # times the solver's time limit: a query undecided then is given up
-SNAPSHOTS = 2048  # replay states kept for resuming (the oldest go first); with 256, 40% of the
-# nodes cgs negated on openssl had lost their parent's and were replayed from the start; 2048
-# cost 35 MB there
+SNAPSHOTS = 2048  # states of symbolic execution kept for resuming (the oldest go first); with
+# 256, 40% of the nodes cgs negated on openssl had lost their parent's and were executed
+# symbolically from the start; 2048 cost 35 MB there
 
 
 class _SolverOptions(TypedDict):
@@ -223,13 +223,14 @@ class ConcolicAnalysis:
 
     def _execute(self, program: Board, state: ConcolicSearchState, searcher: Searcher, inputs: list[str],
                  negated: Node | None, job: Job) -> Path | None:
-        """Run ``inputs`` natively, padded until the run no longer starves, and replay
+        """Run ``inputs`` natively, padded until the run no longer starves, and execute
         the run symbolically: from the snapshot of the negated node's parent, or of its
         nearest ancestor with one, when the run shares that path, else from the start.
-        None when the deadline interrupted the padding or the replay, or when the native
-        run decided the job's last open goal (the replay of a path padded to thousands of
-        inputs would take the rest of the budget for nothing the job asked): the inputs
-        (as padded so far) are then pending, to be run again by the next job."""
+        None when the deadline interrupted the padding or symbolic execution, or when
+        the native run decided the job's last open goal (symbolic execution of a path
+        padded to thousands of inputs would take the rest of the budget for nothing the
+        job asked): the inputs (as padded so far) are then pending, to be run again by
+        the next job."""
         ctx = state.searcher.ctx
         budget = job.budget
         kept = _nearest_snapshot(state, negated.parent) if negated is not None else None
@@ -243,11 +244,11 @@ class ConcolicAnalysis:
                 break
             start = resume(state.snapshots[kept], execution) if kept is not None else None
             at = kept if start is not None else None
-            program.count("resumed_replays" if at is not None else "full_replays")
-            path = replay(program.program, execution, state.symbols, state.memo, ctx.covered_edges,
-                          budget=budget, observers=searcher.observers(at), start=start,
-                          keep=Resumable(at or state.tree.root, state.snapshots),
-                          sites=ctx.static.overflow_sites)
+            program.count("resumed_symbolic_executions" if at is not None else "symbolic_executions")
+            path = execute_symbolically(program.program, execution, state.symbols, state.memo,
+                                        ctx.covered_edges, budget=budget, observers=searcher.observers(at),
+                                        start=start, keep=Resumable(at or state.tree.root, state.snapshots),
+                                        sites=ctx.static.overflow_sites)
             if (path.truncated or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
@@ -289,10 +290,10 @@ class ConcolicAnalysis:
 
 
 class Resumable:
-    """Which decisions of a replay it keeps its state after, walking the tree from
-    ``node``: those new to the tree, and those whose node has an open child but no
-    snapshot kept (a search that negates shallow decisions first, as cgs does, then
-    resumes there instead of replaying from the start)."""
+    """Which decisions of a symbolic execution it keeps its state after, walking the
+    tree from ``node``: those new to the tree, and those whose node has an open child
+    but no snapshot kept (a search that negates shallow decisions first, as cgs does,
+    then resumes there instead of executing symbolically from the start)."""
 
     def __init__(self, node: Node, snapshots: dict[Node, Any]) -> None:
         self.node: Node | None = node
@@ -308,11 +309,11 @@ class Resumable:
 
 
 def _nearest_snapshot(state: ConcolicSearchState, node: Node | None) -> Node | None:
-    """``node`` or its nearest ancestor whose replay state is kept. A run that takes
-    the path to ``node`` takes the path to each of its ancestors, and on pals_lcr,
-    whose paths hold thousands of new decisions each, the parent's state was mostly
-    gone (the oldest go first): 107 of 444 replays resumed in 20 s, 472 of 502 from the
-    parent or an ancestor (``benchmarks/RESULTS.md``)."""
+    """``node`` or its nearest ancestor whose state of symbolic execution is kept. A run
+    that takes the path to ``node`` takes the path to each of its ancestors, and on
+    pals_lcr, whose paths hold thousands of new decisions each, the parent's state was
+    mostly gone (the oldest go first): 107 of 444 symbolic executions resumed in 20 s,
+    472 of 502 from the parent or an ancestor (``benchmarks/RESULTS.md``)."""
     while node is not None and node not in state.snapshots:
         node = node.parent
     return node

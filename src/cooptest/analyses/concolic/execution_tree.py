@@ -52,7 +52,7 @@ class Decision:
 
 @dataclass(eq=False)
 class Path:
-    """One native run replayed symbolically.
+    """One native run executed symbolically.
 
     ``inputs`` are the C literals the run got (padded: more than it may have read),
     ``symbols`` the z3 symbols of the inputs it read, in order; ``constraints`` is the
@@ -70,9 +70,9 @@ class Path:
     concretized: int = 0
     imprecise: bool = False
     crashed: bool = False  # natively: crashed, timed out or trace truncated
-    truncated: bool = False  # the replay stopped before the native run did
+    truncated: bool = False  # symbolic execution stopped before the native run did
     left_automaton: bool = False  # the run took an edge the guiding automaton excludes
-    snapshots: list[Any] = field(default_factory=list)  # replay.Snapshot, kept by the engine
+    snapshots: list[Any] = field(default_factory=list)  # symbolic_execution.Snapshot, kept by the engine
     site_checks: int = 0  # overflow sites checked as it passed them
     overflowing: set[str] = field(default_factory=set)  # those where its condition allows an overflow
 
@@ -198,16 +198,16 @@ class ConcolicSearchState(AnalysisState):
     seconds: float = 0.0  # spent in the analysis, over all its jobs
     iterations: int = 0  # native runs made, over all its jobs (``--max-iterations`` bounds them)
     symbols: Any = None  # solver.Symbols
-    memo: Any = None  # replay.TermMemo
+    memo: Any = None  # symbolic_execution.TermMemo
     solver: Any = None  # solver.PathSolver
     last: Path | None = None  # the path run last
     exact: bool = True  # no path so far was imprecise, concretised, diverged or truncated, and
     # no query was given up for good (those still to be asked again are ``undecided``)
     small: dict[int, Any] = field(default_factory=dict)  # input symbol id -> inputs.small bound
-    snapshots: dict[Node, Any] = field(default_factory=dict)  # node -> replay.Snapshot after it
+    snapshots: dict[Node, Any] = field(default_factory=dict)  # node -> symbolic_execution.Snapshot after it
     padding: Padding = field(default_factory=Padding)
     overflowing: set[str] = field(default_factory=set)  # overflow sites where a path's condition
-    # allows a signed overflow (``replay._overflow_allowed``)
+    # allows a signed overflow (``symbolic_execution._overflow_allowed``)
 
     def frontier_size(self) -> int:
         return len(self.tree.frontier)

@@ -9,17 +9,18 @@ the loop is never reached. The inputs repeated are then tried (the path's first
 iteration again and again), and the value read last repeated, and the first of them
 whose run does not abort (it starves again, or ends otherwise) is taken. The padding is
 found by native runs alone: the native run covers goals however long the path, while
-the replay of a path through a loop reading 10^5 inputs would be truncated.
+symbolic execution of a path through a loop reading 10^5 inputs would be truncated.
 
 Doubling is what a loop filling a 10^5-element array needs before the code after it
 runs, but a program that reads inputs in an endless loop (a protocol's event loop)
 starves however long its inputs, and every path would be padded to ``MAX_INPUTS``: 5-MB
-tests, and each iteration spending its time in native runs and replays of zeros. The
-two cannot be told apart before the first run reaches ``MAX_INPUTS``; after it, the
-analysis knows the program reads endlessly (``Padding.endless``), and a padding stops
+tests, and each iteration spending its time in native runs and symbolic executions of
+zeros. The two cannot be told apart before the first run reaches ``MAX_INPUTS``; after it,
+the analysis knows the program reads endlessly (``Padding.endless``), and a padding stops
 at the first doubling that covers no goal the shorter run did not. Whenever a run
 still starves at the end, what is kept is the shortest run of the padding that covers
-as much as the longest: a suffix of zeros that adds nothing is not worth its replay.
+as much as the longest: a suffix of zeros that adds nothing is not worth its symbolic
+execution.
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def run_fed(board: Board, inputs: list[str], origin: str, budget: Budget,
                 board.count("repeated_paddings")
                 longer = candidate
                 break
-        if longer.events == execution.events:  # the replay tells whether it starved
+        if longer.events == execution.events:  # symbolic execution tells whether it starved
             return execution
         inputs, execution = longer.inputs, longer
         if not longer.covered <= kept.covered:

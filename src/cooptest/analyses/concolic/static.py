@@ -193,7 +193,7 @@ class StaticInfo:
     @cached_property
     def overflow_sites(self) -> dict[Edge, str]:
         """The overflow sites by edge (``ProofBlockers.overflow_sites`` turned round):
-        what the replay checks as a path passes them."""
+        what symbolic execution checks as a path passes them."""
         return {edge: site for site, edge in self.program.proof_blockers.overflow_sites.items()}
 
     @cached_property

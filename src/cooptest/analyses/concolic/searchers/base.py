@@ -4,7 +4,7 @@ A searcher sees the execution tree grow path by path (``update``) and chooses th
 node to negate (``select``), or None when it has nothing left to propose. A node it
 returns must be open; the engine closes it whatever the outcome. Searchers compose by
 wrapping (``Interleaved``, ``Guided``); a searcher that needs to follow each path edge by
-edge hands the replay its ``observers``.
+edge hands symbolic execution its ``observers``.
 """
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
-from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.searchers.product import ProductDistances
 from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.analyses.concolic.symbolic_execution import Observer
 from cooptest.cfa.ir import Edge, Program
 
 
 @dataclass
 class SearchContext:
     """What strategies may consult besides the tree: the CFA and its static facts, the
-    goals covered so far (live), the CFA edges replays traversed, a seeded RNG;
+    goals covered so far (live), the CFA edges symbolic executions traversed, a seeded RNG;
     ``count``, the statistics of the board the analysis currently runs on; and
     ``product``, the product of the program and the automaton that guides the search
     (``Guided``), where distances are measured (None: the program alone)."""
@@ -44,9 +44,10 @@ class SearchContext:
     def reached(self, target: str, edge: Edge) -> bool:
         """Whether the side ``target`` of a decision, along ``edge``, has been taken: its
         goal covered, or, for a decision that is no goal (the environment model's, a
-        system header's), ``edge`` traversed by a replay. Without the second, such a side
-        stayed 'uncovered' for ever, and cgs and cfg spent every iteration negating the
-        model's first decisions (scanf's "%d %d" never read two numbers; dfs did)."""
+        system header's), ``edge`` traversed by a symbolic execution. Without the
+        second, such a side stayed 'uncovered' for ever, and cgs and cfg spent every
+        iteration negating the model's first decisions (scanf's "%d %d" never read two
+        numbers; dfs did)."""
         return target in self.covered or target not in self.goals and edge in self.covered_edges
 
 
@@ -66,7 +67,7 @@ class Searcher(ABC):
         produced it (None for seeds, restarts)."""
 
     def observers(self, resumed: Node | None = None) -> list[Observer]:
-        """What follows the next replay edge by edge (fresh for each replay);
-        ``resumed``: the replay starts just after that node's decision (the path up to
+        """What follows the next symbolic execution edge by edge (fresh for each one);
+        ``resumed``: it starts just after that node's decision (the path up to
         it is the node's own), not at the entry of ``main``."""
         return []

@@ -1,9 +1,9 @@
 """CarFast (Park et al., FSE 2012): greedily negate the decision whose other side
 controls the most statements not covered yet: the CFA statements transitively
 control-dependent on that branch edge (post-dominance on the CFA), including the bodies
-of functions called there, minus those some replay already traversed. Ties go to the
-shallowest decision. As the paper's algorithm has it, only decisions whose other side
-no run has taken yet are candidates: a covered branch is a way to code already run,
+of functions called there, minus those some symbolic execution already traversed. Ties go
+to the shallowest decision. As the paper's algorithm has it, only decisions whose other
+side no run has taken yet are candidates: a covered branch is a way to code already run,
 whatever its region still holds. With none left the engine restarts from random
 inputs."""
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Search guided by an automaton over CFA edges (Crabs' monitor, CoVeriTest's condition;
 see ``core.automaton``): the execution tree becomes the product program x automaton.
 
-Each replay is followed edge by edge by the automaton, so every node gets the automaton
-state reached along its path up to its decision. A node whose other side has no
+Each symbolic execution is followed edge by edge by the automaton, so every node gets the
+automaton state reached along its path up to its decision. A node whose other side has no
 transition from that state is *cut*: the automaton's analysis proved there is nothing
 left to find there, so it is closed without being negated. Selection is the inner
 searcher's; it only ever sees the nodes the automaton allows.
@@ -14,20 +14,21 @@ marked (``Path.left_automaton``) because the cuts rest on the automaton's claims
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import CUT, ExecutionTree, Node, Path
-from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.searchers.base import Searcher
 from cooptest.analyses.concolic.searchers.product import ProductDistances
+from cooptest.analyses.concolic.symbolic_execution import Observer
 from cooptest.analyses.symbolic import SymbolicState
 from cooptest.cfa.ir import AssumeEdge, Edge
 from cooptest.core.automaton import TOP, EdgeAutomaton, State
 
 
 class Follow:
-    """One replay followed by the automaton: its state, and the state before each
-    branch edge in trace order."""
+    """One symbolic execution followed by the automaton: its state, and the state before
+    each branch edge in trace order."""
 
     def __init__(self, automaton: EdgeAutomaton, start: State, consumed: int = 0) -> None:
-        """``consumed``: branch edges of the path before ``start`` (a resumed replay)."""
+        """``consumed``: branch edges of the path before ``start`` (when symbolic
+        execution resumes)."""
         self.automaton = automaton
         self.q = start
         self.at_branch: list[State] = [TOP] * consumed  # never read: those nodes exist already

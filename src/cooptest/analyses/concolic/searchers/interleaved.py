@@ -3,8 +3,8 @@ robin; one with nothing to propose passes its turn. Every searcher sees every pa
 from __future__ import annotations
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
-from cooptest.analyses.concolic.replay import Observer
 from cooptest.analyses.concolic.searchers.base import Searcher
+from cooptest.analyses.concolic.symbolic_execution import Observer
 
 
 class Interleaved(Searcher):

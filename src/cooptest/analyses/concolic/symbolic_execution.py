@@ -1,10 +1,10 @@
-"""Symbolic replay of a native run on the CFA: the "symbolic" half of concolic testing.
+"""Symbolic execution of a native run on the CFA: the "symbolic" half of concolic testing.
 
-The native run (instrumented build) reports its branch decisions; the replay walks the
-CFA from the entry of ``main`` with a :class:`SymbolicState` and, at every branch point,
-takes the edge the native run took. C leaves the evaluation order of call arguments
-open, so native events are matched to CFA branch points per branch id in FIFO order
-rather than by global position.
+The native run (instrumented build) reports its branch decisions; its symbolic execution
+walks the CFA from the entry of ``main`` with a :class:`SymbolicState` and, at every
+branch point, takes the edge the native run took. C leaves the evaluation order of call
+arguments open, so native events are matched to CFA branch points per branch id in FIFO
+order rather than by global position.
 
 Memory is ``symbolic.py``'s: scalars in registers, aggregates and address-taken
 variables in flat byte-addressed objects at distinct concrete bases; an address whose
@@ -12,18 +12,19 @@ object cannot be found from its constant part is *concretised* (CUTE/CREST): eva
 under the run's concrete inputs, with ``address == value`` added to the path condition.
 Expressions without input symbols are folded to constants as they are built (concrete
 values, as in CREST), which keeps terms small and makes concrete branches cheap; pure
-operations are memoised across replays (:class:`TermMemo`), which is what makes the
-replay fast enough (z3's Python API costs tens of microseconds per term).
+operations are memoised across symbolic executions (:class:`TermMemo`), which is what
+makes symbolic execution fast enough (z3's Python API costs tens of microseconds per
+term).
 
 Every branch condition is also evaluated concretely, under the concrete inputs (other
 unknowns, e.g. results of unmodelled library calls, read as 0). Where that disagrees
-with the native outcome the symbolic model has *diverged* from the program; the replay
-counts it and follows the native run. A condition over values z3 leaves unspecified (a
-NaN's bits) has no concrete value, and disagrees with nothing.
+with the native outcome the symbolic model has *diverged* from the program; symbolic
+execution counts it and follows the native run. A condition over values z3 leaves
+unspecified (a NaN's bits) has no concrete value, and disagrees with nothing.
 
-*Observers* follow the replay from outside: each is called with every CFA edge the
-replay follows, in order, and the symbolic state after it (``searchers.Guided`` steps
-its automaton on them).
+*Observers* follow symbolic execution from outside: each is called with every CFA edge
+it follows, in order, and the symbolic state after it (``searchers.Guided`` steps its
+automaton on them).
 """
 from __future__ import annotations
 
@@ -52,15 +53,15 @@ TRUE = z3.BoolVal(True)
 ADDRESS, CONDITION = -1, -2  # key tags: the address of an lvalue, the condition of an edge
 
 Observer = Callable[[Edge, SymbolicState], None]
-"""Called with each CFA edge a replay follows and the symbolic state after it."""
+"""Called with each CFA edge a symbolic execution follows and the symbolic state after it."""
 
 
 class TermMemo:
     """Results of pure operations by (IR expression, operand terms), shared by all
-    replays of a run: z3 hash-conses terms, so the operands of the same expression are
-    the same terms on every path that computes the same values (inputs are ``in<k>`` on
-    every path), and building a term through z3's Python API costs far more than a
-    lookup. Holding the terms keeps their ids from being reused."""
+    symbolic executions of a run: z3 hash-conses terms, so the operands of the same
+    expression are the same terms on every path that computes the same values (inputs
+    are ``in<k>`` on every path), and building a term through z3's Python API costs far
+    more than a lookup. Holding the terms keeps their ids from being reused."""
 
     def __init__(self) -> None:
         self.table: dict[tuple[int, ...], z3.ExprRef] = {}
@@ -150,10 +151,10 @@ class ConcolicState(SymbolicState):
         return symbol
 
     def fresh_name(self, prefix: str) -> str:
-        """Numbered in the order of this replay, so that replays of paths sharing a
-        prefix build the same terms there and hit the memo. A name may mean another
-        unknown on another path; that is harmless, as each path condition is solved on
-        its own."""
+        """Numbered in the order of this symbolic execution, so that the symbolic
+        executions of paths sharing a prefix build the same terms there and hit the
+        memo. A name may mean another unknown on another path; that is harmless, as each
+        path condition is solved on its own."""
         self._unknowns += 1
         return f"{prefix}#{self._unknowns}"
 
@@ -232,15 +233,16 @@ class ConcolicState(SymbolicState):
 
 @dataclass(eq=False)
 class Snapshot:
-    """The replay of ``path`` just after its decision ``index``: the symbolic state,
-    the location and step count reached, and how much of the trace was consumed. A
-    run sharing that much of the path resumes its replay here (:func:`resume`).
+    """The symbolic execution of ``path`` just after its decision ``index``: the
+    symbolic state, the location and step count reached, and how much of the trace was
+    consumed. A run sharing that much of the path resumes its symbolic execution here
+    (:func:`resume`).
 
-    The state depends on the CFA path and on the values of the terms the replay
+    The state depends on the CFA path and on the values of the terms symbolic execution
     concretised (unknowns read as 0 concretely under any inputs): it is the state of
-    every run that takes the same path with the same concretised values
-    (:func:`resume` checks both). Divergences up to the snapshot are then the same too,
-    except on decisions, which such a run satisfies."""
+    every run that takes the same path with the same concretised values (:func:`resume`
+    checks both). Divergences up to the snapshot are then the same too, except on
+    decisions, which such a run satisfies."""
 
     path: Path
     index: int
@@ -248,7 +250,7 @@ class Snapshot:
     loc: Location
     steps: int
     divergences: int
-    model: z3.ModelRef  # the values the replay had read (a copy: the replay goes on)
+    model: z3.ModelRef  # the values symbolic execution had read (a copy: it goes on)
     input_ids: frozenset[int]  # the ids of the symbols of those inputs
     _premise: z3.BoolRef | None = field(default=None, init=False, repr=False)
 
@@ -283,8 +285,9 @@ class Snapshot:
 
 
 def _model(state: ConcolicState, inputs: Sequence[str]) -> tuple[z3.ModelRef, set[int]]:
-    """A model of the values ``state`` was replayed with: its facts, and ``inputs``
-    for the inputs it read (an unparsable one has none); the ids of those inputs."""
+    """A model of the values ``state`` was executed symbolically with: its facts, and
+    ``inputs`` for the inputs it read (an unparsable one has none); the ids of those
+    inputs."""
     model = z3.Model()
     for decl, value in state.facts:
         model.update_value(decl, value)
@@ -299,7 +302,7 @@ def _model(state: ConcolicState, inputs: Sequence[str]) -> tuple[z3.ModelRef, se
 
 @dataclass
 class Start:
-    """Where a replay begins: at the entry of ``main``, or resumed from a snapshot."""
+    """Where a symbolic execution begins: at the entry of ``main``, or resumed from a snapshot."""
 
     state: ConcolicState
     model: z3.ModelRef
@@ -327,11 +330,12 @@ def begin(program: Program, execution: Execution, symbols: Symbols, memo: TermMe
 
 
 def resume(snapshot: Snapshot, execution: Execution) -> Start | None:
-    """Where the replay of ``execution`` can start when the run shares the path of
-    ``snapshot`` up to its decision: the snapshot's state with the run's own inputs.
-    None when the run went another way, or when under its inputs a decision of the
-    prefix does not hold (a divergence, which only a full replay counts) or a
-    concretised term has another value (the replay would have made another state)."""
+    """Where the symbolic execution of ``execution`` can start when the run shares the
+    path of ``snapshot`` up to its decision: the snapshot's state with the run's own
+    inputs. None when the run went another way, or when under its inputs a decision of
+    the prefix does not hold (a divergence, which only a symbolic execution from the
+    start counts) or a concretised term has another value (symbolic execution would have
+    made another state)."""
     old = snapshot.path
     queues = _queues(execution)
     for branch, outcome in old.trace[:snapshot.consumed]:
@@ -353,14 +357,15 @@ def resume(snapshot: Snapshot, execution: Execution) -> Start | None:
     return Start(state, model, path, queues, input_ids, snapshot.loc, snapshot.steps)
 
 
-def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
-           visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
-           observers: Sequence[Observer] = (), start: Start | None = None,
-           keep: Callable[[Decision], bool] | None = None, sites: Mapping[Edge, str] = {}) -> Path:
+def execute_symbolically(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
+                         visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
+                         observers: Sequence[Observer] = (), start: Start | None = None,
+                         keep: Callable[[Decision], bool] | None = None,
+                         sites: Mapping[Edge, str] = {}) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
-    edges it traverses to ``visited`` and shows them to ``observers``. A replay longer
-    than ``max_steps`` edges, or still running when ``budget`` expires or is cancelled,
-    is truncated there (``Path.truncated``).
+    edges it traverses to ``visited`` and shows them to ``observers``. A symbolic
+    execution longer than ``max_steps`` edges, or still running when ``budget`` expires
+    or is cancelled, is truncated there (``Path.truncated``).
 
     ``start``: where to begin (:func:`resume`; default: the entry of ``main``). After
     each decision that ``keep`` asks for, the state is kept in ``Path.snapshots``.
@@ -455,8 +460,9 @@ def replay(program: Program, execution: Execution, symbols: Symbols, memo: TermM
 
 
 SITE_CHECKS = 64
-"""The checks of overflow sites a replay makes at most; past them every site counts as
-one where an overflow is allowed (a loop through a site asks the solver each round)."""
+"""The checks of overflow sites a symbolic execution makes at most; past them every site
+counts as one where an overflow is allowed (a loop through a site asks the solver each
+round)."""
 SITE_MS = 500
 
 
