@@ -176,7 +176,7 @@ def main() -> int:
     p.add_argument("--table", action="store_true")
     p.add_argument("--old", help="auto-old's cooptest sources (a worktree's src/)")
     args = p.parse_args()
-    if "auto-old" in args.configs and not args.old:
+    if "auto-old" in args.configs and not args.old and not args.table:
         p.error("auto-old needs --old TREE/src")
     global OLD_SOURCES
     OLD_SOURCES = args.old and str(Path(args.old).resolve())

@@ -3,7 +3,10 @@
 warm-up's least share; one where it keeps covering goals keeps it past that share."""
 from __future__ import annotations
 
+import shutil
 import time
+
+import pytest
 
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
@@ -60,3 +63,15 @@ def test_a_warm_up_still_finding_goals_goes_on_past_its_share(program_of) -> Non
     assert 10 <= len(board.covered) < len(board.goals)  # still finding when its time ran out
     # the state went on from slice to slice: one corpus, one RNG sequence
     assert len(outcome.state.corpus) >= 10  # type: ignore[attr-defined]
+
+
+def test_the_portfolio_warms_up_until_stuck_with_its_own_fuzzer_only() -> None:
+    """AFL++'s turn starts afl-fuzz anew, so it keeps the fixed share of the lane."""
+    from cooptest.cooperation.portfolio import RANDOM_SHARE, lanes_for
+
+    (warm_up, share), *_ = lanes_for(2, Settings(), 100, 60.0)[0].analyses
+    assert isinstance(warm_up, UntilStuck) and warm_up.least == RANDOM_SHARE and share is None
+    if shutil.which("afl-fuzz") is None:
+        pytest.skip("afl++ is not installed: --fuzzer afl is refused")
+    (warm_up, share), *_ = lanes_for(2, Settings(extra={"fuzzer": "afl"}), 100, 60.0)[0].analyses
+    assert not isinstance(warm_up, UntilStuck) and warm_up.name == "afl" and share == RANDOM_SHARE

@@ -26,7 +26,8 @@ Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random 
 covers most easy goals within seconds at native speed and seeds concolic search with its
 tests; on two cores or more its warm-up lasts a tenth of the lane or, beyond that, as
 long as it still finds goals (``UntilStuck``: on a real program such as grep, where a
-concolic iteration costs half a second, the whole run); concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
+concolic iteration costs half a second, the whole run; AFL++'s warm-up, ``--fuzzer afl``,
+keeps the tenth); concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
 value/predicate interleaving with ARG reuse is the analysis that proves goals infeasible
 (and finds the needle-in-a-haystack inputs concolic search misses, such as loop_foo's).
 Its proofs on small programs come within seconds; after half the lane, BiTe's backward
@@ -120,8 +121,10 @@ def lanes_for(jobs: int, settings: Settings, goals: int, budget: float) -> list[
                        (Niced(make("random", 2)), None)], "proving")]
     else:
         directed = make_analysis("concolic", replace(settings, search="cfg"))
-        lanes = [Lane([(UntilStuck(make("random"), RANDOM_SHARE), None), (make("concolic"), None),
-                       (make("random", 1), None)], "testing"),
+        # AFL++'s turn starts afl-fuzz anew: it is not run in slices to see whether it is stuck
+        warm_up = (UntilStuck(make("random"), RANDOM_SHARE), None) if fuzzer == "random" \
+            else (make("random"), RANDOM_SHARE)
+        lanes = [Lane([warm_up, (make("concolic"), None), (make("random", 1), None)], "testing"),
                  Lane([(make("callgraph"), None), (make("fields"), None),
                        (coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None),
                        (make("random", 2), None)], "proving")]
