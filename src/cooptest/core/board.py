@@ -61,12 +61,12 @@ Listener = Callable[["GoalBoard", str, dict[str, Any]], None]
 # the suite, it may do now.
 TICK = "tick"
 PROOF_CHARS = 4_000
-"""A proof's text beyond this is cut (``evidence``): it is read by people, and it travels
+"""A proof's text beyond this is left out (``evidence``): it is read by people, and it travels
 from the lanes' workers to the report, where a 133-MB one once made a run stop for memory."""
 
 
 def evidence(proof: str) -> str:
-    """``proof`` as the board keeps it: cut after ``PROOF_CHARS`` characters."""
+    """``proof`` as the board keeps it: its first ``PROOF_CHARS`` characters."""
     if len(proof) <= PROOF_CHARS:
         return proof
     return f"{proof[:PROOF_CHARS]}... ({len(proof) - PROOF_CHARS:,} more characters)"
