@@ -146,12 +146,17 @@ def finish(board: Board, job: Job, state: AnalysisState, interrupted: bool = Fal
     if not board.has_open(job.goals):
         return Outcome(state, "done")
     if interrupted or job.budget.expired():
-        outcome = Outcome(state, job.budget.stop_reason())
-    else:
-        outcome = Outcome(state, "exhausted")
-    if not composes(state):
+        return noted(board, job, Outcome(state, job.budget.stop_reason()))
+    return noted(board, job, Outcome(state, "exhausted"))
+
+
+def noted(board: Board, job: Job, outcome: Outcome) -> Outcome:
+    """``outcome``, with the job's goals it left open noted on the board with why
+    (``give_up``, see ``stopped_because``), unless its state is a cooperation's, whose
+    own analyses note them."""
+    if not composes(outcome.state):
         why, general = stopped_because(outcome)
-        board.give_up(board.open(job.goals), state.analysis, why, general)
+        board.give_up(board.open(job.goals), outcome.state.analysis, why, general)
     return outcome
 
 

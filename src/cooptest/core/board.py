@@ -65,6 +65,12 @@ PROOF_CHARS = 4_000
 from the lanes' workers to the report, where a 133-MB one once made a run stop for memory."""
 
 
+def prover_of(proof: str, origin: str | None) -> str:
+    """Who claims ``proof``: ``origin`` where the claim names it, else the proof's first
+    word (a proof reads ``value: ...``, ``chc: ...``)."""
+    return origin or proof.split(":", 1)[0]
+
+
 def evidence(proof: str) -> str:
     """``proof`` as the board keeps it: its first ``PROOF_CHARS`` characters."""
     if len(proof) <= PROOF_CHARS:
@@ -296,9 +302,9 @@ class GoalBoard:
         if (refused := self.program.proof_blockers.reason(self.goals[goal], self.no_overflow.keys(),
                                                           reads)) is not None:
             self.refused[goal] = refused
-            self.give_up((goal,), origin or proof.split(":", 1)[0], f"its proof was refused: {refused}")
+            self.give_up((goal,), prover_of(proof, origin), f"its proof was refused: {refused}")
             return False
-        prover = origin or proof.split(":", 1)[0]
+        prover = prover_of(proof, origin)
         if (test := self.covered.get(goal) or self.unconfirmed.get(goal)) is not None:
             self._contradicted(goal, prover, proof, test, first="test")
             return False

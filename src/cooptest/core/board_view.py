@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Protocol
 
 from cooptest.cfa.ir import Goal, Program
-from cooptest.core.board import TestRecord
+from cooptest.core.board import TestRecord, prover_of
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import TestCase
 
@@ -123,7 +123,7 @@ class Labelled:
 
     def prove_infeasible(self, goal: str, proof: str, origin: str | None = None,
                          reads: frozenset[str] | None = None) -> bool:
-        return self.base.prove_infeasible(goal, proof, self._named(origin or proof.split(":", 1)[0]), reads)
+        return self.base.prove_infeasible(goal, proof, self._named(prover_of(proof, origin)), reads)
 
     def prove_no_overflow(self, site: str, proof: str) -> bool:
         return self.base.prove_no_overflow(site, proof)

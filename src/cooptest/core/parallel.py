@@ -29,8 +29,8 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started, stopped_because
-from cooptest.core.board import TICK, GoalBoard, evidence
+from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started, noted
+from cooptest.core.board import TICK, GoalBoard, evidence, prover_of
 from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
 from cooptest.core.lane_events import (Began, Counts, Ended, Event, Executions, Exited, Failed, Figures, GaveUp,
@@ -122,7 +122,7 @@ class WorkerBoard(GoalBoard):
         accepted = super().prove_infeasible(goal, proof, origin, reads)
         if (fresh and accepted) or len(self.contradictions) > refuted:
             # a proof a test refuted here goes too: the parent's report records it
-            prover = origin or proof.split(":", 1)[0]
+            prover = prover_of(proof, origin)
             self.outbox.put(Proved(self.worker, goal, proof, prover, reads))
         elif goal in self.refused:
             self.outbox.put(Refused(self.worker, goal, self.refused[goal]))
@@ -245,9 +245,7 @@ class UntilStuck:
             if outcome.stopped != "budget" or job.budget.expired():
                 return outcome  # done, exhausted, cancelled, or the lane's own time is up
             if turn >= least and found_at < (1 - STUCK_WINDOW) * turn:
-                stuck = Outcome(outcome.state, "stuck")
-                board.give_up(board.open(job.goals), outcome.state.analysis, *stopped_because(stuck))
-                return stuck
+                return noted(board, job, Outcome(outcome.state, "stuck"))
 
 
 def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int,
