@@ -80,9 +80,10 @@ def test_runs_ending_in_abort_are_exact_and_its_dead_ends_are_not_run(make_progr
     """Every path but one ends in ``abort()`` (SIGABRT natively, the CFA's own abort),
     and the clauses admit no model with ``a + b + c == 3``: the tree is exhausted and
     proves the goal infeasible. Once one failing side of ``assume``'s branch is covered,
-    the others are closed without a query or a run."""
+    the others are closed without a query or a run. From zeros, the first path fails
+    the first ``assume``."""
     put = make_program(UNSAT_CLAUSES)
-    result = run(put, budget=30.0)
+    result = run(put, budget=30.0, fresh_inputs="zero")
     assert result.state.complete and result.stopped == "done"
     line = next(i for i, t in enumerate(UNSAT_CLAUSES.splitlines(), 1) if "reach_error();" in t)
     assert {put.goals[g].line for g in put.infeasible} == {line}
@@ -248,3 +249,33 @@ def test_an_address_cast_to_an_integer_is_concretely_not_null(make_program) -> N
     run(put, budget=5.0)
     assert put.stats.get("divergences", 0) == 0
     assert {"B2T", "B2F"} <= set(put.covered)
+
+
+SIX_CHARS = r"""
+extern char __VERIFIER_nondet_char(void);
+int main(void) {
+  char s[6];
+  int n = 0;
+  for (int i = 0; i < 6; i++) s[i] = __VERIFIER_nondet_char();
+  for (int i = 0; i < 6; i++) if (s[i] != 0) n++;
+  return n;
+}
+"""
+
+
+@pytest.mark.parametrize("fill", ["random", "zero"])
+def test_the_first_run_reads_fresh_inputs(make_program, fill: str) -> None:
+    """CREST gives an input that neither the solver nor an earlier run chose a random
+    value (``--fresh-inputs random``, the default); ``zero`` gives zeros. The first
+    run of a fresh state reads nothing else (its second native run: the first, on no
+    inputs at all, starves at the first read). The same seed draws the same values."""
+    firsts = []
+    for _ in range(2):
+        put = make_program(SIX_CHARS)
+        run(put, budget=10.0, fresh_inputs=fill, max_iterations=2, rng_seed=3)
+        firsts.append([int(v) for v in put.tests[-1].inputs[:6]])  # the six it read
+    assert firsts[0] == firsts[1]
+    if fill == "zero":
+        assert firsts[0] == [0] * 6
+    else:
+        assert all(0 <= v <= 127 for v in firsts[0]) and len(set(firsts[0])) > 1

@@ -64,6 +64,9 @@ int main(void) {
 
 
 def run(board, search: str, iterations: int, **options):
+    """``iterations`` of ``search`` from zero inputs (unless ``fresh_inputs`` says
+    otherwise), so that the first path, and the tree the tests describe, is known."""
+    options.setdefault("fresh_inputs", "zero")
     analysis = ConcolicAnalysis(search=search, max_iterations=iterations, **options)
     return analysis.run(board, Job(frozenset(board.goals), Budget.seconds(60.0))).state
 

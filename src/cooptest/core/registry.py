@@ -21,6 +21,9 @@ DEFAULT_SEARCH = "cgs"
 SEARCHES = ("cgs", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational",
             "carfast")
 """The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
+FRESH_INPUTS = ("random", "zero")
+"""What concolic search gives an input neither the solver nor an earlier run chose
+(``analyses.concolic.padding``), the default first."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,8 @@ OPTIONS: dict[str, Applies] = {
     "--jobs": Applies(("auto",)),
     "--fuzzer": Applies(("auto",)),
     "--max-iterations": Applies(("concolic", "auto"), "strategies with concolic search: concolic, auto"),
+    "--fresh-inputs": Applies(("concolic", "crabs", "auto"),
+                              "strategies with concolic search: concolic, crabs, auto"),
 }
 """Which strategy each option of ``generate`` that is not about the program, the budget
 or the outputs applies to: the one table ``check_options`` reads, so that an option is

@@ -42,7 +42,7 @@ from cooptest.analyses.concolic.execution_tree import (DEAD_END, MISPREDICTED, U
                                                        ConcolicSearchState, Decision, ExecutionTree,
                                                        Node, Path, Pending)
 from cooptest.analyses.concolic.inputs import literal, small, to_z3
-from cooptest.analyses.concolic.padding import FIRST, may_pad, padded, run_fed
+from cooptest.analyses.concolic.padding import FIRST, Padding, may_pad, padded, run_fed
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.static import StaticInfo
@@ -52,7 +52,7 @@ from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
 from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
-from cooptest.core.registry import Settings
+from cooptest.core.registry import FRESH_INPUTS, Settings
 from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType
 from cooptest.errors import UserError
 
@@ -84,13 +84,14 @@ class ConcolicAnalysis:
 
     def __init__(self, search: str = DEFAULT, rng_seed: int = 0, solver_timeout: float = 1.0, slicing: bool = True,
                  cache: bool = True, incremental: bool = False, max_iterations: int | None = None,
-                 **search_options: Any) -> None:
+                 fresh_inputs: str = FRESH_INPUTS[0], **search_options: Any) -> None:
         if search not in SEARCHERS:
             raise UserError(f"unknown search strategy {search!r} (known: {', '.join(SEARCHERS)})")
         self.search = search
         self.max_iterations = math.inf if max_iterations is None else max_iterations
         self.search_options = search_options
         self.rng_seed = rng_seed
+        self.fresh_inputs = fresh_inputs
         self.solver_options: _SolverOptions = {"timeout": solver_timeout, "slicing": slicing,
                                                "cache": cache, "incremental": incremental}
 
@@ -103,7 +104,8 @@ class ConcolicAnalysis:
                                    searcher=SEARCHERS[self.search](ctx, **self.search_options),
                                    pending=[Pending(list(t.inputs)) for t in program.tests] + [Pending([])],
                                    symbols=symbols, memo=TermMemo(),
-                                   solver=PathSolver(symbols, **self.solver_options))
+                                   solver=PathSolver(symbols, **self.solver_options),
+                                   padding=Padding(self.fresh_inputs, random.Random(self.rng_seed)))
 
     def run(self, program: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, ConcolicSearchState) else self.new_state(program)
@@ -255,7 +257,7 @@ class ConcolicAnalysis:
             if path.starved and not path.truncated and may_pad(inputs) and not state.padding.endless \
                     and state.iterations < self.max_iterations:
                 # the model reads more than the run got (padding.py)
-                inputs = padded(inputs)
+                inputs = padded(inputs, state.padding)
                 continue
             return self._account(program, state, path)
         state.pending.insert(0, Pending(inputs, negated))
@@ -363,4 +365,5 @@ def _random_value(rng: random.Random, t: CType) -> int | float:
 
 def from_settings(settings: Settings) -> ConcolicAnalysis:
     return ConcolicAnalysis(search=settings.search, rng_seed=settings.seed,
-                            max_iterations=settings.extra.get("max_iterations"))
+                            max_iterations=settings.extra.get("max_iterations"),
+                            fresh_inputs=settings.extra.get("fresh_inputs", FRESH_INPUTS[0]))
