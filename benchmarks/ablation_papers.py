@@ -146,7 +146,7 @@ def one_cgs(subject: str, config: str, iterations: int, budget: float) -> dict[s
     with tempfile.TemporaryDirectory() as work:
         task = load_task(str(CGS_SUBJECTS[subject]))
         fe = load_program(task, str(Path(work) / "fe"))
-        board = GoalBoard(fe.program, Executor(fe, str(Path(work) / "build")), None)
+        board = GoalBoard(fe.program, Executor(fe, str(Path(work) / "build")))
         started = time.monotonic()
         outcome = ConcolicAnalysis(search=search, max_iterations=iterations, **options).run(
             board, Job(frozenset(board.goals), Budget.seconds(budget)))

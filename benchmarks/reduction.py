@@ -5,7 +5,7 @@ unreduced one.
 
 For the seed examples and the first ``--tasks`` dev tasks: ``cooptest generate
 --no-reduce`` keeps every test found; the suite is then replayed natively on a fresh goal
-board and reduced by ``GoalBoard.reduce`` (the final step of every run) into a second
+board and reduced by ``core.reduction.reduce_suite`` (the final step of every run) into a second
 zip. Both are measured by TestCov; the table gives tests and coverage of each and
 whether the coverage is equal. Random testing is the default strategy because it keeps
 the most redundant tests.
@@ -22,6 +22,8 @@ from pathlib import Path
 from concolic_table import DEV_TASKS, SEEDS, TESTCOMP, testcov
 
 from cooptest.core.board import GoalBoard
+from cooptest.core.reduction import reduce_suite
+from cooptest.core.run_context import RunContext
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
 from cooptest.harness.testsuite import SuiteWriter, read_suite
@@ -34,10 +36,10 @@ def reduced_copy(task: Path, full: Path, out: Path) -> int:
     with tempfile.TemporaryDirectory(prefix="reduction-") as work:
         frontend = load_program(loaded, work)
         board = GoalBoard(frontend.program, Executor(frontend, str(Path(work) / "build")),
-                          SuiteWriter(str(out), loaded))
+                          RunContext(SuiteWriter(str(out), loaded)))
         for test in read_suite(str(full)):
             board.submit(test.inputs, "replay")
-        return len(board.reduce())
+        return len(reduce_suite(board))
 
 
 def main() -> int:

@@ -28,6 +28,8 @@ from cooptest.cfa.concrete_inputs import left_concrete
 from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
+from cooptest.core.reduction import reduce_suite
+from cooptest.core.run_context import RunContext
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import leave, temporary_files_in, work_folder
 from cooptest.core.live_coverage import LiveMeter
@@ -264,9 +266,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 executor.budget = budget
                 executor.learnt = LearntLimit()
                 meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
-                board = GoalBoard(frontend.program, executor, suite)
+                board = GoalBoard(frontend.program, executor, RunContext(suite))
                 goal = PropertyGoal(task, board, budget)
-                board.listeners += [report, meter.listen, goal]
+                board.run.listeners += [report, meter.listen, goal]
                 report.write(board)
                 memory = MemoryWatch(opts.memory_mb, budget,
                                      lambda pid: board.count("workers_killed_for_memory"))
@@ -288,7 +290,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 for inputs in mutants:
                     board.keep(inputs, "label-fuzz")
                 if opts.reduce:
-                    board.reduce(lambda kept, dropped: meter.rescue(kept, dropped, answer_by))
+                    reduce_suite(board, lambda kept, dropped: meter.rescue(kept, dropped, answer_by))
                 measured = meter.count(board.tests, answer_by)
             except UserError:
                 if board is None:  # bad input: nothing half-written in OUT

@@ -7,6 +7,7 @@ from typing import Callable
 import pytest
 
 from cooptest.core.board import GoalBoard
+from cooptest.core.run_context import RunContext
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor
 from cooptest.harness.testsuite import SuiteWriter
@@ -26,7 +27,7 @@ def make_program(tmp_path: Path) -> MakeProgram:
         task = load_task(str(path))
         fe = load_program(task, str(tmp_path / "work"))
         writer = SuiteWriter(str(tmp_path / "suite" / "test-suite.zip"), task) if suite else None
-        return GoalBoard(fe.program, Executor(fe, str(tmp_path / "build")), writer)
+        return GoalBoard(fe.program, Executor(fe, str(tmp_path / "build")), RunContext(writer))
     return make
 
 

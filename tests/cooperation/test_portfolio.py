@@ -119,7 +119,7 @@ int main(void) {
 
     told = LaneRecords()  # what the board's listeners heard, as the report hears it
     seen: set[tuple[int, str, str]] = set()  # what they heard ran on each core, as runs ended
-    board.listeners += [lambda b, event, info: seen.update(
+    board.run.listeners += [lambda b, event, info: seen.update(
         (k, s.lane, s.analysis) for k, s in told.running.items()) if event == "ran" else None, told]
     runs = run_lanes(board, lanes, board.open(), Budget.seconds(2))
     assert seen and seen <= {(0, "proving", "chc"), (0, "proving", "random"), (1, "testing", "random")}

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from cooptest.core.board import FLAKY_CONFIRMATIONS
+from cooptest.core.reduction import reduce_suite
 
 FLIP = """#include <stdio.h>
 extern int __VERIFIER_nondet_int(void);
@@ -119,7 +120,7 @@ def test_reduction_keeps_a_test_for_an_unconfirmed_goal_and_the_report_names_it(
     board.submit(["1"], "test")
     board.submit(["0"], "test")
     board.submit(["5"], "test")  # adds nothing confirmed: dropped by the cover
-    kept = board.reduce()
+    kept = reduce_suite(board)
     assert [r.test.inputs for r in kept] == [["1"], ["0"]]
     doc = Report(str(tmp_path / "report.json"), "prog.c", "LP64", "test").document(board)
     entry = next(g for g in doc["goals"] if g["id"] == zeros)

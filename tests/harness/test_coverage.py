@@ -82,7 +82,7 @@ def _metered_board(program, tmp_path):
     frontend = load_program(task, str(tmp_path))
     board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
     meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"))
-    board.listeners.append(meter.listen)
+    board.run.listeners.append(meter.listen)
     return board, meter
 
 

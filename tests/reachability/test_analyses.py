@@ -8,6 +8,7 @@ from cooptest.analyses.reachability import MultiGoalAnalysis, PredicateAnalysis,
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
+from cooptest.core.reduction import reduce_suite
 
 from reach_helpers import goal_at, line_of
 
@@ -160,7 +161,7 @@ def test_reduction_keeps_a_smallest_covering_suite(program_of):
     program = program_of(REDUNDANT)
     for inputs in (["1"], ["11"], ["0"], ["5"]):
         program.submit(inputs, origin="test")
-    kept = program.reduce()
+    kept = reduce_suite(program)
     assert [r.test.inputs for r in kept] == [["1"], ["11"], ["0"]]
     covered = set().union(*(program.executor.run(t.inputs).covered for t in program.tests))
     assert covered == set(program.covered)
@@ -192,7 +193,7 @@ def test_reduction_keeps_a_test_for_the_further_goals_it_alone_covers(program_of
         for inputs in (["0"], ["1"], ["9"]):
             program.submit(inputs, origin="test")
         assert [t.name for t in program.tests] == ["test0", "test1", "test2"]
-        assert [r.test.inputs for r in program.reduce(rescuer)] == expected
+        assert [r.test.inputs for r in reduce_suite(program, rescuer)] == expected
     assert asked == [(["test2", "test0"], ["test1"])]
 
 

@@ -11,6 +11,7 @@ from cooptest.analyses.reachability.mgp import partition
 from cooptest.core.analysis import Job
 from cooptest.core.board import TestRecord
 from cooptest.core.budget import Budget
+from cooptest.core.reduction import reduce_suite
 from cooptest.harness.testsuite import TestCase
 
 # The first goals (the test of x) fall in a blink; the loop's exit and what follows it
@@ -107,6 +108,6 @@ def test_redundant_tests_are_removed_by_marginal_gain(program_of) -> None:
         board.records.append(TestRecord(TestCase([name], name=name), "test", goals, goals))
         for goal in goals:
             board.covered.setdefault(goal, name)
-    kept = board.reduce()
+    kept = reduce_suite(board)
     assert [r.test.name for r in kept] == ["A", "D"]
     assert set(board.covered.values()) == {"A", "D"}

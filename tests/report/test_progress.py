@@ -34,7 +34,7 @@ def test_panel_shows_goals_tests_time_and_cores(program_of: Callable[[str], Goal
     board = program_of(PROGRAM)
     lanes = LaneRecords()
     panel = ProgressPanel(board, "prog.c", "auto", budget=60, lanes=lanes)
-    board.listeners += [panel, lanes]
+    board.run.listeners += [panel, lanes]
     text = shown(panel)
     assert "0 covered · 0 infeasible · 4 open of 4" in text
     assert "core 0: auto" in text  # a single analysis: the strategy on one core

@@ -46,7 +46,7 @@ def test_the_suite_is_published_with_the_report_and_holds_what_it_lists(program_
     from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
     from cooptest.task import load_task
     board = program_of(PROGRAM)
-    board.suite = SuiteWriter(str(tmp_path / "suite.zip"), load_task(board.program.path), eager=False)
+    board.run.suite = SuiteWriter(str(tmp_path / "suite.zip"), load_task(board.program.path), eager=False)
     report = Report(str(tmp_path / "report.json"), "prog.c", "LP64", "random")
     report.write(board)
     board.submit(["3"], "test")
@@ -54,7 +54,7 @@ def test_the_suite_is_published_with_the_report_and_holds_what_it_lists(program_
     assert read_suite(str(tmp_path / "suite.zip")) == [], "not before the report"
     report.write(board)
     assert [t.name for t in read_suite(str(tmp_path / "suite.zip"))] == ["test000001", "test000002"]
-    board.suite.add(TestCase(["5"]))  # taken by the suite, never recorded on the board
+    board.run.suite.add(TestCase(["5"]))  # taken by the suite, never recorded on the board
     doc = report.write(board)
     assert [t.name for t in read_suite(str(tmp_path / "suite.zip"))] == ["test000001", "test000002"]
     assert doc["summary"]["tests"] == 2

@@ -29,23 +29,22 @@ path is a function of their inputs alone (``cfa.determinism``: 72 of the 190 dev
 pals_lcr among them) get none.
 
 Analyses return only their state and why they stopped (``core.analysis``); whatever
-they found is already on the board. Listeners (report, progress display) hear of every
-change. At the end of a run :meth:`reduce` keeps a minimal set of tests that covers
-every covered goal (greedy set cover, as Tiger-MGP reduces its suite), and the tests
-it would drop that the TestCov-style count needs, and rewrites the suite with it.
+they found is already on the board. The suite the kept tests go to, the counts and
+the listeners that hear of every change (report, progress display) are the run's
+(``core.run_context``); the suite's reduction at the end is ``core.reduction``.
 """
 from __future__ import annotations
 
-import heapq
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from cooptest.cfa.determinism import variation_source
 from cooptest.cfa.ir import Goal, Program
 from cooptest.harness.crash import Crash
 from cooptest.harness.executor import ENDED, Execution, Executor, failure
-from cooptest.harness.testsuite import SuiteWriter, TestCase
+from cooptest.core.run_context import RunContext
+from cooptest.harness.testsuite import TestCase
 
 FLAKY_CONFIRMATIONS = 4  # runs that confirm a goal some test reached unconfirmed before
 # A kept test's prefix is run (``_trim``) when the test holds at least UNREAD inputs its
@@ -55,7 +54,6 @@ UNREAD = 64
 QUICK = 0.05
 TRIM_SHARE = 0.05
 
-Listener = Callable[["GoalBoard", str, dict[str, Any]], None]
 # The event of time passing with nothing decided (after each native run, and while the
 # parent of the lanes waits): what a listener put off, such as writing the report with
 # the suite, it may do now.
@@ -111,11 +109,12 @@ class Contradiction:
 
 @dataclass
 class GoalBoard:
-    """The CFA's goals, their status, the native executor and the suite being written."""
+    """The CFA's goals, their status, the tests that decided them and the native
+    executor they run on."""
 
     program: Program
     executor: Executor
-    suite: SuiteWriter | None = None
+    run: RunContext = field(default_factory=RunContext)  # the driver's: suite, counts, listeners
     goals: dict[str, Goal] = field(init=False)
     variation: str | None = field(init=False)  # why two runs of one test may differ
     covered: dict[str, str] = field(default_factory=dict)  # goal -> name of its test
@@ -131,8 +130,6 @@ class GoalBoard:
     records: list[TestRecord] = field(default_factory=list)
     contradictions: list[Contradiction] = field(default_factory=list)  # refuted claims
     executions: int = 0
-    stats: dict[str, int] = field(default_factory=dict)
-    listeners: list[Listener] = field(default_factory=list)
     trimming: float = 0.0  # seconds of the runs of kept tests' prefixes (``_trim``)
     born: float = field(default_factory=time.monotonic)
 
@@ -166,16 +163,18 @@ class GoalBoard:
     def decided(self) -> bool:
         return len(self.covered) + len(self.infeasible) >= len(self.goals)
 
+    @property
+    def stats(self) -> dict[str, int]:
+        return self.run.stats
+
     def count(self, stat: str, n: int = 1) -> None:
-        self.stats[stat] = self.stats.get(stat, 0) + n
+        self.run.count(stat, n)
 
     def set_stat(self, stat: str, value: int) -> None:
-        """``stat`` is ``value`` from now on: a figure an analysis measures (BiTe's
-        iteration that reached its final coverage), where ``count`` adds up events."""
-        self.stats[stat] = value
+        self.run.set_stat(stat, value)
 
     def notify(self, event: str, **info: Any) -> None:
-        for listener in self.listeners:
+        for listener in self.run.listeners:
             listener(self, event, info)
 
     def submit(self, inputs: list[str], origin: str) -> Execution:
@@ -250,7 +249,7 @@ class GoalBoard:
         if not reached and not always:
             return new
         test = TestCase(list(inputs[:ex.needed]), covers_error=ex.error_reached)
-        test.name = self.suite.add(test) if self.suite is not None else f"test{len(self.records)}"
+        test.name = self.run.suite.add(test) if self.run.suite is not None else f"test{len(self.records)}"
         self.records.append(TestRecord(test, origin, new, frozenset(ex.covered - ex.unconfirmed),
                                        frozenset(ex.covered & ex.unconfirmed),
                                        ex.crash if not ex.error_reached else None))
@@ -336,70 +335,3 @@ class GoalBoard:
         c = Contradiction(goal, prover, proof, test, first, round(time.monotonic() - self.born, 3))
         self.contradictions.append(c)
         self.notify("contradiction", contradiction=c)
-
-    def reduce(self, rescue: Callable[[list[str], list[str]], list[str]] | None = None
-               ) -> list[TestRecord]:
-        """Keep a minimal set of tests covering every covered goal and rewrite the
-        suite with it; each goal is then credited to a kept test. ``rescue`` is given
-        the names of the tests kept and of those the cover drops, and names the dropped
-        ones to keep all the same (the live meter's: those that add goals of TestCov's
-        labelled build, which can take other paths than the native replay where a
-        program reads indeterminate memory).
-
-        An open goal a test reached unconfirmed keeps a test that reaches it, after the
-        cover: TestCov's run may reach it.
-
-        Greedy set cover by marginal gain (``_greedy_cover``); the generation order
-        breaks ties, so the result is deterministic."""
-        kept = _greedy_cover(self.records, set(self.covered), lambda r: r.covers)
-        kept += _greedy_cover(self.records, set(self.unconfirmed).difference(
-            *(r.unconfirmed for r in kept)), lambda r: r.unconfirmed)
-        chosen = {id(r) for r in kept}
-        dropped = [r for r in self.records if id(r) not in chosen]
-        if dropped and rescue is not None:
-            saved = set(rescue([r.test.name for r in kept], [r.test.name for r in dropped]))
-            kept += [r for r in dropped if r.test.name in saved]
-        kept.sort(key=self.records.index)
-        if len(kept) < len(self.records):
-            if self.suite is not None:
-                self.suite.keep_only([r.test.name for r in kept])
-            credit: dict[str, TestRecord] = {}
-            for r in kept:
-                for g in r.covers:
-                    credit.setdefault(g, r)
-            for g in self.covered:
-                self.covered[g] = credit[g].test.name
-            for g in self.unconfirmed:
-                self.unconfirmed[g] = next(r.test.name for r in kept if g in r.unconfirmed)
-            for c in self.contradictions:  # named by a test the suite still holds
-                c.test = self.covered.get(c.goal) or self.unconfirmed.get(c.goal) or c.test
-            self.records = kept
-            self.notify("reduced", tests=len(kept))
-        return kept
-
-
-def _greedy_cover(records: list[TestRecord], left: set[str],
-                  reaches: Callable[[TestRecord], frozenset[str]]) -> list[TestRecord]:
-    """Records whose ``reaches`` cover ``left``, chosen by marginal gain as Tiger-MGP
-    removes redundant tests (Ruland et al., STTT 2021): each step keeps the record that
-    covers the most goals still uncovered, the generation order breaking ties. (Sorted
-    once by all the goals each covers, a large test whose goals others had covered
-    already was kept before a smaller one that covered more of what was left.)
-
-    Lazy: a record's gain only falls as goals are covered, so a heap of gains computed
-    earlier bounds them from above, and the top is taken once its gain, computed again,
-    still tops the heap (the greedy choice, without a pass over every record per step)."""
-    heap = [(-len(reaches(r) & left), k) for k, r in enumerate(records)]
-    heapq.heapify(heap)
-    kept = []
-    while heap and left:
-        stale, k = heapq.heappop(heap)
-        gain = len(reaches(records[k]) & left)
-        if not gain:
-            continue
-        if -gain != stale:  # covered in part since: back, with the gain it has now
-            heapq.heappush(heap, (-gain, k))
-            continue
-        kept.append(records[k])
-        left -= reaches(records[k])
-    return kept

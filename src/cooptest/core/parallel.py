@@ -55,7 +55,7 @@ class WorkerBoard(GoalBoard):
     the other workers' results received before every decision."""
 
     def __init__(self, parent: GoalBoard, worker: int, outbox: mp.Queue[Event], inbox: mp.Queue[News]) -> None:
-        super().__init__(parent.program, parent.executor.clone(), None)
+        super().__init__(parent.program, parent.executor.clone())  # a context of its own
         self.covered, self.infeasible = dict(parent.covered), dict(parent.infeasible)
         self.worker, self.outbox, self.inbox = worker, outbox, inbox
         self.records = list(parent.records)  # the tests so far: concolic and random seed from them

@@ -156,7 +156,7 @@ class Progress:
         self.live: Live | None = None
         if not quiet and sys.stderr.isatty():
             panel = ProgressPanel(board, name, strategy, budget, lanes)
-            board.listeners.append(panel)
+            board.run.listeners.append(panel)
             self.live = Live(panel, console=Console(stderr=True), refresh_per_second=4,
                              transient=True)
 

@@ -187,7 +187,7 @@ class Report:
         it) if it is due; at a ``tick`` (time passed, nothing changed), only if tests wait
         to be published."""
         self.lanes(board, event, info)
-        waiting = board.suite is not None and board.suite.unpublished
+        waiting = board.run.suite is not None and board.run.suite.unpublished
         if event == TICK and not waiting:
             return
         if event != TICK:
@@ -288,12 +288,12 @@ class Report:
         return doc
 
     def write(self, board: GoalBoard) -> dict[str, Any]:
-        """Write the report, and the suite (``board.suite``) holding exactly the tests it
+        """Write the report, and the suite (``board.run.suite``) holding exactly the tests it
         lists, just before: the suite's file is replaced first, the report a moment
         later (a SIGKILL between the two leaves the suite ahead of the report)."""
         started = time.monotonic()
         doc = self.document(board)
-        suite, names = board.suite, [t.name for t in board.tests]
+        suite, names = board.run.suite, [t.name for t in board.tests]
         write_json_atomically(self.path, doc, None if suite is None else lambda: suite.publish(names))
         self._written = time.monotonic()
         self._cost = self._written - started

@@ -15,7 +15,7 @@ round again, in equal shares, to the partitions still open whose runs their shar
 core idles while the budget lasts. Every test any partition finds is replayed natively
 (``submit`` records every goal it covers), so later partitions only target goals still
 open. Redundant tests are removed at the end of every run, whatever produced them, by
-marginal gain (``GoalBoard.reduce``).
+marginal gain (``core.reduction.reduce_suite``).
 """
 from __future__ import annotations
 
