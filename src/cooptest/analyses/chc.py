@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 import z3
 
 from cooptest.analyses import semantics as sem
+from cooptest.analyses.transfer import EdgeTransfer
 from cooptest.cfa.calls import callee_name, callees
 from cooptest.cfa.ctype import CType, IntType, PointerType
 from cooptest.cfa.ir import (AssignEdge, AssumeEdge, Binary, BlankEdge, CallEdge, Cast, Const,
@@ -133,7 +134,7 @@ class Frame:
         return self.current[:self.globals] + ([self.current[-1]] if self.ret is not None else [])
 
 
-class Clauses:
+class Clauses(EdgeTransfer["_Rule", None]):
     """The Horn clauses of a program in the fragment (module docstring) in a Spacer
     context; ``build`` encodes the edges, ``query(edge)`` then asks whether a run can
     take one.
@@ -336,52 +337,70 @@ class Clauses:
             return  # the run stops there
         frame = self.frames[f.name]
         self._bound = []
-        env = frame.values()
-        body = [self._state(edge.src, frame.entry, frame.current)]
-        if isinstance(edge, AssumeEdge):
-            body.append(self._guard(edge, env))
-        elif isinstance(edge, AssignEdge):
-            if (x := _register(edge.lhs)) is not None:  # a store to memory changes no register
-                env[x] = self._term(edge.rhs, env)
-        elif isinstance(edge, DeclEdge):
-            if in_register(edge.var):
-                env[edge.var] = sem.const(0, edge.var.type) if edge.var.is_global else self._var("unknown", edge.var)
-        elif isinstance(edge, NondetEdge):
-            if (x := _register(edge.lhs)) is not None:
-                env[x] = sem.cast(self._var("input", edge.value_type), edge.value_type, x.type)
-        elif isinstance(edge, ReturnEdge):
-            if edge.value is not None and frame.ret is not None:
-                env[frame.ret] = self._term(edge.value, env)
-        elif isinstance(edge, CallEdge):
-            self._call(frame, edge, env, body)
-        elif not isinstance(edge, BlankEdge):
-            raise OutsideFragment(type(edge).__name__)
-        self._rule(frame, self._state(edge.dst, frame.entry, frame.project(env)), body)
+        rule = _Rule(frame, frame.values(), [self._state(edge.src, frame.entry, frame.current)])
+        self.transfer(rule, edge)
+        self._rule(frame, self._state(edge.dst, frame.entry, frame.project(rule.env)), rule.body)
 
-    def _call(self, caller: Frame, edge: CallEdge, env: dict[Variable, z3.ExprRef],
-              body: list[z3.BoolRef]) -> None:
-        """``lhs = callee(args)``: through the callee's summary where it has a body;
-        else the result is unknown (the callee has no address of ours to write through)."""
-        name = callee_name(edge)
+    # the cases of the one edge transfer (``analyses.transfer``): each adds to the rule
+    # of its edge, over the registers' values after it (``env``)
+
+    def assume(self, s: _Rule, edge: AssumeEdge) -> None:
+        s.body.append(self._guard(edge, s.env))
+
+    def assign(self, s: _Rule, edge: AssignEdge) -> None:
+        if (x := _register(edge.lhs)) is not None:  # a store to memory changes no register
+            s.env[x] = self._term(edge.rhs, s.env)
+
+    def declare(self, s: _Rule, edge: DeclEdge, zero: bool) -> None:
+        if in_register(var := edge.var):
+            s.env[var] = sem.const(0, var.type) if zero else self._var("unknown", var)
+
+    def nondet(self, s: _Rule, edge: NondetEdge) -> None:
+        if (x := _register(edge.lhs)) is not None:
+            s.env[x] = sem.cast(self._var("input", edge.value_type), edge.value_type, x.type)
+
+    def leave(self, s: _Rule, edge: ReturnEdge) -> None:
+        if edge.value is not None and s.frame.ret is not None:
+            s.env[s.frame.ret] = self._term(edge.value, s.env)
+
+    def enter(self, s: _Rule, edge: CallEdge, body: FunctionCFA,
+              bindings: list[tuple[Variable, Expr | None]]) -> None:
+        """``lhs = callee(args)`` through the callee's summary."""
+        frame, env = self.frames[body.name], s.env
+        inputs = [env[g] for g in self.globals] + [
+            self._term(a, env) if a is not None else self._var("argument", p)
+            for p, a in bindings if in_register(p)]
+        if self.contexts:
+            self._enter(body, inputs, list(s.body), s.frame)
+        outputs = [self._var(v.name, v) for v in self.globals] + (
+            [self._var("result", frame.ret)] if frame.ret is not None else [])
+        s.body.append(_apply(self.summary[body.name], inputs + outputs))
+        env.update(zip(self.globals, outputs))
+        if (x := _register(edge.lhs)) is not None:
+            env[x] = sem.cast(outputs[-1], frame.ret.type, x.type) if frame.ret is not None \
+                else self._var("unknown", x)
+
+    def outside(self, s: _Rule, edge: CallEdge, name: str | None) -> None:
+        """A function without a body: its result is unknown (it has no address of ours
+        to write through)."""
         if name is None:
             raise OutsideFragment("a call through a pointer")
-        callee = self.program.functions.get(name)
-        result: tuple[z3.ExprRef, CType] | None = None  # the callee's return value, and its type
-        if callee is not None:
-            frame = self.frames[name]
-            inputs = [env[g] for g in self.globals] + [
-                self._term(a, env) if a is not None else self._var("argument", p)
-                for p, a in callee.bind(edge.args) if in_register(p)]
-            if self.contexts:
-                self._enter(callee, inputs, list(body), caller)
-            outputs = [self._var(v.name, v) for v in self.globals] + (
-                [self._var("result", frame.ret)] if frame.ret is not None else [])
-            body.append(_apply(self.summary[name], inputs + outputs))
-            env.update(zip(self.globals, outputs))
-            if frame.ret is not None:
-                result = outputs[-1], frame.ret.type
         if (x := _register(edge.lhs)) is not None:
-            env[x] = sem.cast(*result, x.type) if result is not None else self._var("unknown", x)
+            s.env[x] = self._var("unknown", x)
+
+    def blank(self, s: _Rule, edge: Edge) -> None:
+        if not isinstance(edge, BlankEdge):
+            raise OutsideFragment(type(edge).__name__)
+
+
+@dataclass
+class _Rule:
+    """The rule of one edge under construction: the frame of its function, the values
+    of the frame's registers after the edge, and the body's conditions."""
+
+    frame: Frame
+    env: dict[Variable, z3.ExprRef]
+    body: list[z3.BoolRef]
 
 
 def _apply(relation: z3.FuncDeclRef, args: list[z3.ExprRef]) -> z3.BoolRef:

@@ -41,13 +41,14 @@ import z3
 
 from cooptest.analyses import semantics as sem
 from cooptest.analyses import strings
+from cooptest.analyses.transfer import EdgeTransfer
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa import libc_model
 from cooptest.cfa.ctype import (ArrayType, CType, FloatType, FunctionType, IntType,
                                 PointerType, StructType)
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, BlankEdge,
                              CallEdge, Cast, Const, DeclEdge, Deref, Edge, ErrorEdge, Expr,
-                             FuncRef, Index, Location, Member, NondetEdge, Program, ReturnEdge,
+                             FuncRef, FunctionCFA, Index, Location, Member, NondetEdge, Program, ReturnEdge,
                              StringLit, TerminateEdge, Unary, Var, Variable, in_memory)
 from cooptest.harness import ctype_tables
 
@@ -153,7 +154,7 @@ def _byte(term: z3.ExprRef, k: int) -> z3.ExprRef:
     return z3.Extract(8 * k + 7, 8 * k, term)
 
 
-class SymbolicState:
+class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
     """The state at the entry of ``program.main`` (see the module docstring)."""
 
     def __init__(self, program: Program, concretize: Callable[[z3.ExprRef], int] | None = None) -> None:
@@ -612,20 +613,29 @@ class SymbolicState:
 
     def step(self, edge: Edge) -> Location | None:
         """Strongest post of ``edge``; returns the location control goes to."""
-        if isinstance(edge, AssumeEdge):
-            self.path_condition.append(self.condition(edge))
-        elif isinstance(edge, AssignEdge):
-            self._assign(edge.lhs, edge.rhs)
-        elif isinstance(edge, DeclEdge):
-            self._declare(edge.var)
-        elif isinstance(edge, NondetEdge):
-            self._nondet(edge)
-        elif isinstance(edge, CallEdge):
-            return self._call(edge)
-        elif isinstance(edge, ReturnEdge):
-            return self._return(edge)
-        else:
-            assert isinstance(edge, (BlankEdge, ErrorEdge, TerminateEdge)), edge
+        return self.transfer(self, edge)
+
+    # the cases of the one edge transfer (``analyses.transfer``): the state transfers
+    # itself (``s`` is ``self``) and gives the location control goes to
+
+    def assume(self, s: SymbolicState, edge: AssumeEdge) -> Location | None:
+        self.path_condition.append(self.condition(edge))
+        return edge.dst
+
+    def assign(self, s: SymbolicState, edge: AssignEdge) -> Location | None:
+        self._assign(edge.lhs, edge.rhs)
+        return edge.dst
+
+    def declare(self, s: SymbolicState, edge: DeclEdge, zero: bool) -> Location | None:
+        self._declare(edge.var, zero)
+        return edge.dst
+
+    def nondet(self, s: SymbolicState, edge: NondetEdge) -> Location | None:
+        self._nondet(edge)
+        return edge.dst
+
+    def blank(self, s: SymbolicState, edge: Edge) -> Location | None:
+        assert isinstance(edge, (BlankEdge, ErrorEdge, TerminateEdge)), edge
         return edge.dst
 
     def _assign(self, lhs: Expr, rhs: Expr) -> None:
@@ -668,11 +678,12 @@ class SymbolicState:
     def _fresh_bytes(self, name: str) -> FreshBytes:
         return FreshBytes(self.fresh_name(f"mem_{name}"), self.ptr_bits)
 
-    def _declare(self, v: Variable) -> None:
+    def _declare(self, v: Variable, zero: bool = False) -> None:
+        """``v`` comes into existence, zero or indeterminate."""
         frame = self._frame_of(v)
         if in_memory(v):
-            frame.objects[v] = self._allocate(self.types.sizeof(v.type), v.name, zero=v.is_global)
-        elif v.is_global:
+            frame.objects[v] = self._allocate(self.types.sizeof(v.type), v.name, zero=zero)
+        elif zero:
             frame.values[v] = sem.const(0, v.type) if not isinstance(v.type, FloatType) \
                 else sem.const(0.0, v.type)
         else:  # uninitialised: a fresh value, made when first read (most never are)
@@ -712,7 +723,7 @@ class SymbolicState:
         if edge.lhs is not None:
             self.write(edge.lhs, self.ptr(base))
 
-    def _callee(self, edge: CallEdge) -> str | None:
+    def callee(self, s: SymbolicState, edge: CallEdge) -> str | None:
         """The static callee (``cfa.calls``, as every analysis resolves it), else the
         function the pointer's value is the address of in this state."""
         name = callee_name(edge)
@@ -727,13 +738,12 @@ class SymbolicState:
             target = self.ptr(value)
         return self._function_at.get(target.as_long()) if z3.is_bv_value(target) else None
 
-    def _call(self, edge: CallEdge) -> Location | None:
-        name = self._callee(edge)
-        cfa = self.program.functions.get(name) if name is not None else None
-        if cfa is None:
-            self._external(edge, name)
-            return edge.dst
-        bindings = cfa.bind(edge.args)
+    def outside(self, s: SymbolicState, edge: CallEdge, name: str | None) -> Location | None:
+        self._external(edge, name)
+        return edge.dst
+
+    def enter(self, s: SymbolicState, edge: CallEdge, body: FunctionCFA,
+              bindings: list[tuple[Variable, Expr | None]]) -> Location | None:
         values = [self.eval(a) if a is not None and a.type.is_scalar() else a for _, a in bindings]
         self.call_stack.append(edge)
         self.frames.append(Frame(owner=self._token))
@@ -752,9 +762,9 @@ class SymbolicState:
                 if in_memory(param):
                     self._declare(param)
                 self.write(Var(param.type, param), value)
-        return cfa.entry
+        return body.entry
 
-    def _return(self, edge: ReturnEdge) -> Location | None:
+    def leave(self, s: SymbolicState, edge: ReturnEdge) -> Location | None:
         value: z3.ExprRef | list | None = None
         if edge.value is not None:
             if edge.value.type.is_scalar():

@@ -54,12 +54,13 @@ import z3
 
 from cooptest.analyses import semantics as sem
 from cooptest.analyses.symbolic import SymbolicState
+from cooptest.analyses.transfer import EdgeTransfer
 from cooptest.cfa import libc_model
 from cooptest.cfa.calls import NO_CALL, CallContext, callee_name
 from cooptest.cfa.ctype import CType, FloatType, IntType
 from cooptest.cfa.fold import const_int, fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, BitView, CallEdge, Cast,
-                             Const, DeclEdge, Deref, Edge, Expr, Index, Member, NondetEdge,
+                             Const, DeclEdge, Deref, Edge, Expr, FunctionCFA, Index, Member, NondetEdge,
                              Program, ReturnEdge, Var, Variable, in_memory, selectors,
                              variables_of)
 
@@ -237,9 +238,19 @@ def _replace_read(e: Expr, read: str, value: Expr, lvalue: bool = False) -> Expr
 # ---------------------------------------------------------------------------- the transfer
 
 
-class BackwardTransfer:
+@dataclass(frozen=True)
+class _Post:
+    """What a backward step starts from: the postcondition, and where the path being
+    walked says the edge's call or return goes."""
+
+    post: Formula
+    ctx: CallContext
+
+
+class BackwardTransfer(EdgeTransfer[_Post, list[Formula]]):
     """Weakest preconditions (pre-images, weakened where exactness would cost a
-    disjunction per literal) of CFA edges; see the module docstring."""
+    disjunction per literal) of CFA edges, as the cases of the one edge transfer
+    (``analyses.transfer``); see the module docstring."""
 
     def __init__(self, program: Program, max_split: int = 3) -> None:
         self.program = program
@@ -248,22 +259,28 @@ class BackwardTransfer:
     def pre(self, post: Formula, edge: Edge, ctx: CallContext = NO_CALL) -> list[Formula]:
         """The cases (a disjunction) one of which holds before ``edge`` in every state
         from which ``edge`` can lead into ``post``; [] when none can."""
-        if isinstance(edge, AssumeEdge):
-            return _some(post.conjoin(edge.cond, edge.positive))
-        if isinstance(edge, AssignEdge):
-            return self._assign(post, edge.lhs, edge.rhs)
-        if isinstance(edge, DeclEdge):
-            v = edge.var
-            if v.is_global and v.type.is_scalar() and not in_memory(v):
-                return self._assign(post, Var(v.type, v), Const(v.type, 0))
-            return [post.keep(without={v})]  # a new object: no pointer leads into it yet
-        if isinstance(edge, NondetEdge):
-            return [self._havoc(post, edge.lhs)] if edge.lhs is not None else [post]
-        if isinstance(edge, CallEdge):
-            return self._call(post, edge, ctx)
-        if isinstance(edge, ReturnEdge):
-            return self._return(post, edge, ctx)
-        return [post]  # blank, error and termination edges change no value
+        return self.transfer(_Post(post, ctx), edge)
+
+    def callee(self, s: _Post, edge: CallEdge) -> str | None:
+        return s.ctx.callee  # the body the path enters, None where it enters none
+
+    def assume(self, s: _Post, edge: AssumeEdge) -> list[Formula]:
+        return _some(s.post.conjoin(edge.cond, edge.positive))
+
+    def assign(self, s: _Post, edge: AssignEdge) -> list[Formula]:
+        return self._assign(s.post, edge.lhs, edge.rhs)
+
+    def declare(self, s: _Post, edge: DeclEdge, zero: bool) -> list[Formula]:
+        var = edge.var
+        if zero and var.type.is_scalar() and not in_memory(var):
+            return self._assign(s.post, Var(var.type, var), Const(var.type, 0))
+        return [s.post.keep(without={var})]  # a new object: no pointer leads into it yet
+
+    def nondet(self, s: _Post, edge: NondetEdge) -> list[Formula]:
+        return [self._havoc(s.post, edge.lhs)] if edge.lhs is not None else [s.post]
+
+    def blank(self, s: _Post, edge: Edge) -> list[Formula]:
+        return [s.post]  # blank, error and termination edges change no value
 
     def _assign(self, post: Formula, lhs: Expr, rhs: Expr | None) -> list[Formula]:
         """``lhs := rhs`` (None: an unknown value)."""
@@ -378,14 +395,14 @@ class BackwardTransfer:
             return memory is not None and any(alias(memory, r) is not False for r in memory_reads(e))
         return Formula({k: lit for k, lit in post.literals.items() if not stale(lit[0])})
 
-    def _call(self, post: Formula, edge: CallEdge, ctx: CallContext) -> list[Formula]:
-        cfa = self.program.functions.get(ctx.callee) if ctx.callee is not None else None
-        if cfa is None:
-            return [self._unknown_call(post, edge)]
-        bindings = cfa.bind(edge.args)
+    def enter(self, s: _Post, edge: CallEdge, body: FunctionCFA,
+              bindings: list[tuple[Variable, Expr | None]]) -> list[Formula]:
         registers = {p: a for p, a in bindings if a is not None and not in_memory(p)}
-        pre = post.keep(without=set(cfa.locals) | set(cfa.params) - registers.keys())
+        pre = s.post.keep(without=set(body.locals) | set(body.params) - registers.keys())
         return _some(pre.map(lambda e: substitute(e, registers)))
+
+    def outside(self, s: _Post, edge: CallEdge, name: str | None) -> list[Formula]:
+        return [self._unknown_call(s.post, edge)]
 
     def _unknown_call(self, post: Formula, edge: CallEdge) -> Formula:
         """A call not entered: a library function as ``cfa.libc_model`` says (its result
@@ -397,12 +414,12 @@ class BackwardTransfer:
         pre = self._forget(post, everything=writes, globals_too=not library)
         return self._havoc(pre, edge.lhs) if edge.lhs is not None else pre
 
-    def _return(self, post: Formula, edge: ReturnEdge, ctx: CallContext) -> list[Formula]:
-        call = ctx.call
+    def leave(self, s: _Post, edge: ReturnEdge) -> list[Formula]:
+        call = s.ctx.call
         if call is None:
-            return [post]
+            return [s.post]
         cfa = self.program.functions[edge.src.function]
-        pre = post.keep(without=set(cfa.params) | set(cfa.locals))
+        pre = s.post.keep(without=set(cfa.params) | set(cfa.locals))
         if call.lhs is None:
             return [pre]
         value = edge.value

@@ -29,14 +29,15 @@ from typing import Any, Callable
 from cooptest.analyses.reachability.arg import ARGState, ReachabilityARG
 from cooptest.analyses.reachability.cegar import CEGARAnalysis
 from cooptest.analyses.reachability.cpa import Successor
+from cooptest.analyses.transfer import EdgeTransfer
 from cooptest.analyses.field_invariants import FieldKey, HeapCells, field_name
-from cooptest.cfa.calls import CallContext, callee_name, path_contexts
+from cooptest.cfa.calls import CallContext, path_contexts
 from cooptest.analyses.reachability.refinement import PathCheck, relevant_places
 from cooptest.cfa.ctype import IntType, PointerType
 from cooptest.core.budget import Budget
 from cooptest.cfa.fold import fold
 from cooptest.cfa.ir import (AddrOf, AssignEdge, AssumeEdge, Binary, CallEdge, Cast, Const,
-                             DeclEdge, Deref, Edge, Expr, FuncRef, Index, Location, Member,
+                             DeclEdge, Deref, Edge, Expr, FuncRef, FunctionCFA, Index, Location, Member,
                              NondetEdge, Program, ReturnEdge, StringLit, Unary, Var, Variable,
                              in_register, variables_of)
 
@@ -238,6 +239,7 @@ class ValueCPA:
     def __init__(self, program: Program) -> None:
         self.program = program
         self.cells = heap_cells(program)
+        self.edges = _Edges(self)
 
     def place_at(self, edge: Edge) -> PlaceOf:
         """The trackable place an lvalue names at ``edge``: a register or a heap cell."""
@@ -258,39 +260,7 @@ class ValueCPA:
 
     def transfer(self, state: ARGState, succ: Successor, precision: ValuePrecision,
                  budget: Budget) -> ValueState | None:
-        data: ValueState = state.data
-        edge, tracked = succ.edge, precision.tracked
-        place = self.place_at(edge)
-        if isinstance(edge, AssumeEdge):
-            value = data.evaluate(edge.cond, place)
-            if value is not None:
-                return data if (value != 0) == edge.positive else None
-            decided = data.decide(edge, place, tracked)
-            return self._learn(decided, edge, tracked, place) if decided is not None else None
-        if isinstance(edge, AssignEdge):
-            return data.set(place(edge.lhs), data.value_of(edge.rhs, place), tracked)
-        if isinstance(edge, DeclEdge):
-            return data.set(edge.var, 0 if edge.var.is_global else None, tracked)
-        if isinstance(edge, NondetEdge):
-            return data.set(place(edge.lhs), None, tracked) if edge.lhs is not None else data
-        if isinstance(edge, CallEdge):
-            if len(succ.call_stack) > len(state.call_stack):  # entering a body
-                callee = self.program.functions[callee_name(edge)]  # type: ignore[index]
-                entered = data.called()
-                for param, arg in callee.bind(edge.args):
-                    entered = entered.set(param, data.value_of(arg, place) if arg is not None else None,
-                                          tracked)
-                return entered
-            # a library result is unknown: ``malloc``'s too, which may be NULL (as in the
-            # symbolic semantics); a comparison with null teaches which it is (``_learn``)
-            return data.set(place(edge.lhs), None, tracked) if edge.lhs is not None else data
-        if isinstance(edge, ReturnEdge) and len(succ.call_stack) < len(state.call_stack):
-            call = state.call_stack[-1]
-            result = data.value_of(edge.value, place) if edge.value is not None else None
-            returned = data.returned()
-            return returned.set(self.place_at(call)(call.lhs), result, tracked) \
-                if call.lhs is not None else returned
-        return data
+        return self.edges.transfer(_Step(state, succ, precision.tracked, self.place_at(succ.edge)), succ.edge)
 
     @staticmethod
     def _learn(data: ValueState, edge: AssumeEdge, tracked: frozenset[Place],
@@ -325,6 +295,70 @@ class ValueCPA:
     def covers(other: ValueState, data: ValueState) -> bool:
         """``other`` knows no more: each of its values is also ours."""
         return other.facts <= data.facts and all(o <= d for o, d in zip(other.frames, data.frames))
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One successor being computed: the state it comes from, the CFA successor, the
+    places tracked and how the edge's lvalues name them."""
+
+    state: ARGState
+    succ: Successor
+    tracked: frozenset[Place]
+    place: PlaceOf
+
+    @property
+    def data(self) -> ValueState:
+        return self.state.data
+
+
+class _Edges(EdgeTransfer[_Step, "ValueState | None"]):
+    """Value analysis's cases of the one edge transfer (``analyses.transfer``); the
+    control flow (``cpa.ControlFlow``) has already entered or left a body where the
+    edge does."""
+
+    def __init__(self, cpa: ValueCPA) -> None:
+        self.program, self.cpa = cpa.program, cpa
+
+    def assume(self, s: _Step, edge: AssumeEdge) -> ValueState | None:
+        value = s.data.evaluate(edge.cond, s.place)
+        if value is not None:
+            return s.data if (value != 0) == edge.positive else None
+        decided = s.data.decide(edge, s.place, s.tracked)
+        return ValueCPA._learn(decided, edge, s.tracked, s.place) if decided is not None else None
+
+    def assign(self, s: _Step, edge: AssignEdge) -> ValueState:
+        return s.data.set(s.place(edge.lhs), s.data.value_of(edge.rhs, s.place), s.tracked)
+
+    def declare(self, s: _Step, edge: DeclEdge, zero: bool) -> ValueState:
+        return s.data.set(edge.var, 0 if zero else None, s.tracked)
+
+    def nondet(self, s: _Step, edge: NondetEdge) -> ValueState:
+        return s.data.set(s.place(edge.lhs), None, s.tracked) if edge.lhs is not None else s.data
+
+    def enter(self, s: _Step, edge: CallEdge, body: FunctionCFA,
+              bindings: list[tuple[Variable, Expr | None]]) -> ValueState:
+        entered = s.data.called()
+        for param, arg in bindings:
+            entered = entered.set(param, s.data.value_of(arg, s.place) if arg is not None else None, s.tracked)
+        return entered
+
+    def outside(self, s: _Step, edge: CallEdge, name: str | None) -> ValueState:
+        # a library result is unknown: ``malloc``'s too, which may be NULL (as in the
+        # symbolic semantics); a comparison with null teaches which it is (``_learn``)
+        return s.data.set(s.place(edge.lhs), None, s.tracked) if edge.lhs is not None else s.data
+
+    def leave(self, s: _Step, edge: ReturnEdge) -> ValueState:
+        if len(s.succ.call_stack) >= len(s.state.call_stack):
+            return s.data  # main's return: no call to go back to
+        call = s.state.call_stack[-1]
+        result = s.data.value_of(edge.value, s.place) if edge.value is not None else None
+        returned = s.data.returned()
+        return returned.set(self.cpa.place_at(call)(call.lhs), result, s.tracked) \
+            if call.lhs is not None else returned
+
+    def blank(self, s: _Step, edge: Edge) -> ValueState:
+        return s.data
 
 
 def _writes(program: Program, edge: Edge, ctx: CallContext | None, cpa: ValueCPA) -> set[Place]:
