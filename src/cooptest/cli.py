@@ -202,8 +202,8 @@ def build_parser() -> Parser:
                         "(concolic; auto: each concolic lane)")
     g.add_argument("--fresh-inputs", choices=FRESH_INPUTS,
                    help="concolic search: the value of an input neither the solver nor an earlier "
-                        "run chose (the first run's, and those a longer path reads): random, as "
-                        "CREST and DART (the default), or zero")
+                        "run chose (the first run's, and those a longer path reads): random (as CREST), "
+                        "zero, or both (the default: random, and a second start from zeros)")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
     g.add_argument("--per-function", action="store_true",

@@ -263,19 +263,20 @@ int main(void) {
 """
 
 
-@pytest.mark.parametrize("fill", ["random", "zero"])
-def test_the_first_run_reads_fresh_inputs(make_program, fill: str) -> None:
+@pytest.mark.parametrize("policy, starts", [("random", ["random"]), ("zero", ["zero"]),
+                                            ("both", ["random", "zero"])])
+def test_a_fresh_state_starts_from_its_fresh_inputs(make_program, policy: str, starts: list[str]) -> None:
     """CREST gives an input that neither the solver nor an earlier run chose a random
-    value (``--fresh-inputs random``, the default); ``zero`` gives zeros. The first
-    run of a fresh state reads nothing else (its second native run: the first, on no
-    inputs at all, starves at the first read). The same seed draws the same values."""
-    firsts = []
+    value (``--fresh-inputs random``); ``zero`` gives zeros, and ``both`` (the default)
+    starts from random values and then from zeros. A start's first native run, on no
+    inputs at all, starves at the first read; the second reads the six. The same seed
+    draws the same values."""
+    runs = []
     for _ in range(2):
         put = make_program(SIX_CHARS)
-        run(put, budget=10.0, fresh_inputs=fill, max_iterations=2, rng_seed=3)
-        firsts.append([int(v) for v in put.tests[-1].inputs[:6]])  # the six it read
-    assert firsts[0] == firsts[1]
-    if fill == "zero":
-        assert firsts[0] == [0] * 6
-    else:
-        assert all(0 <= v <= 127 for v in firsts[0]) and len(set(firsts[0])) > 1
+        run(put, budget=10.0, fresh_inputs=policy, max_iterations=2 * len(starts), rng_seed=3)
+        runs.append([[int(v) for v in t.inputs[:6]] for t in put.tests if len(t.inputs) >= 6])
+    assert runs[0] == runs[1]
+    assert ["zero" if r == [0] * 6 else "random" for r in runs[0]] == starts
+    for r in runs[0]:
+        assert all(0 <= v <= 127 for v in r) and (r == [0] * 6 or len(set(r)) > 1)

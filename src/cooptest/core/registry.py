@@ -21,9 +21,10 @@ DEFAULT_SEARCH = "cgs"
 SEARCHES = ("cgs", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uniform-random", "cfg", "generational",
             "carfast")
 """The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
-FRESH_INPUTS = ("random", "zero")
+FRESH_INPUTS = ("both", "zero", "random")
 """What concolic search gives an input neither the solver nor an earlier run chose
-(``analyses.concolic.padding``), the default first."""
+(``analyses.concolic.padding``): both, the default (random values, and a second start
+from zeros), zeros, or random values (CREST's)."""
 
 
 @dataclass(frozen=True)

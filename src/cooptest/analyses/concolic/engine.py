@@ -98,14 +98,15 @@ class ConcolicAnalysis:
     def new_state(self, program: Board) -> ConcolicSearchState:
         """A fresh execution tree; the tests already on the board are its first runs."""
         symbols = Symbols()
+        padding = Padding(self.fresh_inputs, random.Random(self.rng_seed))
         ctx = SearchContext(program.program, program.covered, random.Random(self.rng_seed),
                             StaticInfo(program.program))
         return ConcolicSearchState(self.name, tree=ExecutionTree(),
                                    searcher=SEARCHERS[self.search](ctx, **self.search_options),
-                                   pending=[Pending(list(t.inputs)) for t in program.tests] + [Pending([])],
+                                   pending=[Pending(list(t.inputs)) for t in program.tests] +
+                                   [Pending([], fill=f) for f in padding.starts()],
                                    symbols=symbols, memo=TermMemo(),
-                                   solver=PathSolver(symbols, **self.solver_options),
-                                   padding=Padding(self.fresh_inputs, random.Random(self.rng_seed)))
+                                   solver=PathSolver(symbols, **self.solver_options), padding=padding)
 
     def run(self, program: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, ConcolicSearchState) else self.new_state(program)
@@ -116,9 +117,10 @@ class ConcolicAnalysis:
         searcher = _guided(state, job)
         while not budget.expired() and program.has_open(goals) and state.iterations < self.max_iterations:
             negated: Node | None = None
+            fill: str | None = None
             if state.pending:
                 work = state.pending.pop(0)
-                inputs, negated = work.inputs, work.node
+                inputs, negated, fill = work.inputs, work.node, work.fill
                 if inputs is None:
                     assert negated is not None
                     if negated.closed is not None:
@@ -153,7 +155,7 @@ class ConcolicAnalysis:
                     inputs = self._solve(program, state, negated, budget)
                     if inputs is None:
                         continue
-            path = self._execute(program, state, searcher, inputs, negated, job)
+            path = self._execute(program, state, searcher, inputs, negated, job, fill)
             if path is None:
                 continue  # interrupted by the deadline, or the job is done: pending
             nodes = state.tree.insert(path)
@@ -224,7 +226,7 @@ class ConcolicAnalysis:
         return inputs
 
     def _execute(self, program: Board, state: ConcolicSearchState, searcher: Searcher, inputs: list[str],
-                 negated: Node | None, job: Job) -> Path | None:
+                 negated: Node | None, job: Job, fill: str | None = None) -> Path | None:
         """Run ``inputs`` natively, padded until the run no longer starves, and execute
         the run symbolically: from the snapshot of the negated node's parent, or of its
         nearest ancestor with one, when the run shares that path, else from the start.
@@ -239,7 +241,7 @@ class ConcolicAnalysis:
         while True:
             before = program.stats.get("iterations", 0)
             execution = run_fed(program, inputs, ORIGIN, budget, state.padding,
-                                self.max_iterations - state.iterations)
+                                self.max_iterations - state.iterations, fill)
             state.iterations += program.stats.get("iterations", 0) - before
             inputs = execution.inputs
             if budget.expired() or not program.has_open(job.goals):
@@ -257,10 +259,10 @@ class ConcolicAnalysis:
             if path.starved and not path.truncated and may_pad(inputs) and not state.padding.endless \
                     and state.iterations < self.max_iterations:
                 # the model reads more than the run got (padding.py)
-                inputs = padded(inputs, state.padding)
+                inputs = padded(inputs, state.padding, fill)
                 continue
             return self._account(program, state, path)
-        state.pending.insert(0, Pending(inputs, negated))
+        state.pending.insert(0, Pending(inputs, negated, fill))
         return None
 
     def _account(self, program: Board, state: ConcolicSearchState, path: Path) -> Path:

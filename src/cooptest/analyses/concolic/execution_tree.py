@@ -173,10 +173,13 @@ class Pending:
     """Work the analysis owes itself: ``inputs`` to run (the board's tests, a run the
     deadline interrupted), or, when None, ``node`` to negate (a query the deadline
     interrupted);
-    ``node`` is the node the inputs were solved for (None for seeds and restarts)."""
+    ``node`` is the node the inputs were solved for (None for seeds and restarts);
+    ``fill`` the fresh inputs its padding takes (``padding.Padding.starts``; None: the
+    state's after the first runs)."""
 
     inputs: list[str] | None
     node: Node | None = None
+    fill: str | None = None
 
 
 @dataclass

@@ -2,19 +2,25 @@
 
 A run that reads past its inputs exits natively at that read (``executor.starved``).
 Its inputs are then padded, doubling, until the run no longer starves, or reads
-``MAX_INPUTS``. What a padding holds is the state's *fresh inputs* (``Padding.fill``):
-inputs that neither the solver nor an earlier run chose. CREST gives each of them a
-random value (``SymbolicInterpreter::NewInput``: ``CastTo(rand(), type)``) and DART
-starts from random inputs; ``random`` draws one byte each, 0 to 127, a value every
-nondet type reads as itself (a char, a bool's true, a small count: CREST's ``rand()``
-as an ``int`` would run a counted loop two billion times). ``zero`` pads with zeros.
-The first run of a fresh state is all padding, and it decides where the search
-starts: on replace, cgs from random fresh inputs covers every feasible goal within
-1,000 iterations, as the paper's CREST runs do, and from zeros 139 of the 181. Where
-fresh inputs make the run abort, other paddings are tried: a loop that
-assumes something of each element it reads (``assume(x > y)`` on pairs of inputs, as
-the array benchmarks fill their arrays) aborts on the first fresh inputs, and its code after
-the loop is never reached. The inputs repeated are then tried (the path's first
+``MAX_INPUTS``. What a padding holds are *fresh inputs*: inputs that neither the
+solver nor an earlier run chose. ``zero`` pads with zeros. ``random`` draws one byte
+each, 0 to 127, a value every nondet type reads as itself (a char, a bool's true, a
+small count), as CREST gives each fresh input a random value
+(``SymbolicInterpreter::NewInput``: ``CastTo(rand(), type)``; CREST's ``rand()`` as an
+``int`` would run a counted loop two billion times) and DART starts from random inputs.
+The first run of a fresh state is all fresh inputs, and it decides where the search
+starts. Neither fill wins everywhere: on replace, cgs with random fresh inputs covers
+every feasible goal within 1,000 iterations, as the paper's CREST runs do, and with
+zeros 139 of the 181 (its zero pattern is illegal, its zero line empty; a random pattern
+may be illegal too, and then the paths that mend it read the line as fresh inputs);
+on standard_copy8_ground, whose 200,000 inputs must be pairwise equal for the loops to
+end, zeros reach every goal and random values stop at the first assertion. So the
+default, ``both`` (``Padding.starts``), is CREST's rule and one run more: a fresh state
+starts from random values and then from zeros, and the search branches from both paths.
+Where fresh inputs make the run abort, other paddings are tried: a loop that assumes
+something of each element it reads (``assume(x > y)`` on pairs of inputs, as the array
+benchmarks fill their arrays) aborts on the first fresh inputs, and its code after the
+loop is never reached. The inputs repeated are then tried (the path's first
 iteration again and again), and the value read last repeated, and the first of them
 whose run does not abort (it starves again, or ends otherwise) is taken. The padding is
 found by native runs alone: the native run covers goals however long the path, while
@@ -47,23 +53,28 @@ FIRST = 8  # inputs given to a run that starved on no inputs at all
 
 @dataclass
 class Padding:
-    """How fresh inputs are chosen, and what padding has learnt about the program (part
-    of the concolic state, so that its random sequence goes on across jobs)."""
+    """How fresh inputs are chosen (``policy``, one of ``registry.FRESH_INPUTS``), and
+    what padding has learnt about the program (part of the concolic state, so that its
+    random sequence goes on across jobs)."""
 
-    fill: str = FRESH_INPUTS[0]
+    policy: str = FRESH_INPUTS[0]
     rng: random.Random = field(default_factory=random.Random)
     endless: bool = False  # a run starved at MAX_INPUTS: the program reads endlessly
 
-    def fresh(self, n: int) -> list[str]:
-        """``n`` fresh inputs."""
-        if self.fill == "zero":
+    def starts(self) -> list[str]:
+        """The fills of a fresh state's first runs, in order."""
+        return ["random", "zero"] if self.policy == "both" else [self.policy]
+
+    def fresh(self, n: int, fill: str | None = None) -> list[str]:
+        """``n`` fresh inputs of ``fill`` (None: the policy's after the first runs)."""
+        if (fill or ("zero" if self.policy == "zero" else "random")) == "zero":
             return ["0"] * n
         return [str(self.rng.randint(0, 127)) for _ in range(n)]
 
 
-def padded(inputs: list[str], padding: Padding) -> list[str]:
+def padded(inputs: list[str], padding: Padding, fill: str | None = None) -> list[str]:
     """``inputs`` followed by as many fresh inputs (``FIRST`` for none)."""
-    return inputs + padding.fresh(len(inputs) or FIRST)
+    return inputs + padding.fresh(len(inputs) or FIRST, fill)
 
 
 def repeated(inputs: list[str]) -> list[list[str]]:
@@ -81,7 +92,7 @@ def may_pad(inputs: list[str]) -> bool:
 
 
 def run_fed(board: Board, inputs: list[str], origin: str, budget: Budget,
-            padding: Padding, runs: float = math.inf) -> Execution:
+            padding: Padding, runs: float = math.inf, fill: str | None = None) -> Execution:
     """Submit ``inputs``, padded while the run starves and more input makes it go
     further (a program may exit with the harness's code by itself: the longer run then
     does the same), until the budget ends, ``runs`` native runs are made (what is left
@@ -92,7 +103,7 @@ def run_fed(board: Board, inputs: list[str], origin: str, budget: Budget,
     made = 1
     kept = execution  # the shortest run so far that covers what the longest does
     while starved(execution) and may_pad(inputs) and not budget.expired() and made < runs:
-        longer = board.submit(padded(inputs, padding), origin)
+        longer = board.submit(padded(inputs, padding, fill), origin)
         board.count("iterations")
         made += 1
         for other in repeated(inputs) if aborted(longer) else ():
