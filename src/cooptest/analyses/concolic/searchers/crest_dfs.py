@@ -53,8 +53,9 @@ class CrestDepthFirst(Searcher):
         return None
 
     def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
-        if negated is None:  # a first run, a test of the board, a restart: DFS(0, depth, ex)
-            self.frames.append(Frame(nodes, 0, self.depth))
+        if negated is None:  # a first run, a test of the board, a restart: DFS(0, depth, ex),
+            # after the searches of the runs before it (CREST's one initial run is the first)
+            self.frames.insert(0, Frame(nodes, 0, self.depth))
         elif negated.closed != MISPREDICTED and self.frames:
             caller = self.frames[-1]
             caller.depth -= 1
