@@ -11,9 +11,9 @@ libc = subprocess.run(["gcc", "-print-file-name=libc.so.6"], capture_output=True
 nm = subprocess.run(["nm", "-D", "--defined-only", libc], capture_output=True, text=True).stdout
 names = {l.split()[-1].split("@")[0] for l in nm.splitlines() if l.split()[1] in "TtWiI"}
 names |= {"kmalloc", "kzalloc", "xmalloc", "alloca", "assert", "__VERIFIER_assert"}
-NOISE_FILES = ("attributes.py", "parallel.py", "live_coverage.py", "runner.py", "harness/replay.py", "progress.py", "portfolio.py", "registry.py", "random_testing.py", "mgp.py", "cli.py")
+NOISE_FILES = ("attributes.py", "parallel.py", "live_coverage.py", "runner.py", "harness/replay.py", "progress.py", "portfolio.py", "registry.py", "random_testing.py", "mgp.py", "cli.py", "concolic/padding.py")
 def noise(f, n):
-    """Literals that are not C function names: search strategies ("random"), message kinds,
+    """Literals that are not C function names: search strategies and fresh inputs ("random"), message kinds,
     gcc attributes, multiprocessing contexts, edge kinds ("abort" of a TerminateEdge)."""
     s = str(f)
     if any(s.endswith(x) for x in NOISE_FILES): return True
