@@ -4,7 +4,7 @@
     python benchmarks/fold_sites.py [TASKS_DIR] [--jobs 2] [--tasks-only]
 
 Loads every task ``.yml`` under TASKS_DIR (default ``../shared/benchmarks/testcomp``) and
-counts the goals whose proofs ``cfa.unmodelled.overflow_folded`` refuses until a prover
+counts the goals whose proofs ``cfa.proof_blockers.overflow_folded`` refuses until a prover
 rules the overflow out: the goals behind a statement gcc folds as if signed arithmetic
 could not overflow (``frontend.folding``) whose operands' types allow an overflow. Prints one line per task with such goals (goals,
 blocked) and the totals; ``--tasks-only`` prints those tasks as ``--task PATH`` arguments

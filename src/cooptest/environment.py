@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from cooptest.cfa.ctype import DataModel
-from cooptest.cfa.unmodelled import USER_MAIN
+from cooptest.cfa.proof_blockers import USER_MAIN
 from cooptest.frontend.ast_cache import generated_folder
 from cooptest.frontend.literals import c_string
 from cooptest.frontend.preprocess import harness_headers as model_dir

@@ -11,7 +11,7 @@ from cooptest.analyses.concolic import ConcolicAnalysis
 from cooptest.analyses.concolic.searchers.base import SearchContext
 from cooptest.analyses.concolic.searchers.carfast import CarFast
 from cooptest.analyses.concolic.searchers.cgs import ContextGuided
-from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.analyses.concolic.cfa_facts import StaticInfo
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 

@@ -4,7 +4,7 @@ product, where a path the ARG proved infeasible does not exist."""
 from __future__ import annotations
 
 from cooptest.analyses.concolic.searchers.product import ProductDistances, place
-from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.analyses.concolic.cfa_facts import StaticInfo
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 from cooptest.core.registry import Settings, make_analysis

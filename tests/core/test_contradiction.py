@@ -7,7 +7,7 @@ processes (``core.parallel``); the run goes on and exits 0.
 The board-level tests claim a goal of a small program infeasible themselves. The two
 end to end need a construct a real prover gets wrong, and none is known: the last one,
 ``optind`` (the C library starts it at 1, chc took it for 0), now blocks every proof
-(``cfa.unmodelled.library_global``). They are skipped until one is found; put it in
+(``cfa.proof_blockers.library_global``). They are skipped until one is found; put it in
 ``WRONG`` and ``WRONG_REACHES``.
 """
 from __future__ import annotations

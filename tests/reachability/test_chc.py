@@ -185,7 +185,7 @@ def test_a_job_goes_on_with_the_clauses_of_the_job_before(program_of):
 
 
 def test_a_refused_proof_is_not_asked_for_again(program_of):
-    """A program whose reach_error returns blocks every proof (cfa/unmodelled.py): the
+    """A program whose reach_error returns blocks every proof (cfa/proof_blockers.py): the
     goal Spacer proves is refused by the board, and its query is not repeated until the
     budget ends."""
     board = program_of(RECURSION.replace("void reach_error(void) { abort(); }", "void reach_error(void) { }"))

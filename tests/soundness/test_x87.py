@@ -1,7 +1,7 @@
 """gcc -m32 computes floating point on the x87 (FLT_EVAL_METHOD 2), in more precision
 than the IEEE float and double cooptest's analyses compute: each program below reaches
 a goal in gcc's -m32 build that a CFA of IEEE doubles cannot reach, and no method may
-claim it infeasible (``cfa.unmodelled._excess_precision``). Under -m64 (SSE) the same
+claim it infeasible (``cfa.proof_blockers._excess_precision``). Under -m64 (SSE) the same
 doubles are the CFA's, and the proofs are still made."""
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ through (innermost last). At a function's entry, a non-empty call string continu
 its innermost call; an empty one continues at every call of the function in the
 program (the start of the program, for ``main``). A call through a pointer may call any
 function whose address the program takes (names anywhere but as a direct callee;
-library callbacks are refused by ``cfa.unmodelled``), so it is one of their callers and
+library callbacks are refused by ``cfa.proof_blockers``), so it is one of their callers and
 the walk enters each of them from it; only a pointer made from an integer could hold
 another, and a program that makes one is never complete. A call of a library function
 that may write memory, and call strings longer than ``max_stack``, are not followed

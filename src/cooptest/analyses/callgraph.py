@@ -2,14 +2,14 @@
 
 A goal lies in one function, and a function runs only when a call enters it. The calls
 that may enter a function are its direct calls and, when its address is taken, every
-call through a pointer (``cfa.unmodelled.callees``, which also finds what a destructor
+call through a pointer (``cfa.proof_blockers.callees``, which also finds what a destructor
 may call); every run starts in ``main``, which
 calls the constructors first (``CFABuilder``). A function that no chain of such calls
 from ``main`` reaches never runs, and neither does any goal in it: the proof is the call
 graph. Nothing is claimed when a called pointer may be made from an integer
 (``forged_function_pointer``: it may hold any address). A function whose address
 reaches the C library, a destructor and a non-local jump are refused by the board
-(``cfa.unmodelled``), as for every prover.
+(``cfa.proof_blockers``), as for every prover.
 
 The proof is flow-insensitive: a call counts wherever it stands, even where no path
 leads, so that it over-approximates what runs. It takes milliseconds; the portfolio's

@@ -39,7 +39,7 @@ dereference) or exhausts its stack has fewer behaviours. What stays outside: cal
 through pointers (the callee could change any global) and a ``main`` called again (its
 globals would be zeroed anew); there the analysis says why (``CHCState.why_not``) and
 proves nothing. The board refuses proofs where the program does what the CFA does not
-model (``cfa.unmodelled``). This is the value analysis's model of memory
+model (``cfa.proof_blockers``). This is the value analysis's model of memory
 (``reachability.value``): a write out of an object's bounds, which C leaves undefined,
 is assumed not to land on a register's stack slot.
 

@@ -11,7 +11,7 @@ private, empty folder), the environment, the clock, the C library's random numbe
 Goals behind such a read may be open for no fault of the search. Proofs are not at
 stake here: the provers take an unknown library result for any value
 (``analyses.symbolic``), concolic exhaustion is inexact at such a call, and argv is
-a proof blocker of its own (``unmodelled.argv_left_concrete``).
+a proof blocker of its own (``proof_blockers.argv_left_concrete``).
 
 ``left_concrete`` names each source once, at its first read in a function a run may
 enter, for the panel and report.json."""
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from cooptest.cfa import libc_model
 from cooptest.cfa.calls import callee_name, callees, expressions
 from cooptest.cfa.ir import CallEdge, Const, Expr, Program, StringLit, Var, variables_of
-from cooptest.cfa.unmodelled import MODEL_PREFIX, USER_MAIN, argv_left_concrete, modelled
+from cooptest.cfa.proof_blockers import MODEL_PREFIX, USER_MAIN, argv_left_concrete, modelled
 from cooptest.task import Environment
 
 ENVIRONMENT_VARIABLES = frozenset({"environ", "__environ"})

@@ -521,7 +521,7 @@ def error_goal_id(call_id: int) -> str:
 @dataclass
 class ProofBlockers:
     """Why proofs about some goals cannot be trusted: the program does something its CFA
-    does not model (see ``cfa/unmodelled.py``). ``everywhere`` blocks every goal (e.g. a
+    does not model (see ``cfa/proof_blockers.py``). ``everywhere`` blocks every goal (e.g. a
     callback from the C library may change any global at any time); ``functions`` the
     goals of those functions (e.g. destructors, which run after main); ``behind`` the
     goals some path reaches from a *site*, an edge where gcc's build may compute
@@ -533,7 +533,7 @@ class ProofBlockers:
     behind: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     sites: dict[str, Edge] = field(default_factory=dict)
     # the sites where gcc folds signed arithmetic as if it could not overflow: a proof
-    # that no run of the CFA overflows there lifts them (``unmodelled.overflow_folded``)
+    # that no run of the CFA overflows there lifts them (``proof_blockers.overflow_folded``)
     overflow_sites: dict[str, Edge] = field(default_factory=dict)
 
     def reason(self, goal: Goal, no_overflow: AbstractSet[str] = frozenset(),

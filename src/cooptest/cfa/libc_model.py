@@ -19,7 +19,7 @@ facts stated once, and each analysis derives its treatment from them:
 - whether *gcc emits* calls of it itself (aggregate copies, a simplified ``printf``).
 
 A function absent from the table is unknown: it writes anything its pointer arguments
-reach (nothing if it gets none: the C library's own variables are ``cfa.unmodelled``'s
+reach (nothing if it gets none: the C library's own variables are ``cfa.proof_blockers``'s
 concern), may call back, and may return something else in another run. Soundness rests
 on the facts over-approximating what glibc does: a write listed where none happens costs
 precision, one missing costs a wrong proof.

@@ -2,7 +2,7 @@
 
 A variable the program declares and no unit defines is the C library's: glibc sets it
 before ``main`` and its calls may change it, so a read of one blocks every proof
-(``cfa.unmodelled.library_global``) unless its value is known at every read:
+(``cfa.proof_blockers.library_global``) unless its value is known at every read:
 
 * ``stdin``, ``stdout``, ``stderr`` point to glibc's FILE objects (``_IO_2_1_stdout_``
   and kin) from before ``main`` on, and no library call assigns them (``freopen``

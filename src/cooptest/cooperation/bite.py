@@ -99,7 +99,7 @@ from cooptest.analyses.concolic.symbolic_execution import Observer
 from cooptest.analyses.symbolic import SymbolicState
 from cooptest.analyses.wp import FrameState, Formula, truth
 from cooptest.cfa.ir import AssumeEdge, Edge, Location, Program
-from cooptest.cfa.unmodelled import site_key
+from cooptest.cfa.proof_blockers import site_key
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board_view import Board
 from cooptest.core.registry import Settings

@@ -120,7 +120,7 @@ class GoalBoard:
     covered: dict[str, str] = field(default_factory=dict)  # goal -> name of its test
     infeasible: dict[str, str] = field(default_factory=dict)  # goal -> proof
     refused: dict[str, str] = field(default_factory=dict)  # goal -> why no proof is trusted
-    # overflow site (``unmodelled.site_key``) -> the proof that no run of the CFA overflows there
+    # overflow site (``proof_blockers.site_key``) -> the proof that no run of the CFA overflows there
     no_overflow: dict[str, str] = field(default_factory=dict)
     unconfirmed: dict[str, str] = field(default_factory=dict)  # open goal -> test reaching it once
     # goal -> analysis -> why it left the goal open, and whether that is all it can say
@@ -293,7 +293,7 @@ class GoalBoard:
         analysis (and round) when ``proof`` does not start with it; ``reads``: the
         overflow sites its argument reads, where the prover knows them
         (``ProofBlockers.reason``). Refused (False) where the program does what the CFA
-        does not model (``cfa.unmodelled``): every prover passes here, so no prover can
+        does not model (``cfa.proof_blockers``): every prover passes here, so no prover can
         be unsound there."""
         if goal not in self.goals:
             return False

@@ -13,7 +13,7 @@ from pycparser import c_ast, c_parser
 from cooptest.cfa.calls import callees
 from cooptest.cfa.ctype import Types
 from cooptest.cfa.ir import Program
-from cooptest.cfa.unmodelled import interposed, proof_blockers
+from cooptest.cfa.proof_blockers import interposed, proof_blockers
 from cooptest.frontend.folding import overflow_folds
 from cooptest.errors import UserError
 from cooptest.frontend import ast_cache

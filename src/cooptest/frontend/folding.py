@@ -10,7 +10,7 @@ gcc's ``-fwrapv`` build computes what the CFA computes (wrapping is then defined
 folds are off). So the statements whose GIMPLE differs between the unit's build with
 and without ``-fwrapv`` are exactly the ones where gcc's build may compute something
 else than the CFA: their locations are what this module returns
-(``cfa.unmodelled.overflow_folded`` decides which goals they make proofs unsafe for).
+(``cfa.proof_blockers.overflow_folded`` decides which goals they make proofs unsafe for).
 Where the two agree, gcc's -O0 code is its -fwrapv code, whatever the inputs.
 """
 from __future__ import annotations

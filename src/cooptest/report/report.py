@@ -254,7 +254,7 @@ class Report:
                    if self.harness else {}),
                 "goals": goals, "summary": summary, "contradictions": contradictions,
                 # the proofs that no run overflows where gcc folds, which the proofs of
-                # the goals behind them rest on (``cfa.unmodelled.overflow_folded``)
+                # the goals behind them rest on (``cfa.proof_blockers.overflow_folded``)
                 **({"no_overflow": [{"site": site, "line": board.program.proof_blockers.overflow_sites[site].line,
                                      "proof": proof} for site, proof in sorted(board.no_overflow.items())]}
                    if board.no_overflow else {}),

@@ -24,7 +24,7 @@ reach infeasible only if each path's symbolic model was exact: no concretisation
 imprecision (havoc of unknown calls), no divergence, no solver timeout, no misprediction
 and no native crash or timeout, and no native run left a guiding automaton (its cuts
 rest on its claims). Only then is the state marked complete. Such a tree also proves
-that no run overflows at an overflow site (``cfa.unmodelled.overflow_folded``) where no
+that no run overflows at an overflow site (``cfa.proof_blockers.overflow_folded``) where no
 path's condition allowed an overflow (``symbolic_execution._overflow_allowed``), unless an automaton
 cut it: then its proofs of the goals behind the site hold for gcc's build too. A decision whose other side
 runs straight into ``abort()`` (``StaticInfo.dead_end``: ``assume``'s ``if (!cond)
@@ -45,7 +45,7 @@ from cooptest.analyses.concolic.inputs import literal, small, to_z3
 from cooptest.analyses.concolic.padding import FIRST, Padding, may_pad, padded, run_fed
 from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
-from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.analyses.concolic.cfa_facts import StaticInfo
 from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically, resume
 from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
 from cooptest.core.analysis import Job, Outcome, finish

@@ -21,7 +21,7 @@
  *   - the messages on stderr under opterr, unless optstring starts with ':'.
  * Plain getopt stays glibc's: <unistd.h> may make it __posix_getopt by an asm label,
  * which a macro cannot follow; a program that calls it as well as these gets two states
- * of the parse, and the provers block (cfa.unmodelled.library_global). A program that
+ * of the parse, and the provers block (cfa.proof_blockers.library_global). A program that
  * defines getopt_long itself has its definition renamed too: these are weak
  * (COOPTEST_LIBRARY), so the program's is the one its calls reach.
  *

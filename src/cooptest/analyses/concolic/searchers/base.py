@@ -16,7 +16,7 @@ from typing import Callable, ClassVar
 
 from cooptest.analyses.concolic.execution_tree import ExecutionTree, Node, Path
 from cooptest.analyses.concolic.searchers.product import ProductDistances
-from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.analyses.concolic.cfa_facts import StaticInfo
 from cooptest.analyses.concolic.symbolic_execution import Observer
 from cooptest.cfa.ir import Edge, Program
 

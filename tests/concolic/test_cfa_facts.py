@@ -2,7 +2,7 @@
 (carfast), distances to open goals (cfg)."""
 from __future__ import annotations
 
-from cooptest.analyses.concolic.static import StaticInfo
+from cooptest.analyses.concolic.cfa_facts import StaticInfo
 
 SOURCE = r"""
 extern int __VERIFIER_nondet_int(void);
