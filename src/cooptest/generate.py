@@ -28,6 +28,7 @@ from cooptest.cfa.concrete_inputs import left_concrete
 from cooptest.cfa.ctype import DataModel
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
+from cooptest.core.board_events import BoardEvent, Covered
 from cooptest.core.reduction import reduce_suite
 from cooptest.core.run_context import RunContext
 from cooptest.core.budget import Budget
@@ -333,8 +334,8 @@ class PropertyGoal:
             self.goals = frozenset(g.id for g in board.goals.values() if g.kind == "error-call")
         self.reached = False
 
-    def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        if self.goals is not None and event == "covered" and self.goals & info["goals"]:
+    def __call__(self, board: GoalBoard, event: BoardEvent) -> None:
+        if self.goals is not None and isinstance(event, Covered) and self.goals & event.goals:
             self.reached = True
             self.budget.cancel()
 

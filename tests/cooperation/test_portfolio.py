@@ -115,12 +115,13 @@ int main(void) {
     lanes = [Lane([(make_analysis("chc", Settings()), None), (make_analysis("random", Settings()), None)],
                   "proving"),
              Lane([(make_analysis("random", Settings(seed=1)), None)], "testing")]
+    from cooptest.core.board_events import LaneRan
     from cooptest.core.parallel import LaneRecords
 
     told = LaneRecords()  # what the board's listeners heard, as the report hears it
     seen: set[tuple[int, str, str]] = set()  # what they heard ran on each core, as runs ended
-    board.run.listeners += [lambda b, event, info: seen.update(
-        (k, s.lane, s.analysis) for k, s in told.running.items()) if event == "ran" else None, told]
+    board.run.listeners += [lambda b, event: seen.update(
+        (k, s.lane, s.analysis) for k, s in told.running.items()) if isinstance(event, LaneRan) else None, told]
     runs = run_lanes(board, lanes, board.open(), Budget.seconds(2))
     assert seen and seen <= {(0, "proving", "chc"), (0, "proving", "random"), (1, "testing", "random")}
     assert told.running == {} and told.runs() == runs

@@ -7,6 +7,7 @@ from typing import Callable
 
 from rich.console import Console
 
+from cooptest.core.board_events import LaneBegan
 from cooptest.core.analysis import Started
 from cooptest.core.board import GoalBoard
 from cooptest.core.parallel import LaneRecords
@@ -42,8 +43,8 @@ def test_panel_shows_goals_tests_time_and_cores(program_of: Callable[[str], Goal
     board.submit(["50"], "random")
     dead = next(g.id for g in board.goals.values() if g.line == 5 and g.id.endswith("T"))
     board.prove_infeasible(dead, "value: x > 10 && x < 5 is unsatisfiable", "value")
-    board.notify("began", worker=0, started=Started("concolic", "testing", panel.started + 1))
-    board.notify("began", worker=1, started=Started("coveritest", "proving", panel.started + 2))
+    board.notify(LaneBegan(0, Started("concolic", "testing", panel.started + 1)))
+    board.notify(LaneBegan(1, Started("coveritest", "proving", panel.started + 2)))
     text = shown(panel)
     assert "2 covered · 1 infeasible · 1 open of 4 (50.0%)" in text
     assert re.search(r"tests\s+1\s+executions 1\b", text)

@@ -7,6 +7,7 @@ import json
 import os
 import time
 
+from cooptest.core.board_events import Covered, Tick
 from cooptest.report.report import WRITE_SHARE, Report
 
 BRANCHES = 600
@@ -26,7 +27,7 @@ def test_rewrites_take_a_bounded_share_and_the_end_writes_everything(program_of,
     # two seconds, or long enough for two writes at the share the slowest write allows
     # (a write slowed by the machine's load delays the next one accordingly)
     while time.monotonic() - started < min(15.0, max(2.0, 2.5 * max(costs) / WRITE_SHARE)):
-        report(board, "covered", {})  # a new test every 5 ms
+        report(board, Covered(frozenset(), "random", "t"))  # a new test every 5 ms
         time.sleep(0.005)
         if os.stat(path).st_mtime_ns != stamp:  # a write, of the cost it measured
             costs, stamp = costs + [report._cost], os.stat(path).st_mtime_ns
@@ -60,6 +61,6 @@ def test_the_suite_is_published_with_the_report_and_holds_what_it_lists(program_
     assert doc["summary"]["tests"] == 2
     board.submit(["6"], "test")  # a test waiting, then time passes with nothing decided
     report.min_interval, report._cost = 0.0, 0.0
-    report(board, "tick", {})
+    report(board, Tick())
     assert len(read_suite(str(tmp_path / "suite.zip"))) == 3
     assert json.loads((tmp_path / "report.json").read_text())["summary"]["tests"] == 3

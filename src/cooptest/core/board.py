@@ -37,12 +37,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from cooptest.cfa.determinism import variation_source
 from cooptest.cfa.ir import Goal, Program
 from cooptest.harness.crash import Crash
 from cooptest.harness.executor import ENDED, Execution, Executor, failure
+from cooptest.core.board_events import BoardEvent, Covered, Infeasible, Kept, Refuted, Tick
 from cooptest.core.run_context import RunContext
 from cooptest.harness.testsuite import TestCase
 
@@ -54,10 +55,6 @@ UNREAD = 64
 QUICK = 0.05
 TRIM_SHARE = 0.05
 
-# The event of time passing with nothing decided (after each native run, and while the
-# parent of the lanes waits): what a listener put off, such as writing the report with
-# the suite, it may do now.
-TICK = "tick"
 PROOF_CHARS = 4_000
 """A proof's text beyond this is left out (``evidence``): it is read by people, and it travels
 from the lanes' workers to the report, where a 133-MB one once made a run stop for memory."""
@@ -173,9 +170,9 @@ class GoalBoard:
     def set_stat(self, stat: str, value: int) -> None:
         self.run.set_stat(stat, value)
 
-    def notify(self, event: str, **info: Any) -> None:
+    def notify(self, event: BoardEvent) -> None:
         for listener in self.run.listeners:
-            listener(self, event, info)
+            listener(self, event)
 
     def submit(self, inputs: list[str], origin: str) -> Execution:
         """Run ``inputs`` natively; goals its trace passes through are covered (if its
@@ -205,7 +202,7 @@ class GoalBoard:
                 ex.unconfirmed |= ex.covered - again.covered
         self._trim(inputs, ex, always)
         ex.new = set(self.accept(inputs, origin, ex, always))
-        self.notify(TICK)
+        self.notify(Tick())
         return ex
 
     def _trim(self, inputs: list[str], ex: Execution, always: bool) -> None:
@@ -259,13 +256,13 @@ class GoalBoard:
         for g in sorted(reached - new):
             self.unconfirmed.setdefault(g, test.name)
         if not new:
-            self.notify("kept", origin=origin, test=test.name)
+            self.notify(Kept(origin, test.name))
             return new
         for g in sorted(new):
             self.unconfirmed.pop(g, None)
             self.covered[g] = test.name
             self.origin[g] = origin
-        self.notify("covered", goals=set(new), origin=origin, test=test.name)
+        self.notify(Covered(frozenset(new), origin, test.name))
         return new
 
     def give_up(self, goals: Iterable[str], analysis: str, why: str, general: bool = False) -> None:
@@ -310,7 +307,7 @@ class GoalBoard:
         if goal not in self.infeasible:
             self.infeasible[goal] = proof
             self.origin[goal] = prover
-            self.notify("infeasible", goals={goal}, origin=prover)
+            self.notify(Infeasible(frozenset({goal}), prover))
         return True
 
     def prove_no_overflow(self, site: str, proof: str) -> bool:
@@ -334,4 +331,4 @@ class GoalBoard:
             return
         c = Contradiction(goal, prover, proof, test, first, round(time.monotonic() - self.born, 3))
         self.contradictions.append(c)
-        self.notify("contradiction", contradiction=c)
+        self.notify(Refuted(c))

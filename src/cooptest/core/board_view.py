@@ -8,10 +8,11 @@ its parent); ``core.board.GoalBoard`` and ``core.parallel.WorkerBoard`` implemen
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Iterable, Protocol
+from typing import Iterable, Protocol
 
 from cooptest.cfa.ir import Goal, Program
 from cooptest.core.board import TestRecord, prover_of
+from cooptest.core.board_events import BoardEvent
 from cooptest.harness.executor import Execution, Executor
 from cooptest.harness.testsuite import TestCase
 
@@ -54,7 +55,7 @@ class Board(Protocol):
     def give_up(self, goals: Iterable[str], analysis: str, why: str, general: bool = False) -> None: ...
     def count(self, stat: str, n: int = 1) -> None: ...
     def set_stat(self, stat: str, value: int) -> None: ...
-    def notify(self, event: str, **info: Any) -> None: ...
+    def notify(self, event: BoardEvent) -> None: ...
 
 
 class Labelled:
@@ -137,5 +138,5 @@ class Labelled:
     def set_stat(self, stat: str, value: int) -> None:
         self.base.set_stat(stat, value)
 
-    def notify(self, event: str, **info: Any) -> None:
-        self.base.notify(event, **info)
+    def notify(self, event: BoardEvent) -> None:
+        self.base.notify(event)

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cooptest.core.board import GoalBoard
+from cooptest.core.board_events import BoardEvent, Covered, Kept
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
 from cooptest.harness.coverage import CoverageMeter
@@ -63,8 +64,8 @@ class LiveMeter:
         outbox.close()
         self.sent: list[str] = []  # the tests sent, in order
 
-    def listen(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        if event in ("covered", "kept"):
+    def listen(self, board: GoalBoard, event: BoardEvent) -> None:
+        if isinstance(event, Covered | Kept):
             test = board.records[-1].test
             if self._send(("test", test.name, test.inputs)):
                 self.sent.append(test.name)

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started, noted
-from cooptest.core.board import TICK, GoalBoard, evidence, prover_of
+from cooptest.core.board import GoalBoard, evidence, prover_of
+from cooptest.core.board_events import BoardEvent, LaneBegan, LaneRan, Tick, WorkerError
 from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
 from cooptest.core.lane_events import (Began, Counts, Ended, Event, Executions, Exited, Failed, Figures, GaveUp,
@@ -158,19 +159,19 @@ class WorkerBoard(GoalBoard):
 @dataclass
 class LaneRecords:
     """What the lane of each core runs now and the runs its lanes ended, as ``run_lanes``
-    tells the board's listeners (events ``began`` and ``ran``): report.json lists the
+    tells the board's listeners (``LaneBegan`` and ``LaneRan``): report.json lists the
     runs, also of a run a signal stopped while lanes ran, and the live panel shows what
     each core runs. A listener of the board; ``run_lanes`` keeps one of its own."""
 
     running: dict[int, Started] = field(default_factory=dict)  # core -> what its lane runs now
     ran: dict[int, list[Run]] = field(default_factory=dict)  # core -> the runs its lane ended
 
-    def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        if event == "began":
-            self.running[info["worker"]] = info["started"]
-        elif event == "ran":
-            self.running.pop(info["worker"], None)
-            self.ran.setdefault(info["worker"], []).extend(info["runs"])
+    def __call__(self, board: GoalBoard, event: BoardEvent) -> None:
+        if isinstance(event, LaneBegan):
+            self.running[event.worker] = event.started
+        elif isinstance(event, LaneRan):
+            self.running.pop(event.worker, None)
+            self.ran.setdefault(event.worker, []).extend(event.runs)
 
     def runs(self) -> list[Run]:
         """The runs the lanes ended, lane by lane."""
@@ -302,12 +303,12 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
 
     lanes_now = LaneRecords()  # told what the board's listeners are told
 
-    def tell(event: str, **info: Any) -> None:
-        lanes_now(board, event, info)
-        board.notify(event, **info)
+    def tell(event: LaneBegan | LaneRan) -> None:
+        lanes_now(board, event)
+        board.notify(event)
 
     def record(k: int, runs: list[Run]) -> None:
-        tell("ran", worker=k, runs=runs)
+        tell(LaneRan(k, runs))
 
     def end(k: int, stopped: str, why: str | None = None) -> None:
         if k in lanes_now.running:
@@ -344,15 +345,15 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
                     board.set_stat(stat, n)
             case Executions(runs=runs):
                 board.executions += runs
-                board.notify(TICK)
+                board.notify(Tick())
             case Began(analysis=analysis):
-                tell("began", worker=k, started=Started(analysis, lanes[k].name, time.monotonic()))
+                tell(LaneBegan(k, Started(analysis, lanes[k].name, time.monotonic())))
             case Ended(runs=ran):
                 record(k, ran)
             case Exited():
                 alive.discard(k)
             case Failed(error=error):
-                board.notify("worker_error", worker=k, error=error)
+                board.notify(WorkerError(k, error))
                 board.count("worker_errors")
                 last = error.strip().splitlines()[-1]
                 if k in lanes_now.running:
@@ -371,7 +372,7 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
                     undecided = board.has_open(goals)
             except queue.Empty:
                 alive -= {k for k in alive if not workers[k].is_alive() and outbox.empty()}
-                board.notify(TICK)
+                board.notify(Tick())
         # Every goal decided with time to spare: the workers, told so, end their analyses
         # and send their last batch of runs and counts; wait for it, briefly.
         last_batch = budget.child(LAST_BATCH)

@@ -8,6 +8,7 @@ import heapq
 from typing import Callable
 
 from cooptest.core.board import GoalBoard, TestRecord
+from cooptest.core.board_events import Reduced
 
 
 def reduce_suite(board: GoalBoard, rescue: Callable[[list[str], list[str]], list[str]] | None = None
@@ -47,7 +48,7 @@ def reduce_suite(board: GoalBoard, rescue: Callable[[list[str], list[str]], list
         for c in board.contradictions:  # named by a test the suite still holds
             c.test = board.covered.get(c.goal) or board.unconfirmed.get(c.goal) or c.test
         board.records = kept
-        board.notify("reduced", tests=len(kept))
+        board.notify(Reduced(len(kept)))
     return kept
 
 

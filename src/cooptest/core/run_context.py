@@ -9,14 +9,9 @@ driver makes the context, registers its listeners and hands it to the board.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
 
+from cooptest.core.board_events import Listener
 from cooptest.harness.testsuite import SuiteWriter
-
-if TYPE_CHECKING:
-    from cooptest.core.board import GoalBoard
-
-Listener = Callable[["GoalBoard", str, dict[str, Any]], None]
 
 
 @dataclass

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cooptest.core.board import GoalBoard
+from cooptest.core.board_events import BoardEvent, Covered, Infeasible
 from cooptest.core.parallel import LaneRecords
 from cooptest.report.definitions import COV_B, COV_F, GOAL, TESTCOV_SHORT
 
@@ -97,8 +98,8 @@ class ProgressPanel:
         self.last_change = 0.0
         self.points: list[tuple[float, int]] = []  # (seconds, goals covered)
 
-    def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
-        if event not in ("covered", "infeasible"):
+    def __call__(self, board: GoalBoard, event: BoardEvent) -> None:
+        if not isinstance(event, Covered | Infeasible):
             return
         now = time.monotonic() - self.started
         self.last_change = now

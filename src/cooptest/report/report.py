@@ -11,7 +11,7 @@ time. The suite is published with the report (``SuiteWriter.publish``, not after
 test), holding the tests the report lists: after a SIGKILL the two agree (a report that
 lagged the suite by seconds listed 40 tests where the zip held 41). Where the report is
 cheap, both follow every new test at once; on a program with 13k goals, a few seconds
-behind, and a test waiting is published at the next ``tick`` the share allows, whatever
+behind, and a test waiting is published at the next ``Tick`` the share allows, whatever
 else happens (the end of a run, also one stopped by a signal, writes the last one).
 
 A claim of infeasibility a test refuted (``core.board.Contradiction``) is a defect of
@@ -33,7 +33,8 @@ from typing import Any, Callable
 from cooptest.cfa.calls import first_decision
 from cooptest.cfa.ir import Goal
 from cooptest.core.analysis import Run
-from cooptest.core.board import TICK, GoalBoard
+from cooptest.core.board import GoalBoard
+from cooptest.core.board_events import BoardEvent, Covered, Iteration, Tick
 from cooptest.core.parallel import LaneRecords
 from cooptest.harness.executor import AT, ENDED, NO_GOAL
 from cooptest.report.files import short_names
@@ -182,20 +183,20 @@ class Report:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def __call__(self, board: GoalBoard, event: str, info: dict[str, Any]) -> None:
+    def __call__(self, board: GoalBoard, event: BoardEvent) -> None:
         """The listener: record the timeline, rewrite the file (and publish the suite with
-        it) if it is due; at a ``tick`` (time passed, nothing changed), only if tests wait
+        it) if it is due; at a ``Tick`` (time passed, nothing changed), only if tests wait
         to be published."""
-        self.lanes(board, event, info)
+        self.lanes(board, event)
         waiting = board.run.suite is not None and board.run.suite.unpublished
-        if event == TICK and not waiting:
+        if isinstance(event, Tick) and not waiting:
             return
-        if event != TICK:
+        if not isinstance(event, Tick):
             self.timeline.append((round(self.elapsed(), 3), len(board.covered), len(board.infeasible)))
-        if event == "iteration" and (not self.by_iteration or self.by_iteration[-1][1] < len(board.covered)):
-            self.by_iteration.append((int(info["iterations"]), len(board.covered)))
+        if isinstance(event, Iteration) and (not self.by_iteration or self.by_iteration[-1][1] < len(board.covered)):
+            self.by_iteration.append((event.iterations, len(board.covered)))
         since = time.monotonic() - self._written
-        if since * WRITE_SHARE >= self._cost and (event == "covered" or waiting or
+        if since * WRITE_SHARE >= self._cost and (isinstance(event, Covered) or waiting or
                                                   since >= self.min_interval):
             self.write(board)
 

@@ -50,6 +50,7 @@ from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symb
 from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
+from cooptest.core.board_events import Iteration
 from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
 from cooptest.core.registry import FRESH_INPUTS, Settings
@@ -279,8 +280,8 @@ class ConcolicAnalysis:
                 or path.truncated:
             state.exact = False
         state.overflowing |= path.overflowing
-        program.notify("iteration", iterations=program.stats.get("iterations", 0),
-                       covered=len(program.covered), divergences=program.stats.get("divergences", 0))
+        program.notify(Iteration(program.stats.get("iterations", 0), len(program.covered),
+                                 program.stats.get("divergences", 0)))
         state.last = path
         return path
 
