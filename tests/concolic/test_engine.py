@@ -129,11 +129,17 @@ def test_where_zeros_abort_the_padding_repeats_the_inputs(make_program) -> None:
 
 
 def test_a_program_reading_endlessly_is_padded_once_and_its_tests_stay_short(make_program) -> None:
+    """From zeros the first padding reaches MAX_INPUTS and the state learns that the
+    program reads endlessly; with the default fresh inputs the tests stay short too."""
     put = make_program(ENDLESS)
-    result = run(put, budget=10.0)
+    result = run(put, budget=10.0, fresh_inputs="zero")
     assert result.state.padding.endless  # the first padding reached MAX_INPUTS
     assert any(t.covers_error for t in put.tests)  # 7, 8, 9 read in a row
     assert max(len(t.inputs) for t in put.tests) <= 64  # not MAX_INPUTS zeros
+    put = make_program(ENDLESS, name="default.c")
+    run(put, budget=10.0)
+    assert any(t.covers_error for t in put.tests)
+    assert max(len(t.inputs) for t in put.tests) <= 64
 
 
 def test_max_iterations_ends_the_search_after_that_many_native_runs(make_program) -> None:

@@ -22,7 +22,7 @@ def test_cgs_suite_has_full_testcov_coverage(make_program, seed_examples: Path, 
     ConcolicAnalysis(search="cgs", max_iterations=1000).run(
         put, Job(frozenset(put.goals), Budget.seconds(600.0)))
     assert set(put.covered) == set(put.goals)
-    proc = subprocess.run([str(testcov_measure), str(seed_examples / name), put.suite.path],
+    proc = subprocess.run([str(testcov_measure), str(seed_examples / name), put.run.suite.path],
                           capture_output=True, text=True, timeout=600)
     verdict = json.loads(proc.stdout.strip().splitlines()[-1])
     assert verdict["coverage"] == 100.0, verdict

@@ -8,7 +8,8 @@ each, 0 to 127, a value every nondet type reads as itself (a char, a bool's true
 small count), as CREST gives each fresh input a random value
 (``SymbolicInterpreter::NewInput``: ``CastTo(rand(), type)``; CREST's ``rand()`` as an
 ``int`` would run a counted loop two billion times) and DART starts from random inputs.
-The first run of a fresh state is all fresh inputs, and it decides where the search
+Random ones fill a run's first ``RANDOM_INPUTS`` positions only, zeros the rest. The
+first run of a fresh state is all fresh inputs, and it decides where the search
 starts. Neither fill wins everywhere: on replace, cgs with random fresh inputs covers
 180 or 181 of its 181 feasible goals within 1,000 iterations, as the paper's CREST runs
 do, and with zeros 139 (its zero pattern is illegal, its zero line empty; a random
@@ -49,6 +50,9 @@ from cooptest.core.registry import FRESH_INPUTS
 from cooptest.harness.executor import MAX_INPUTS, Execution, aborted, starved
 
 FIRST = 8  # inputs given to a run that starved on no inputs at all
+RANDOM_INPUTS = 256  # a run's inputs from this one on are zeros whatever the fill: beyond
+# it a run reads a loop's inputs, and random ones keep covering goals by chance as the
+# padding doubles (a program reading endlessly kept tests of 65,536 random inputs)
 
 
 @dataclass
@@ -65,16 +69,17 @@ class Padding:
         """The fills of a fresh state's first runs, in order."""
         return ["random", "zero"] if self.policy == "both" else [self.policy]
 
-    def fresh(self, n: int, fill: str | None = None) -> list[str]:
-        """``n`` fresh inputs of ``fill`` (None: the policy's after the first runs)."""
-        if (fill or ("zero" if self.policy == "zero" else "random")) == "zero":
-            return ["0"] * n
-        return [str(self.rng.randint(0, 127)) for _ in range(n)]
+    def fresh(self, at: int, n: int, fill: str | None = None) -> list[str]:
+        """``n`` fresh inputs of ``fill`` (None: the policy's after the first runs) for a
+        run's positions ``at`` on."""
+        random_ones = 0 if (fill or ("zero" if self.policy == "zero" else "random")) == "zero" \
+            else max(0, min(n, RANDOM_INPUTS - at))
+        return [str(self.rng.randint(0, 127)) for _ in range(random_ones)] + ["0"] * (n - random_ones)
 
 
 def padded(inputs: list[str], padding: Padding, fill: str | None = None) -> list[str]:
     """``inputs`` followed by as many fresh inputs (``FIRST`` for none)."""
-    return inputs + padding.fresh(len(inputs) or FIRST, fill)
+    return inputs + padding.fresh(len(inputs), len(inputs) or FIRST, fill)
 
 
 def repeated(inputs: list[str]) -> list[list[str]]:
