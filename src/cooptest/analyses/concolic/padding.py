@@ -69,11 +69,14 @@ class Padding:
         """The fills of a fresh state's first runs, in order."""
         return ["random", "zero"] if self.policy == "both" else [self.policy]
 
+    @property
+    def later(self) -> str:
+        """The fill of every padding after the first runs: zeros only under ``zero``."""
+        return "zero" if self.policy == "zero" else "random"
+
     def fresh(self, at: int, n: int, fill: str | None = None) -> list[str]:
-        """``n`` fresh inputs of ``fill`` (None: the policy's after the first runs) for a
-        run's positions ``at`` on."""
-        random_ones = 0 if (fill or ("zero" if self.policy == "zero" else "random")) == "zero" \
-            else max(0, min(n, RANDOM_INPUTS - at))
+        """``n`` fresh inputs of ``fill`` (None: ``later``) for a run's positions ``at`` on."""
+        random_ones = max(0, min(n, RANDOM_INPUTS - at)) if (fill or self.later) == "random" else 0
         return [str(self.rng.randint(0, 127)) for _ in range(random_ones)] + ["0"] * (n - random_ones)
 
 
