@@ -15,7 +15,7 @@ configurations one after the other so that they share the machine's load.
 that map ``CREST_char`` to ``__VERIFIER_nondet_char`` (the previous session's mapping),
 so that TestCov, which knows no crest.h, measures the same program cooptest ran.
 ``grep`` is grep 2.2 with CREST's harness, run as ``grep aaaaaaaaaa FILE`` (as
-``cgs_table.py`` runs it); TestCov cannot build a program of seven files with flags and
+``cgs_table.py`` runs it); TestCov cannot build a program of several files with flags and
 a command line, so its suites are measured by ``cooptest coverage`` (gcc's branches,
 counted as TestCov counts them), in the ``testcov`` column all the same.
 
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cgs_table import GREP, GREP_FILES, GREP_FLAGS
+from crest_subjects import GREP, GREP_FILES, GREP_FLAGS
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

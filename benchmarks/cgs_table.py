@@ -36,11 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-CREST = ROOT.parent / "shared" / "benchmarks" / "realworld" / "crest"
-GREP = CREST / "grep-2.2" / "src"
-GREP_FILES = ["grep.c", "dfa.c", "kwset.c", "obstack.c", "getopt.c", "getopt1.c", "search.c"]
-GREP_FLAGS = ["-DHAVE_CONFIG_H", '-DLOCALEDIR="/usr/share/locale"', "-I.", "-I.."]
+from crest_subjects import CREST, GREP, GREP_FILES, GREP_FLAGS
+
 COUNTS = (1000, 2000, 3000, 4000)
 
 # Table 2 of the paper: mean branches covered over 100 CREST runs, at COUNTS iterations

@@ -30,6 +30,8 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
+from crest_subjects import CREST, GREP, GREP_DEFINES, GREP_FILES, GREP_INCLUDES
+
 from cooptest.cfa.ctype import ArrayType, CType, DataModel, PointerType, StructType, Types
 from cooptest.cfa.ir import Program
 from cooptest.errors import UserError
@@ -43,13 +45,10 @@ from cooptest.task import Task
 Leaf = tuple[str, int, int]  # access path, first bit, width in bits
 Enumeration = tuple[int, bool, tuple[int, ...]]  # bytes, signed, the enumerators' values
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
-CREST = SHARED / "realworld" / "crest"
-GREP = CREST / "grep-2.2" / "src"
-REALWORLD: dict[str, tuple[list[str], tuple[str, ...]]] = {  # name -> files, flags (its README's)
+REALWORLD: dict[str, tuple[list[str], tuple[str, ...]]] = {  # name -> files, flags
     "replace": ([str(CREST / "replace" / "replace.c")], ()),
-    "grep-2.2": ([str(GREP / f) for f in ("grep.c", "dfa.c", "kwset.c", "obstack.c", "getopt.c",
-                                          "getopt1.c", "search.c")],
-                 ("-DHAVE_CONFIG_H", '-DLOCALEDIR="/usr/share/locale"', f"-I{GREP}", f"-I{GREP.parent}")),
+    "grep-2.2": ([str(GREP / f) for f in GREP_FILES],
+                 (*(f"-D{d}" for d in GREP_DEFINES), *(f"-I{(GREP / i).resolve()}" for i in GREP_INCLUDES))),
 }
 QUALIFIERS = ("DW_TAG_typedef", "DW_TAG_const_type", "DW_TAG_volatile_type",
               "DW_TAG_restrict_type", "DW_TAG_atomic_type")

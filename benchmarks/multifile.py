@@ -2,7 +2,7 @@
 """Programs of several files (issue 38): GNU grep 2.2 loaded as CREST built it, and the
 dev tasks' goals compared with an earlier revision.
 
-* ``grep``: ``cooptest cfa`` on grep's seven files with its flags, in a fresh process
+* ``grep``: ``cooptest cfa`` on grep's files with its flags (``crest_subjects``), in a fresh process
   as a user runs it, cold (an empty AST cache) and cached (best of three); the goals
   per file; and the instrumented build run natively (no arguments: usage, exit 2, the
   inputs of argv are issue 39's).
@@ -26,11 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from crest_subjects import GREP, GREP_DEFINES, GREP_FILES, GREP_FLAGS, GREP_INCLUDES
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "benchmarks"
-GREP = SHARED / "realworld" / "crest" / "grep-2.2" / "src"
-GREP_FILES = ["grep.c", "dfa.c", "kwset.c", "obstack.c", "getopt.c", "getopt1.c", "search.c"]
-GREP_FLAGS = ["-DHAVE_CONFIG_H", '-DLOCALEDIR="/usr/share/locale"', "-I.", "-I.."]
 
 COUNT = """
 import json, sys, tempfile
@@ -61,7 +60,7 @@ def grep() -> None:
             proc = subprocess.run(cmd, cwd=GREP, env=env, capture_output=True, text=True)
             times.append(time.monotonic() - start)
             assert proc.returncode == 0, proc.stderr
-    print(f"grep 2.2, 7 files: {proc.stdout.strip()}")
+    print(f"grep 2.2, {len(GREP_FILES)} files: {proc.stdout.strip()}")
     print(f"load (cfa) cold {times[0]:.2f} s, cached {min(times[1:]):.2f} s (best of 3)")
     from cooptest.frontend import load_program
     from cooptest.harness.executor import Executor
@@ -69,7 +68,7 @@ def grep() -> None:
     cwd = os.getcwd()
     os.chdir(GREP)
     try:
-        task = load_program_task(GREP_FILES, flags=common_flags([".", ".."], [f[2:] for f in GREP_FLAGS[:2]], None))
+        task = load_program_task(GREP_FILES, flags=common_flags(GREP_INCLUDES, GREP_DEFINES, None))
     finally:
         os.chdir(cwd)
     with tempfile.TemporaryDirectory() as work:
