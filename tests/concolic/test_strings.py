@@ -143,3 +143,34 @@ def test_a_string_input_reads_back_as_it_is_written(text: str) -> None:
     t = ArrayType(IntType("char", 8, True, 1), 32)
     value = parse_literal(text, t)
     assert value is not None and literal(to_z3(value, t), t) == text
+
+
+COPIES = r"""
+#include <string.h>
+extern char __VERIFIER_nondet_char(void);
+int main(void) {
+  char src[4], dst[8] = "QQQQQQQ", tail[8] = "ab";
+  for (int i = 0; i < 3; i++) src[i] = __VERIFIER_nondet_char();
+  src[3] = 0;
+  strcpy(dst, src);
+  strcat(tail, "xy");
+  if (tail[3] != 'y' || tail[4] != 0) return 9;
+  if (dst[2] == 'Q') return 1;         /* src[0] or src[1] was 0: the copy ended before */
+  if (dst[1] == 'k' && dst[2] == 'z') return 2;
+  return 0;
+}
+"""
+
+
+def test_strcpy_and_strcat_copy_the_bytes_as_c_does(make_program) -> None:
+    """The replay copies a C string byte by byte, a symbolic byte that is 0 ending the copy
+    (``SymbolicState._string_copy``): every goal but the impossible ``return 9`` is covered
+    and no branch diverges. Before, both calls havocked their destination: the branches on
+    its bytes read unknowns."""
+    put = make_program(COPIES)
+    ConcolicAnalysis(search="dfs", max_iterations=20).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
+    lines = COPIES.splitlines()
+    impossible = next(i for i, t in enumerate(lines, 1) if "return 9" in t)
+    open_goals = {g for g in put.goals if g not in put.covered}
+    assert {put.goals[g].line for g in open_goals} <= {impossible}, sorted(open_goals)
+    assert put.stats.get("divergences", 0) == 0

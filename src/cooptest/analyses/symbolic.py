@@ -795,8 +795,11 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         in ``wp`` keeps what it knows of them."""
         f = libc_model.function(name)
         args = [self.eval(a) for a in edge.args]
-        resized = self._resized(args[0]) if f.allocation is not None and f.allocation.resizes and args \
-            else None
+        resizes = f.allocation is not None and f.allocation.resizes and bool(args)
+        if resizes and (base := self._in_place(args[0], self._size(f.allocation, args))) is not None:
+            self._result(edge, self.ptr(base))
+            return
+        resized = self._resized(args[0]) if resizes else None
         written = libc_model.writes(edge, name)
         if written is None:
             self._havoc_memory(registers=name is None)
@@ -830,6 +833,9 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         if w.ends:
             self._end(dst)
             return
+        if w.source is not None and w.count is None:
+            self._string_copy(dst, args[w.source], w.appends)
+            return
         count = _as_int(args[w.count]) if w.count is not None else None
         data: list[z3.ExprRef | None] | None = None
         if count is not None and count <= MAX_BYTE_LOOP:
@@ -837,6 +843,34 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 data = [self._load_bytes(_add(args[w.source], self.ptr(i)), 1) for i in range(count)]
             elif w.fill is not None:
                 data = [z3.Extract(7, 0, args[w.fill])] * count
+        self._fill(dst, data)
+
+    def _string_copy(self, dst: z3.ExprRef, src: z3.ExprRef, appends: bool) -> None:
+        """``strcpy(dst, src)`` (``strcat`` with ``appends``) as C defines it, byte by
+        byte: byte k of the copy is src[k] if none of src[0..k-1] is 0, else what dst
+        held, so a symbolic byte that is 0 in some run ends that run's copy there. The
+        source is read up to its first constant 0; where it has none the model keeps,
+        or (for ``strcat``) the destination's end is not a constant offset, the object
+        is havocked (``_fill``)."""
+        source = self._bytes_from(src, terminated=True)
+        if appends and source is not None:
+            held = self._bytes_from(dst, terminated=True)
+            if held is None or any(_numeral(b) is None for b in held) or _numeral(held[-1]) != 0:
+                source = None
+            else:
+                dst = _add(dst, self.ptr(len(held) - 1))
+        if source is None or _numeral(source[-1]) != 0:
+            self._fill(dst, None)
+            return
+        data: list[z3.ExprRef | None] = []
+        copying: z3.BoolRef = z3.BoolVal(True)  # no byte before this one was 0
+        for k, byte in enumerate(source):
+            if z3.is_true(copying):
+                data.append(byte)
+            else:
+                old = self._load_bytes(_add(dst, self.ptr(k)), 1)
+                data.append(None if old is None else z3.simplify(z3.If(copying, byte, old)))
+            copying = z3.simplify(z3.And(copying, byte != 0))
         self._fill(dst, data)
 
     def _end(self, address: z3.ExprRef) -> None:
@@ -858,8 +892,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         copies what the program wrote in the old object (``resized``: its bytes by offset)
         up to the new size; the rest is indeterminate, as in C. Where the old object's
         contents are not known so (``_resized``), the path is imprecise."""
-        sizes = [_as_int(args[i]) if i < len(args) else None for i in a.size]
-        size = math.prod(n for n in sizes if n is not None) if None not in sizes else 0
+        size = self._size(a, args)
         if a.resizes and (resized is None or not size):
             self.imprecise = True
         base = self._allocate(size or 4096, name, zero=a.zeroed, may_fail=a.may_fail)
@@ -869,6 +902,36 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 if offset < size:
                     cells[base + offset] = cell
         return base
+
+    @staticmethod
+    def _size(a: libc_model.Allocation, args: list[z3.ExprRef]) -> int:
+        """The bytes an allocation asks for; 0 where an argument is not a number."""
+        sizes = [_as_int(args[i]) if i < len(args) else None for i in a.size]
+        return math.prod(n for n in sizes if n is not None) if None not in sizes else 0
+
+    def _in_place(self, pointer: z3.ExprRef, size: int) -> int | None:
+        """A resizing call (realloc) on the object ``pointer`` is the base of, as glibc
+        makes it where the chunk can grow or shrink where it is: the object keeps its
+        address and its contents, ``size`` bytes long now. Whether glibc moves it depends
+        on its heap, which the model does not follow; in place is what lets a program that
+        compares the old pointer with the new one (grep's regex compiler, ``if (old_buffer
+        != bufp->buffer)`` before moving its pointers) go on pointing into the object
+        natively and in the model alike, where a moved object would leave the model's
+        pointers in a freed one when the native run found it in place. Either way the
+        answer is the library's, not the inputs', so the path is imprecise: a tree of such
+        paths proves nothing. None (the object moves) where the pointer is no object's
+        base, the size is not a number, or the object would reach the next one."""
+        address = _numeral(pointer)
+        obj = self._object_at(address) if address else None
+        if obj is None or address != obj.base or not size:
+            return None
+        later = bisect.bisect_right(self._bases, obj.base)
+        if later < len(self._bases) and obj.base + size + GAP > self._bases[later]:
+            return None
+        self.imprecise = True
+        self._own(obj).size = size
+        self._next_base = max(self._next_base, -(-(obj.base + size + GAP) // 16) * 16)
+        return obj.base
 
     def _resized(self, pointer: z3.ExprRef) -> dict[int, Cell] | None:
         """The bytes the program wrote in the object ``pointer`` is the base of, by
@@ -925,6 +988,8 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             byte = self._load_bytes(self.ptr(a + k), 1)
             if byte is None:
                 return None
+            if _numeral(byte) is None:  # an unwritten byte of a zeroed object is a select of 0s
+                byte = z3.simplify(byte)
             out.append(byte)
             if terminated and _numeral(byte) == 0:
                 break

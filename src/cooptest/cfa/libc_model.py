@@ -43,13 +43,16 @@ NAN, INF = float("nan"), float("inf")
 class Write:
     """A write through pointer argument ``argument``: ``count`` is the argument holding
     the bytes written (None: as many as the call decides, up to the object's end);
-    the bytes are copied from where ``source`` points, or are all the byte ``fill``, or
-    unknown. ``ends``: the object's lifetime ends (``free``), what it held is gone."""
+    the bytes are copied from where ``source`` points (without a count: the C string
+    there, its terminator included), or are all the byte ``fill``, or unknown.
+    ``appends``: written from the destination's terminator on (``strcat``). ``ends``:
+    the object's lifetime ends (``free``), what it held is gone."""
 
     argument: int
     count: int | None = None
     source: int | None = None
     fill: int | None = None
+    appends: bool = False
     ends: bool = False
 
 
@@ -106,7 +109,7 @@ READS = Function()  # reads memory or computes, writes none of the program's
 UNKNOWN = Function(writes=None, calls_back=True)
 _COPY = Function(writes=(Write(0, count=2, source=1),), returns=0)
 _FILL = Function(writes=(Write(0, count=2, fill=1),), returns=0)
-_STRING_WRITE = Function(writes=(Write(0),), returns=0)  # strcpy and kin: into the first argument
+_STRING_WRITE = Function(writes=(Write(0),), returns=0)  # strncat and kin: into the first argument
 _HEAP = Allocation(size=(0,))
 _STACK = Allocation(size=(0,), may_fail=False, frame=True)
 _JUMP = Function(jumps=True, calls_back=True)
@@ -133,7 +136,8 @@ LIBRARY: dict[str, Function] = {
     # strings
     "strlen": READS, "strnlen": READS, "strcmp": READS, "strncmp": READS, "strchr": READS,
     "strrchr": READS, "strstr": READS, "strdup": READS, "strndup": READS,
-    "strcpy": _STRING_WRITE, "strcat": _STRING_WRITE, "strncat": _STRING_WRITE,
+    "strcpy": Function(writes=(Write(0, source=1),), returns=0),
+    "strcat": Function(writes=(Write(0, source=1, appends=True),), returns=0), "strncat": _STRING_WRITE,
     "strncpy": Function(writes=(Write(0, count=2),), returns=0),
     "wcslen": READS, "wcscmp": READS, "wcsncmp": READS,
     "wcscpy": _STRING_WRITE, "wcscat": _STRING_WRITE,
@@ -184,6 +188,9 @@ LIBRARY: dict[str, Function] = {
     # program's memory changes (read as unknown, the three calls grep makes before its
     # option parsing made every later address of its symbolic executions unknown)
     "setlocale": Function(reads=Source("environment")), "bindtextdomain": READS, "textdomain": READS,
+    # a message's translation: in the C locale the message itself (the pointer given);
+    # under another one a path is imprecise from its setlocale on
+    "gettext": Function(returns=0), "dgettext": Function(returns=1), "dcgettext": Function(returns=1),
     **{name: Function(writes=writes, reads=Source("clock")) for name, writes in (
         ("time", (Write(0),)), ("clock", ()), ("gettimeofday", (Write(0), Write(1))),
         ("clock_gettime", (Write(1),)), ("ftime", (Write(0),)), ("times", (Write(0),)))},
