@@ -347,8 +347,13 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             if first is not None and first[1] == 0 and first[2] == n and all(
                     c is not None and c[0] is first[0] and c[1] == i for i, c in enumerate(cells)):
                 return first[0]
-            # arrays are indexed with terms: z3.Select with an int takes a slow generic path
-            parts = [(_byte(c[0], c[1]) if c is not None else obj.unwritten()[self.ptr(a + i)])
+            # arrays are indexed with terms: z3.Select with an int takes a slow generic path;
+            # an unwritten byte of a zeroed object is the constant itself, so that a scan for
+            # a terminator (``_bytes_from``) sees it without simplifying the term
+            default = obj.default
+            constant = default.arg(0) if not isinstance(default, FreshBytes) and z3.is_K(default) else None
+            parts = [(_byte(c[0], c[1]) if c is not None
+                      else constant if constant is not None else obj.unwritten()[self.ptr(a + i)])
                      for i, c in enumerate(cells)]
         else:
             arr = self._materialize(obj)
@@ -988,8 +993,6 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             byte = self._load_bytes(self.ptr(a + k), 1)
             if byte is None:
                 return None
-            if _numeral(byte) is None:  # an unwritten byte of a zeroed object is a select of 0s
-                byte = z3.simplify(byte)
             out.append(byte)
             if terminated and _numeral(byte) == 0:
                 break
