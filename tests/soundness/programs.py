@@ -494,6 +494,20 @@ int main() { int x = __VERIFIER_nondet_int();
 int main() { int x = __VERIFIER_nondet_int(); if (optind == 1) { if (x) { return 1; } return 2; }
   return 0; }
 """, [["1"], ["0"]]),
+    # where realloc puts an object is glibc's choice: the model keeps it in place when it
+    # fits, glibc moves it when a chunk follows (strdup's, which the model allocates none
+    # for), and keeps it where the model moves it (past a local the model allocated)
+    "realloc-moved": (HEAD + """#include <string.h>
+int main() { int x = __VERIFIER_nondet_int(); char *p = malloc(16); if (!p) return 0;
+  char *q = strdup("abc"); char *r = realloc(p, 64); if (!r) return 0;
+  if (r == p) { if (x) { return 1; } return 2; }
+  if (x) { return 3; } return q != 0; }
+""", [["1"], ["0"]]),
+    "realloc-kept": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); char *p = malloc(16); if (!p) return 0;
+  int k = x; int *pk = &k; char *r = realloc(p, 20); if (!r) return 0;
+  if (r != p) { if (*pk) { return 1; } return 2; }
+  if (*pk) { return 3; } return 4; }
+""", [["1"], ["0"]]),
     "library-stdout": (HEAD + """#include <stdio.h>
 int main() { int x = __VERIFIER_nondet_int(); if (stdout != NULL) { if (x) { return 1; } return 2; }
   return 0; }

@@ -801,6 +801,8 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         f = libc_model.function(name)
         args = [self.eval(a) for a in edge.args]
         resizing = f.allocation if f.allocation is not None and f.allocation.resizes and args else None
+        if resizing is not None and _numeral(args[0]) != 0:
+            self.imprecise = True  # whether the object moves is glibc's heap's choice, not the inputs'
         if resizing is not None and (base := self._in_place(args[0], self._size(resizing, args))) is not None:
             self._result(edge, self.ptr(base))
             return
@@ -923,9 +925,9 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         != bufp->buffer)`` before moving its pointers) go on pointing into the object
         natively and in the model alike, where a moved object would leave the model's
         pointers in a freed one when the native run found it in place. Either way the
-        answer is the library's, not the inputs', so the path is imprecise: a tree of such
-        paths proves nothing. None (the object moves) where the pointer is no object's
-        base, the size is not a number, or the object would reach the next one."""
+        answer is the library's, not the inputs', so the path is imprecise (``_external``):
+        a tree of such paths proves nothing. None (the object moves) where the pointer is
+        no object's base, the size is not a number, or the object would reach the next one."""
         address = _numeral(pointer)
         obj = self._object_at(address) if address else None
         if obj is None or address != obj.base or not size:
@@ -933,7 +935,6 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         later = bisect.bisect_right(self._bases, obj.base)
         if later < len(self._bases) and obj.base + size + GAP > self._bases[later]:
             return None
-        self.imprecise = True
         self._own(obj).size = size
         self._next_base = max(self._next_base, -(-(obj.base + size + GAP) // 16) * 16)
         return obj.base
