@@ -24,15 +24,21 @@ int main(void) {
 """
 
 
+def assert_covered_without_divergence(make_program, source: str, condition: str, iterations: int) -> None:
+    """dfs, ``iterations`` runs: the true side of the branch on the line holding
+    ``condition`` is covered, and no run diverged from its symbolic replay."""
+    put = make_program(source)
+    line = next(i for i, t in enumerate(source.splitlines(), 1) if condition in t)
+    (hit,) = (g for g, goal in put.goals.items() if goal.line == line and g.endswith("T"))
+    ConcolicAnalysis(search="dfs", max_iterations=iterations).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
+    assert hit in put.covered
+    assert put.stats.get("divergences", 0) == 0
+
+
 def test_a_branch_on_resized_memory_is_solved_without_divergence(make_program) -> None:
     """Before the copy symbolic execution read q[0] as unknown: dfs diverged and had not
     covered ``q[0] == 42`` in six runs."""
-    put = make_program(RESIZED)
-    line = next(i for i, t in enumerate(RESIZED.splitlines(), 1) if "q[0] == 42" in t)
-    (hit,) = (g for g, goal in put.goals.items() if goal.line == line and g.endswith("T"))
-    ConcolicAnalysis(search="dfs", max_iterations=6).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
-    assert hit in put.covered
-    assert put.stats.get("divergences", 0) == 0
+    assert_covered_without_divergence(make_program, RESIZED, "q[0] == 42", iterations=6)
 
 
 MOVED_POINTERS = r"""
@@ -58,9 +64,4 @@ def test_pointers_into_an_object_realloc_keeps_in_place_stay_valid(make_program)
     """grep's regex compiler moves its pointers only if realloc moved the buffer. The model
     moved every object, so where glibc kept it in place the model's pointers were left in
     the freed one: ``end - buf`` diverged and the byte read back was unknown."""
-    put = make_program(MOVED_POINTERS)
-    line = next(i for i, t in enumerate(MOVED_POINTERS.splitlines(), 1) if "buf[2] == 'x'" in t)
-    (hit,) = (g for g, goal in put.goals.items() if goal.line == line and g.endswith("T"))
-    ConcolicAnalysis(search="dfs", max_iterations=8).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
-    assert hit in put.covered
-    assert put.stats.get("divergences", 0) == 0
+    assert_covered_without_divergence(make_program, MOVED_POINTERS, "buf[2] == 'x'", iterations=8)

@@ -800,13 +800,15 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         in ``wp`` keeps what it knows of them."""
         f = libc_model.function(name)
         args = [self.eval(a) for a in edge.args]
-        resizing = f.allocation if f.allocation is not None and f.allocation.resizes and args else None
-        if resizing is not None and _numeral(args[0]) != 0:
-            self.imprecise = True  # whether the object moves is glibc's heap's choice, not the inputs'
-        if resizing is not None and (base := self._in_place(args[0], self._size(resizing, args))) is not None:
-            self._result(edge, self.ptr(base))
-            return
-        resized = self._resized(args[0]) if resizing is not None else None
+        resized = None
+        if f.allocation is not None and f.allocation.resizes and args:
+            if _numeral(args[0]) != 0:
+                self.imprecise = True  # whether the object moves is glibc's heap's choice, not the inputs'
+            base = self._in_place(args[0], self._size(f.allocation, args))
+            if base is not None:
+                self._result(edge, self.ptr(base))
+                return
+            resized = self._resized(args[0])
         written = libc_model.writes(edge, name)
         if written is None:
             self._havoc_memory(registers=name is None)
