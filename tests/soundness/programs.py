@@ -503,6 +503,13 @@ int main() { int x = __VERIFIER_nondet_int(); char *p = malloc(16); if (!p) retu
   if (r == p) { if (x) { return 1; } return 2; }
   if (x) { return 3; } return q != 0; }
 """, [["1"], ["0"]]),
+    # strcpy copies up to the first 0 of its source: a symbolic byte that is 0 ends the
+    # copy there and leaves the rest of the destination as it was
+    "library-strcpy-short": (HEAD + """#include <string.h>
+int main() { char src[4], dst[8] = "QQQQQQQ"; for (int i = 0; i < 3; i++) src[i] = (char) __VERIFIER_nondet_int();
+  src[3] = 0; strcpy(dst, src); strcat(dst, "z");
+  if (dst[2] == 'Q') { return 1; } if (dst[3] == 'z') { return 2; } return 0; }
+""", [["0", "5", "5"], ["5", "5", "5"], ["5", "0", "5"]]),
     "realloc-kept": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); char *p = malloc(16); if (!p) return 0;
   int k = x; int *pk = &k; char *r = realloc(p, 20); if (!r) return 0;
   if (r != p) { if (*pk) { return 1; } return 2; }
