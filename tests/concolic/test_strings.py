@@ -174,3 +174,69 @@ def test_strcpy_and_strcat_copy_the_bytes_as_c_does(make_program) -> None:
     open_goals = {g for g in put.goals if g not in put.covered}
     assert {put.goals[g].line for g in open_goals} <= {impossible}, sorted(open_goals)
     assert put.stats.get("divergences", 0) == 0
+
+
+def test_a_count_that_is_a_term_bounds_the_comparison_byte_by_byte() -> None:
+    """``strncmp("abc", "abd", n)`` is 0 exactly for n <= 2, whatever n is."""
+    u, n = z3.BitVec("u", 32), z3.BitVec("n", 64)
+    r = strings.compare(_bytes(b"abc\x00"), _bytes(b"abd\x00"), n, True, u)
+    for count in range(6):
+        equal = z3.Solver().check(n == count, r != 0) == z3.unsat
+        assert equal == (count <= 2), count
+    assert z3.Solver().check(z3.UGE(n, 3), r >= 0) == z3.unsat
+
+
+LONG = r"""
+#include <string.h>
+#include <stdlib.h>
+extern char __VERIFIER_nondet_char(void);
+void reach_error(void) { abort(); }
+int main(void) {
+  char s[200];
+  for (int i = 0; i < 199; i++) s[i] = __VERIFIER_nondet_char();
+  s[199] = 0;
+  size_t n = strlen(s);
+  if (n == 90 && strncmp(s, s + 1, n - 1) == 0) reach_error();
+  return 0;
+}
+"""
+
+
+def test_a_string_of_known_bytes_is_read_to_its_end(make_program) -> None:
+    """``BEYOND_RUN`` bounds only scans of objects written at symbolic indices: here
+    every byte is an input at a known place, the scan reads all 200, and the search
+    makes ``strlen`` 90 from a first run where it is 0 and ``strncmp`` with the count
+    ``n - 1`` (a term) makes the bytes equal."""
+    assert strings.BEYOND_RUN < 90
+    put = make_program(LONG)
+    ConcolicAnalysis(search="dfs", max_iterations=60).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
+    assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))
+
+
+SYMBOLIC_INDEX = r"""
+#include <string.h>
+extern char __VERIFIER_nondet_char(void);
+extern int __VERIFIER_nondet_int(void);
+char s[600];
+int main(void) {
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 7) return 0;
+  s[k] = 'x';                          /* a symbolic index: s is a z3 array from here */
+  for (int i = 0; i < 50; i++) s[100 + i] = __VERIFIER_nondet_char();
+  size_t n = strlen(s + 100);
+  if (n == 20) return 1;
+  if (strlen(s) == 1) return 2;
+  return 3;
+}
+"""
+
+
+def test_a_bounded_scan_still_lets_the_search_choose_the_length(make_program) -> None:
+    """In an object written at a symbolic index the scan stops ``BEYOND_RUN`` bytes past
+    the run's terminator: a length within them is chosen in one step, and no branch
+    diverges. (A length beyond them needs runs whose strings grow: DFS, which tries each
+    negation once, does not find ``n == 45`` here, which the full scan did.)"""
+    put = make_program(SYMBOLIC_INDEX)
+    ConcolicAnalysis(search="dfs", max_iterations=60).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
+    assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))
+    assert put.stats.get("divergences", 0) == 0

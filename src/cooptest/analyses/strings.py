@@ -18,7 +18,17 @@ as C11 (7.24.4, 7.24.6.3) defines them:
 
 The state reads at most ``MAX_SCAN`` bytes of an argument, from an address it places
 exactly, and stops after a byte that is the constant 0; where the bytes read end
-before the answer does, the result is the fresh symbol.
+before the answer does, the result is the fresh symbol. In an object written at
+symbolic indices every byte read is a z3 ``Select`` over the object's stores, and on
+grep, whose regex and must-strings are such objects (their bytes pattern bytes, their
+sizes unknown), scanning 256 of them per call was most of a symbolic execution. There
+a concolic run, which knows where its own string ends (a byte that is 0 in the run,
+though not a constant), reads ``BEYOND_RUN`` bytes further only: the solver may still
+lengthen the string by as much in one step, and past them the result is again the
+fresh symbol, which keeps the term an over-approximation.
+
+A count that is a term (``strncmp(cp, s, strlen(s))``, as grep's ``istrstr``) bounds
+the comparison per byte: byte k counts only where k < count.
 """
 from __future__ import annotations
 
@@ -27,24 +37,32 @@ from collections.abc import Sequence
 import z3
 
 MAX_SCAN = 256  # bytes of one argument a model reads
+BEYOND_RUN = 32  # bytes a concolic scan reads past the run's terminator (module docstring)
 COMPARISONS = {"strcmp": (False, True), "strncmp": (True, True), "memcmp": (True, False)}
 """name: (whether a count is its third argument, whether a terminator ends the comparison)"""
 MODELLED = {*COMPARISONS, "strlen"}
 
 
-def compare(s1: Sequence[z3.ExprRef], s2: Sequence[z3.ExprRef], count: int | None,
+def compare(s1: Sequence[z3.ExprRef], s2: Sequence[z3.ExprRef], count: int | z3.BitVecRef | None,
             terminated: bool, unknown: z3.BitVecRef) -> z3.BitVecRef:
     """The result of comparing the bytes ``s1`` and ``s2`` (8-bit terms), at most
-    ``count`` of them, as a term as wide as ``unknown``, the fresh symbol."""
+    ``count`` of them (a number or an unsigned term), as a term as wide as ``unknown``,
+    the fresh symbol."""
     bits = unknown.size()
-    n = min(len(s1), len(s2), count if count is not None else MAX_SCAN)
+    bound = count if isinstance(count, int) else MAX_SCAN
+    n = min(len(s1), len(s2), bound)
     magnitude = unknown & ((1 << (bits - 1)) - 1)  # 0 .. 2^(bits-1) - 1
     below = -1 - magnitude  # -1 .. -2^(bits-1): every negative value
     above = z3.If(magnitude == (1 << (bits - 1)) - 1, z3.BitVecVal(1, bits), magnitude + 1)
-    value = z3.BitVecVal(0, bits) if n == count else unknown  # past the bytes read
-    for a, b in zip(reversed(s1[:n]), reversed(s2[:n])):
-        same = z3.If(a == 0, z3.BitVecVal(0, bits), value) if terminated else value
+    zero = z3.BitVecVal(0, bits)
+    value = zero if n == count else unknown  # past the bytes read
+    if isinstance(count, z3.BitVecRef):
+        value = z3.If(z3.ULE(count, n), zero, value)
+    for k, a, b in zip(reversed(range(n)), reversed(s1[:n]), reversed(s2[:n])):
+        same = z3.If(a == 0, zero, value) if terminated else value
         value = z3.If(a == b, same, z3.If(z3.ULT(a, b), below, above))
+        if isinstance(count, z3.BitVecRef):
+            value = z3.If(z3.ULE(count, k), zero, value)
     return value
 
 

@@ -977,29 +977,45 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 value = strings.length(s, value)
         elif name in strings.COMPARISONS:
             counted, terminated = strings.COMPARISONS[name]
-            count = _as_int(args[2]) if counted and len(args) == 3 else None
-            s1, s2 = (self._bytes_from(a, terminated) for a in args[:2])
-            if s1 is not None and s2 is not None and (count is not None or not counted):
-                value = strings.compare(s1, s2, count, terminated, value)
+            count: int | z3.BitVecRef | None = None
+            if counted and len(args) == 3:
+                count = _as_int(args[2])
+                if count is None and args[2].size() == self.ptr_bits:  # a size_t term
+                    count = args[2]
+            if count is not None or not counted:
+                s1, s2 = (self._bytes_from(a, terminated) for a in args[:2])
+                if s1 is not None and s2 is not None:
+                    value = strings.compare(s1, s2, count, terminated, value)
         self.write(edge.lhs, sem.cast(value, t, edge.lhs.type))
 
     def _bytes_from(self, address: z3.ExprRef, terminated: bool) -> list[z3.ExprRef] | None:
         """The bytes from ``address`` to the end of its object, at most
         ``strings.MAX_SCAN``, and with ``terminated`` up to the first that is the
-        constant 0; None where the model does not place ``address`` exactly."""
+        constant 0, or, in an object written at symbolic indices, ``strings.BEYOND_RUN``
+        past the one the run ends at; None where the model does not place ``address``
+        exactly."""
         a = _numeral(address)
         obj = self._resolve(address, a) if a is not None else None
         if a is None or obj is None or not obj.base <= a <= obj.base + obj.size:
             return None
         out: list[z3.ExprRef] = []
-        for k in range(min(obj.base + obj.size - a, strings.MAX_SCAN)):
-            byte = self._load_bytes(self.ptr(a + k), 1)
+        limit, ended = min(obj.base + obj.size - a, strings.MAX_SCAN), False
+        while len(out) < limit:
+            byte = self._load_bytes(self.ptr(a + len(out)), 1)
             if byte is None:
                 return None
             out.append(byte)
-            if terminated and _numeral(byte) == 0:
-                break
+            if terminated:
+                if _numeral(byte) == 0:
+                    break
+                if not ended and obj.array is not None and self.ends_run(byte):
+                    ended, limit = True, min(limit, len(out) + strings.BEYOND_RUN)
         return out
+
+    def ends_run(self, byte: z3.ExprRef) -> bool:
+        """Whether a byte that is not a constant is 0 in the run being executed, where
+        there is one (``strings.BEYOND_RUN``); a plain symbolic state has no run."""
+        return False
 
     def _ctype_table(self, name: str) -> int | None:
         """Where ``name()`` (``__ctype_b_loc`` and its kin) points: an object holding

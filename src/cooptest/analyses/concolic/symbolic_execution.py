@@ -150,6 +150,12 @@ class ConcolicState(SymbolicState):
         self.model.update_value(symbol.decl(), self.ptr(base))
         return symbol
 
+    def ends_run(self, byte: z3.ExprRef) -> bool:
+        """Whether ``byte`` is 0 in the run: a string model reads ``strings.BEYOND_RUN``
+        bytes past it only."""
+        value: int = self.model.eval(byte, model_completion=True).as_long()
+        return value == 0
+
     def fresh_name(self, prefix: str) -> str:
         """Numbered in the order of this symbolic execution, so that the symbolic
         executions of paths sharing a prefix build the same terms there and hit the
