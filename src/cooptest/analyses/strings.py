@@ -36,6 +36,8 @@ from collections.abc import Sequence
 
 import z3
 
+from cooptest.analyses import terms
+
 MAX_SCAN = 256  # bytes of one argument a model reads
 BEYOND_RUN = 32  # bytes a concolic scan reads past the run's terminator (module docstring)
 COMPARISONS = {"strcmp": (False, True), "strncmp": (True, True), "memcmp": (True, False)}
@@ -54,21 +56,21 @@ def compare(s1: Sequence[z3.ExprRef], s2: Sequence[z3.ExprRef], count: int | z3.
     magnitude = unknown & ((1 << (bits - 1)) - 1)  # 0 .. 2^(bits-1) - 1
     below = -1 - magnitude  # -1 .. -2^(bits-1): every negative value
     above = z3.If(magnitude == (1 << (bits - 1)) - 1, z3.BitVecVal(1, bits), magnitude + 1)
-    zero = z3.BitVecVal(0, bits)
+    zero, nul = z3.BitVecVal(0, bits), z3.BitVecVal(0, 8)
     value = zero if n == count else unknown  # past the bytes read
     if isinstance(count, z3.BitVecRef):
-        value = z3.If(z3.ULE(count, n), zero, value)
+        value = terms.ite(terms.ule(count, z3.BitVecVal(n, count.size())), zero, value)
     for k, a, b in zip(reversed(range(n)), reversed(s1[:n]), reversed(s2[:n])):
-        same = z3.If(a == 0, zero, value) if terminated else value
-        value = z3.If(a == b, same, z3.If(z3.ULT(a, b), below, above))
+        same = terms.ite(terms.eq(a, nul), zero, value) if terminated else value
+        value = terms.ite(terms.eq(a, b), same, terms.ite(terms.ult(a, b), below, above))
         if isinstance(count, z3.BitVecRef):
-            value = z3.If(z3.ULE(count, k), zero, value)
+            value = terms.ite(terms.ule(count, z3.BitVecVal(k, count.size())), zero, value)
     return value
 
 
 def length(s: Sequence[z3.ExprRef], unknown: z3.BitVecRef) -> z3.BitVecRef:
     """``strlen`` of the bytes ``s``, as a term as wide as ``unknown``, the fresh symbol."""
-    value = unknown
+    value, nul = unknown, z3.BitVecVal(0, 8)
     for k in reversed(range(len(s))):
-        value = z3.If(s[k] == 0, z3.BitVecVal(k, unknown.size()), value)
+        value = terms.ite(terms.eq(s[k], nul), z3.BitVecVal(k, unknown.size()), value)
     return value

@@ -40,7 +40,7 @@ from typing import Callable, ClassVar, Self
 import z3
 
 from cooptest.analyses import semantics as sem
-from cooptest.analyses import strings
+from cooptest.analyses import strings, terms
 from cooptest.analyses.transfer import EdgeTransfer
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa import libc_model
@@ -357,7 +357,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                      for i, c in enumerate(cells)]
         else:
             arr = self._materialize(obj)
-            parts = [arr[_add(addr, self.ptr(i))] for i in range(n)]
+            parts = [terms.select(arr, _add(addr, self.ptr(i))) for i in range(n)]
         return parts[0] if n == 1 else z3.Concat(*reversed(parts))
 
     def _materialize(self, obj: MemoryObject) -> z3.ArrayRef:
