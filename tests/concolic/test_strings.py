@@ -235,7 +235,8 @@ def test_a_bounded_scan_still_lets_the_search_choose_the_length(make_program) ->
     """In an object written at a symbolic index the scan stops ``BEYOND_RUN`` bytes past
     the run's terminator: a length within them is chosen in one step, and no branch
     diverges. (A length beyond them needs runs whose strings grow: DFS, which tries each
-    negation once, does not find ``n == 45`` here, which the full scan did.)"""
+    negation once, does not make ``strlen`` 45 from a run where it is 0 in such an
+    object, which the full scan did.)"""
     put = make_program(SYMBOLIC_INDEX)
     ConcolicAnalysis(search="dfs", max_iterations=60).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
     assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))

@@ -51,20 +51,20 @@ def compare(s1: Sequence[z3.ExprRef], s2: Sequence[z3.ExprRef], count: int | z3.
     ``count`` of them (a number or an unsigned term), as a term as wide as ``unknown``,
     the fresh symbol."""
     bits = unknown.size()
-    bound = count if isinstance(count, int) else MAX_SCAN
-    n = min(len(s1), len(s2), bound)
+    term = count if isinstance(count, z3.BitVecRef) else None
+    n = min(len(s1), len(s2), count if isinstance(count, int) else MAX_SCAN)
     magnitude = unknown & ((1 << (bits - 1)) - 1)  # 0 .. 2^(bits-1) - 1
     below = -1 - magnitude  # -1 .. -2^(bits-1): every negative value
     above = z3.If(magnitude == (1 << (bits - 1)) - 1, z3.BitVecVal(1, bits), magnitude + 1)
     zero, nul = z3.BitVecVal(0, bits), z3.BitVecVal(0, 8)
     value = zero if n == count else unknown  # past the bytes read
-    if isinstance(count, z3.BitVecRef):
-        value = terms.ite(terms.ule(count, z3.BitVecVal(n, count.size())), zero, value)
+    if term is not None:
+        value = terms.ite(terms.ule(term, z3.BitVecVal(n, term.size())), zero, value)
     for k, a, b in zip(reversed(range(n)), reversed(s1[:n]), reversed(s2[:n])):
         same = terms.ite(terms.eq(a, nul), zero, value) if terminated else value
         value = terms.ite(terms.eq(a, b), same, terms.ite(terms.ult(a, b), below, above))
-        if isinstance(count, z3.BitVecRef):
-            value = terms.ite(terms.ule(count, z3.BitVecVal(k, count.size())), zero, value)
+        if term is not None:
+            value = terms.ite(terms.ule(term, z3.BitVecVal(k, term.size())), zero, value)
     return value
 
 

@@ -999,17 +999,17 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         if a is None or obj is None or not obj.base <= a <= obj.base + obj.size:
             return None
         out: list[z3.ExprRef] = []
-        limit, ended = min(obj.base + obj.size - a, strings.MAX_SCAN), False
+        limit = min(obj.base + obj.size - a, strings.MAX_SCAN)
+        bounded = terminated and obj.array is not None  # until the run's terminator is read
         while len(out) < limit:
             byte = self._load_bytes(self.ptr(a + len(out)), 1)
             if byte is None:
                 return None
             out.append(byte)
-            if terminated:
-                if _numeral(byte) == 0:
-                    break
-                if not ended and obj.array is not None and self.ends_run(byte):
-                    ended, limit = True, min(limit, len(out) + strings.BEYOND_RUN)
+            if terminated and _numeral(byte) == 0:
+                break
+            if bounded and self.ends_run(byte):
+                bounded, limit = False, min(limit, len(out) + strings.BEYOND_RUN)
         return out
 
     def ends_run(self, byte: z3.ExprRef) -> bool:
