@@ -65,3 +65,31 @@ def test_pointers_into_an_object_realloc_keeps_in_place_stay_valid(make_program)
     moved every object, so where glibc kept it in place the model's pointers were left in
     the freed one: ``end - buf`` diverged and the byte read back was unknown."""
     assert_covered_without_divergence(make_program, MOVED_POINTERS, "buf[2] == 'x'", iterations=8)
+
+
+GROWN_BY_AN_INPUT = r"""
+#include <stdlib.h>
+#include <string.h>
+extern char __VERIFIER_nondet_char(void);
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  char *p = malloc(8), *other = malloc(8);     /* other: p cannot grow in place */
+  if (!p || !other) return 0;
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 3) return 0;
+  strcpy(p, "abcd");
+  p[k] = __VERIFIER_nondet_char();              /* a symbolic index: p is an array */
+  char *q = realloc(p, strlen(p) + 8);          /* a size that is a term */
+  if (!q) return 0;
+  if (q[3] != 'd' && k != 3) return 3;
+  if (q[k] == 'z') return 1;
+  return 2;
+}
+"""
+
+
+def test_realloc_by_a_term_keeps_an_array_objects_bytes(make_program) -> None:
+    """grep's ``icatalloc`` reallocs a must-string written at symbolic indices by
+    ``strlen``s: the copy dropped the bytes of an array object and of any object whose
+    new size is a term, every read of them a fresh byte and a divergence."""
+    assert_covered_without_divergence(make_program, GROWN_BY_AN_INPUT, "q[k] == 'z'", iterations=10)

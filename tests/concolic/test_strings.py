@@ -241,3 +241,107 @@ def test_a_bounded_scan_still_lets_the_search_choose_the_length(make_program) ->
     ConcolicAnalysis(search="dfs", max_iterations=60).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
     assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))
     assert put.stats.get("divergences", 0) == 0
+
+
+def _find(text: bytes, c: int, count: int | None, last: bool) -> int | None:
+    """C's answer (7.24.5.1, .2, .5): the offset of the first (last) byte ``c``, the
+    terminator searched too without a count; None for NULL."""
+    if count is None:
+        text = text[:text.index(0) + 1]
+    else:
+        text = text[:count]
+    k = text.rfind(c) if last else text.find(c)
+    return None if k < 0 else k
+
+
+FOUND_IN = [b"\x00", b"a\x00", b"ba\x00", b"a\x00a\x00", b"\xffa\xff\x00", b"aaa\x00", b"\x00a\x00"]
+
+
+@pytest.mark.parametrize("name", sorted(strings.SEARCHES))
+@pytest.mark.parametrize("text", FOUND_IN)
+@pytest.mark.parametrize("c", [0, ord("a"), 0xFF])
+def test_strchr_strrchr_and_memchr_find_what_c_says(name: str, text: bytes, c: int) -> None:
+    counted, last = strings.SEARCHES[name]
+    absent, unknown = z3.BitVecVal(-1000, 64), z3.BitVec("u", 64)
+    for count in range(len(text) + 1) if counted else [None]:
+        offset = z3.simplify(strings.find(_bytes(text), z3.BitVecVal(c, 8), count, last, absent, unknown))
+        expected = _find(text, c, count, last)
+        assert offset.as_signed_long() == (-1000 if expected is None else expected), (count, offset)
+
+
+def test_a_search_is_a_term_the_solver_can_choose_and_unknown_past_the_bytes_read() -> None:
+    x, u = z3.BitVec("x", 8), z3.BitVec("u", 64)
+    absent = z3.BitVecVal(-1, 64)
+    first = strings.find([x, z3.BitVecVal(ord("a"), 8), z3.BitVecVal(0, 8)], z3.BitVecVal(ord("a"), 8),
+                         None, False, absent, u)
+    assert z3.Solver().check(first == 0, x != ord("a")) == z3.unsat
+    assert z3.Solver().check(first == 1, x == ord("a")) == z3.unsat
+    assert z3.Solver().check(first == absent, x != 0) == z3.unsat  # the 'a' at 1 is found past a byte not 0
+    n = z3.BitVec("n", 64)
+    counted = strings.find([x, z3.BitVecVal(ord("a"), 8)], z3.BitVecVal(ord("a"), 8), n, False, absent, u)
+    assert z3.Solver().check(n == 1, x != ord("a"), counted != absent) == z3.unsat
+    assert z3.Solver().check(n == 2, x != ord("a"), counted != 1) == z3.unsat
+    last = strings.find([z3.BitVecVal(ord("a"), 8)] * 3, z3.BitVecVal(ord("a"), 8), None, True, absent, u)
+    assert z3.Solver().check(last == 7) == z3.sat  # no terminator read: the last 'a' may lie beyond
+
+
+WALK = r"""
+#include <string.h>
+#include <stdlib.h>
+extern char __VERIFIER_nondet_char(void);
+void reach_error(void) { abort(); }
+int main(void) {
+  char s[9];
+  for (int i = 0; i < 8; i++) s[i] = __VERIFIER_nondet_char();
+  s[8] = 0;
+  int count = 0;
+  for (char *p = strchr(s, 'x'); p != NULL; p = strchr(p + 1, 'x'))   /* as grep's comsubs */
+    count++;
+  if (count == 3) {
+    char *last = strrchr(s, 'x');
+    if (last[1] == 'z' && memchr(s, 'y', 8) == s + 7) reach_error();
+  }
+  return 0;
+}
+"""
+
+
+def test_concolic_search_walks_a_string_with_strchr(make_program) -> None:
+    """The pointers ``strchr`` returns are ``s`` plus an offset over the input bytes: the
+    search makes three 'x's, a 'z' after the last and a 'y' at 7 that ``memchr`` finds
+    past the terminator, and no branch diverges (with the result an unknown pointer,
+    every test of ``p`` did). ``p + 1`` is placed by the run (concretised)."""
+    put = make_program(WALK)
+    ConcolicAnalysis(search="dfs", max_iterations=200).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
+    assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))
+    assert put.stats.get("divergences", 0) == 0
+
+
+COPIED_FROM_AN_ARRAY = r"""
+#include <string.h>
+#include <stdlib.h>
+extern char __VERIFIER_nondet_char(void);
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  char src[16] = "QQQQQQQQQQQQQQQ", dst[16];
+  int k = __VERIFIER_nondet_int();
+  if (k < 0 || k > 3) return 0;
+  src[k] = 'x';                          /* a symbolic index: src is an array */
+  for (int i = 4; i < 8; i++) src[i] = __VERIFIER_nondet_char();
+  src[8] = 0;
+  strcpy(dst, src);                      /* its terminator may be any of src[4..8] */
+  if (strlen(dst) == 6 && dst[5] == 'y') return 1;
+  return 2;
+}
+"""
+
+
+def test_strcpy_from_an_array_object_copies_what_the_run_ends_at(make_program) -> None:
+    """A source written at symbolic indices is read to ``BEYOND_RUN`` past the run's
+    terminator, which is an input here: the copy is byte by byte as far as read and
+    unknown past it, where it havocked the destination (every read of it a divergence,
+    as in grep's ``icpyalloc`` of its must-strings)."""
+    put = make_program(COPIED_FROM_AN_ARRAY)
+    ConcolicAnalysis(search="dfs", max_iterations=40).run(put, Job(frozenset(put.goals), Budget.seconds(120)))
+    assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))
+    assert put.stats.get("divergences", 0) == 0

@@ -510,6 +510,27 @@ int main() { char src[4], dst[8] = "QQQQQQQ"; for (int i = 0; i < 3; i++) src[i]
   src[3] = 0; strcpy(dst, src); strcat(dst, "z");
   if (dst[2] == 'Q') { return 1; } if (dst[3] == 'z') { return 2; } return 0; }
 """, [["0", "5", "5"], ["5", "5", "5"], ["5", "0", "5"]]),
+    # strchr's terminator is part of the string (strchr(s, 0) is not NULL); c is
+    # converted to char (0x161 finds 'a', 255 finds '\xff'); strrchr stops at the first
+    # 0; memchr does not, and its count may be an input
+    "library-strchr-terminator": (HEAD + """#include <string.h>
+int main() { char s[4]; for (int i = 0; i < 3; i++) s[i] = (char) __VERIFIER_nondet_int();
+  s[3] = 0; char *p = strchr(s, 0); if (p == s + 3) { return 1; } if (p == s) { return 2; } return 3; }
+""", [["1", "1", "1"], ["0", "1", "1"], ["1", "0", "1"]]),
+    "library-strchr-conversion": (HEAD + """#include <string.h>
+int main() { char s[3]; s[0] = (char) __VERIFIER_nondet_int(); s[1] = (char) __VERIFIER_nondet_int(); s[2] = 0;
+  if (strchr(s, 0x161) == s) { return 1; } if (strchr(s, 255) == s + 1) { return 2; } return 0; }
+""", [["97", "0"], ["1", "-1"], ["1", "1"]]),
+    "library-strrchr-first-zero": (HEAD + """#include <string.h>
+int main() { char s[6] = "ab\\0x"; s[0] = (char) __VERIFIER_nondet_int(); s[1] = (char) __VERIFIER_nondet_int();
+  char *p = strrchr(s, 'x'); if (p == 0) { return 1; } if (p == s + 1) { return 2; } if (p == s) { return 3; }
+  return 4; }
+""", [["1", "1"], ["120", "120"], ["120", "1"], ["0", "120"]]),
+    "library-memchr-past-zero": (HEAD + """#include <string.h>
+int main() { char s[4] = {0, 0, 0, 0}; s[1] = (char) __VERIFIER_nondet_int(); s[3] = (char) __VERIFIER_nondet_int();
+  unsigned n = (unsigned) __VERIFIER_nondet_int(); char *p = memchr(s, 'k', n > 4 ? 4 : n);
+  if (p == s + 1) { return 1; } if (p == s + 3) { return 2; } if (p == 0) { return 3; } return 4; }
+""", [["107", "0", "4"], ["0", "107", "4"], ["0", "107", "3"], ["107", "107", "1"]]),
     "realloc-kept": (HEAD + """int main() { int x = __VERIFIER_nondet_int(); char *p = malloc(16); if (!p) return 0;
   int k = x; int *pk = &k; char *r = realloc(p, 20); if (!r) return 0;
   if (r != p) { if (*pk) { return 1; } return 2; }

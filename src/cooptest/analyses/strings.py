@@ -15,6 +15,11 @@ as C11 (7.24.4, 7.24.6.3) defines them:
   bytes), so it comes from a fresh symbol confined to the sign: a proof holds whatever
   the library, and concolic testing, which reads the symbol as 0, sees -1 and 1.
 - ``strlen``: the index of the first terminator.
+- ``strchr``/``index``, ``strrchr``/``rindex``, ``memchr`` (7.24.5.2, 7.24.5.5, 7.24.5.1):
+  the offset of the first (last) byte equal to ``c`` converted to ``char``, before the
+  terminator (or the count), as a term; NULL where there is none. grep's ``comsubs``
+  walks its must-strings with ``index()``, and an unknown pointer there made every later
+  read of them a divergence.
 
 The state reads at most ``MAX_SCAN`` bytes of an argument, from an address it places
 exactly, and stops after a byte that is the constant 0; where the bytes read end
@@ -42,7 +47,11 @@ MAX_SCAN = 256  # bytes of one argument a model reads
 BEYOND_RUN = 32  # bytes a concolic scan reads past the run's terminator (module docstring)
 COMPARISONS = {"strcmp": (False, True), "strncmp": (True, True), "memcmp": (True, False)}
 """name: (whether a count is its third argument, whether a terminator ends the comparison)"""
-MODELLED = {*COMPARISONS, "strlen"}
+SEARCHES = {"strchr": (False, False), "index": (False, False), "strrchr": (False, True),
+            "rindex": (False, True), "memchr": (True, False)}
+"""name: (whether a count is its third argument, no terminator ending the search; whether the
+last occurrence is the result)"""
+MODELLED = {*COMPARISONS, *SEARCHES, "strlen"}
 
 
 def compare(s1: Sequence[z3.ExprRef], s2: Sequence[z3.ExprRef], count: int | z3.BitVecRef | None,
@@ -73,4 +82,32 @@ def length(s: Sequence[z3.ExprRef], unknown: z3.BitVecRef) -> z3.BitVecRef:
     value, nul = unknown, z3.BitVecVal(0, 8)
     for k in reversed(range(len(s))):
         value = terms.ite(terms.eq(s[k], nul), z3.BitVecVal(k, unknown.size()), value)
+    return value
+
+
+def find(s: Sequence[z3.ExprRef], c: z3.BitVecRef, count: int | z3.BitVecRef | None, last: bool,
+         absent: z3.BitVecRef, unknown: z3.BitVecRef) -> z3.BitVecRef:
+    """The offset in the bytes ``s`` of the first byte equal to ``c`` (8 bits), or with
+    ``last`` of the last one, among the first ``count`` (a number or an unsigned term)
+    or, without a count, up to and including the terminator; ``absent`` where there is
+    none, ``unknown`` where the bytes read end before the answer. Offsets are as wide as
+    ``absent``."""
+    bits, nul = absent.size(), z3.BitVecVal(0, 8)
+    term = count if isinstance(count, z3.BitVecRef) else None
+    n = min(len(s), count if isinstance(count, int) else MAX_SCAN)
+
+    def within(k: int, value: z3.BitVecRef) -> z3.BitVecRef:  # byte k is read only where k < count
+        return value if term is None else terms.ite(terms.ule(term, z3.BitVecVal(k, term.size())), absent, value)
+
+    if last:
+        assert count is None, "no counted search for the last occurrence is modelled"
+        value, going = absent, z3.BoolVal(True)  # going: no terminator before this byte
+        for k in range(n):
+            value = terms.ite(z3.And(going, terms.eq(s[k], c)), z3.BitVecVal(k, bits), value)
+            going = z3.And(going, z3.Not(terms.eq(s[k], nul)))
+        return terms.ite(going, unknown, value)
+    value = within(n, absent if n == count else unknown)
+    for k in reversed(range(n)):
+        rest = terms.ite(terms.eq(s[k], nul), absent, value) if count is None else value
+        value = within(k, terms.ite(terms.eq(s[k], c), z3.BitVecVal(k, bits), rest))
     return value

@@ -858,9 +858,11 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         """``strcpy(dst, src)`` (``strcat`` with ``appends``) as C defines it, byte by
         byte: byte k of the copy is src[k] if none of src[0..k-1] is 0, else what dst
         held, so a symbolic byte that is 0 in some run ends that run's copy there. The
-        source is read up to its first constant 0; where it has none the model keeps,
-        or (for ``strcat``) the destination's end is not a constant offset, the object
-        is havocked (``_fill``)."""
+        source is read up to its first constant 0 (``_bytes_from``); where the bytes read
+        end before one, the rest of the destination is unknown where the copy goes on
+        past them (``_unknown_from``: grep's ``icpyalloc`` copies must-strings whose
+        terminators are inputs). Where the source cannot be read, or (for ``strcat``)
+        the destination's end is not a constant offset, the object is havocked (``_fill``)."""
         source = self._bytes_from(src, terminated=True)
         if appends and source is not None:
             held = self._bytes_from(dst, terminated=True)
@@ -868,19 +870,53 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 source = None
             else:
                 dst = _add(dst, self.ptr(len(held) - 1))
-        if source is None or _numeral(source[-1]) != 0:
+        if source is None:
             self._fill(dst, None)
             return
         data: list[z3.ExprRef | None] = []
         copying: z3.BoolRef = z3.BoolVal(True)  # no byte before this one was 0
+        nul = z3.BitVecVal(0, 8)
         for k, byte in enumerate(source):
             if z3.is_true(copying):
                 data.append(byte)
             else:
                 old = self._load_bytes(_add(dst, self.ptr(k)), 1)
-                data.append(None if old is None else z3.simplify(z3.If(copying, byte, old)))
-            copying = z3.simplify(z3.And(copying, byte != 0))
+                data.append(None if old is None else terms.ite(copying, byte, old))
+            value = _numeral(byte)  # terms are not simplified: nested copies made that exponential
+            if value == 0:
+                copying = z3.BoolVal(False)
+                break
+            if value is None:
+                copying = z3.And(copying, z3.Not(terms.eq(byte, nul))) if not z3.is_true(copying) \
+                    else z3.Not(terms.eq(byte, nul))
         self._fill(dst, data)
+        if _numeral(source[-1]) != 0 and not z3.is_false(copying):
+            self._unknown_from(_add(dst, self.ptr(len(source))))
+
+    def _unknown_from(self, address: z3.ExprRef) -> None:
+        """Every byte of an object from ``address`` on is a fresh unknown: the rest of a
+        copy whose end lies past the bytes read, an over-approximation of what it wrote
+        and of what was there (so the path is imprecise). An object of cells keeps those
+        below ``address``; an array becomes one term, a lambda over it, however large."""
+        obj = self._resolve(address)
+        if obj is None:
+            self._havoc_memory()
+            return
+        self.imprecise = True
+        obj = self._own(obj)
+        fresh = self._fresh_bytes(obj.name)
+        a = _numeral(address)
+        if a is not None and obj.array is None:
+            default = obj.default
+            if not isinstance(default, FreshBytes):  # a constant the bytes below keep
+                for k in range(obj.base, min(a, obj.base + obj.size)):
+                    obj.cells.setdefault(k, (default.arg(0), 0, 1))
+            obj.cells = {k: cell for k, cell in obj.cells.items() if k < a}
+            obj.default = fresh
+            return
+        held = self._materialize(obj)
+        i = z3.BitVec("i", self.ptr_bits)
+        obj.array = z3.Lambda([i], z3.If(z3.UGE(i, address), terms.select(fresh.array(), i), terms.select(held, i)))
 
     def _end(self, address: z3.ExprRef) -> None:
         """``free``: what the object held is gone (glibc keeps its lists of free chunks
@@ -895,21 +931,30 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             self._forget(obj)
 
     def _allocation(self, a: libc_model.Allocation, name: str, args: list[z3.ExprRef],
-                    resized: dict[int, Cell] | None = None) -> int:
+                    resized: dict[int, Cell] | MemoryObject | None = None) -> int:
         """The base of a new object: a symbolic size, or one the call does not pass,
         gets a page (room for what a program writes there). A resizing call (realloc)
         copies what the program wrote in the old object (``resized``: its bytes by offset)
         up to the new size; the rest is indeterminate, as in C. Where the old object's
-        contents are not known so (``_resized``), the path is imprecise."""
+        contents are not known so (``_resized``), the path is imprecise. A size that is
+        not a number gets a page and keeps every byte written (grep's ``icatalloc`` grows
+        its must-strings by ``strlen``s of inputs; had they been dropped, every later read
+        of the old string was a fresh byte and a divergence)."""
         size = self._size(a, args)
         if a.resizes and (resized is None or not size):
             self.imprecise = True
-        base = self._allocate(size or 4096, name, zero=a.zeroed, may_fail=a.may_fail)
-        if resized and size:
-            cells = self.objects[base].cells
+        room = size or 4096
+        base = self._allocate(room, name, zero=a.zeroed, may_fail=a.may_fail)
+        new = self.objects[base]
+        if isinstance(resized, MemoryObject):  # its array, moved to the new base
+            i = z3.BitVec("i", self.ptr_bits)
+            kept = z3.ULT(i - self.ptr(base), self.ptr(min(resized.size, room)))
+            new.array = z3.Lambda([i], z3.If(kept, terms.select(resized.array, i + self.ptr(resized.base - base)),
+                                             terms.select(new.unwritten(), i)))
+        elif resized:
             for offset, cell in resized.items():
-                if offset < size:
-                    cells[base + offset] = cell
+                if offset < room:
+                    new.cells[base + offset] = cell
         return base
 
     @staticmethod
@@ -941,18 +986,20 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         self._next_base = max(self._next_base, -(-(obj.base + size + GAP) // 16) * 16)
         return obj.base
 
-    def _resized(self, pointer: z3.ExprRef) -> dict[int, Cell] | None:
+    def _resized(self, pointer: z3.ExprRef) -> dict[int, Cell] | MemoryObject | None:
         """The bytes the program wrote in the object ``pointer`` is the base of, by
-        offset, before a call resizes it (none for NULL: realloc is then malloc); None
-        where they are not known one by one (a pointer that is not a number, one into an
-        object, or an object written at symbolic indices). A pointer is not concretised
-        here: the call's own write (``_end``) resolves it once."""
+        offset, before a call resizes it (none for NULL: realloc is then malloc), or the
+        object itself where it was written at symbolic indices (its array is carried
+        over). None where the pointer is not a number or points into an object. A
+        pointer is not concretised here: the call's own write (``_end``) resolves it once."""
         address = _numeral(pointer)
         if address == 0:
             return {}
         old = self._object_at(address) if address is not None else None
-        if old is None or address != old.base or old.array is not None:
+        if old is None or address != old.base:
             return None
+        if old.array is not None:
+            return old.copy(old.owner)  # as it is now: the call's ``_end`` forgets the object
         return {a - old.base: cell for a, cell in old.cells.items()}
 
     def _constant(self, edge: CallEdge, c: libc_model.Constant) -> tuple[z3.ExprRef, CType] | None:
@@ -964,8 +1011,11 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         return (sem.const(int(c.value), self.types.int), self.types.int) if not edge.args else None
 
     def _string_function(self, edge: CallEdge, name: str, args: list[z3.ExprRef]) -> None:
-        """``strcmp`` and its kin (``strings``): they read memory and write none."""
+        """``strcmp``, ``strchr`` and their kin (``strings``): they read memory and write none."""
         if edge.lhs is None:
+            return
+        if name in strings.SEARCHES:
+            self._result(edge, self._search(name, args))
             return
         t = edge.ftype.ret if edge.ftype is not None else None
         if not isinstance(t, IntType):
@@ -977,29 +1027,63 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 value = strings.length(s, value)
         elif name in strings.COMPARISONS:
             counted, terminated = strings.COMPARISONS[name]
-            count: int | z3.BitVecRef | None = None
-            if counted and len(args) == 3:
-                count = _as_int(args[2])
-                if count is None and args[2].size() == self.ptr_bits:  # a size_t term
-                    count = args[2]
+            count = self._count(args[2]) if counted and len(args) == 3 else None
             if count is not None or not counted:
-                s1, s2 = (self._bytes_from(a, terminated) for a in args[:2])
+                most = count if isinstance(count, int) else None
+                s1, s2 = (self._bytes_from(a, terminated, most) for a in args[:2])
                 if s1 is not None and s2 is not None:
                     value = strings.compare(s1, s2, count, terminated, value)
         self.write(edge.lhs, sem.cast(value, t, edge.lhs.type))
 
-    def _bytes_from(self, address: z3.ExprRef, terminated: bool) -> list[z3.ExprRef] | None:
+    def _search(self, name: str, args: list[z3.ExprRef]) -> z3.ExprRef:
+        """The pointer ``strchr(s, c)`` and its kin return: ``s`` plus the offset
+        ``strings.find`` gives, whose "none" is ``-s`` (NULL), so the result keeps ``s``'s
+        object as its constant part and a read through it stays exact. The path is
+        imprecise only where the answer may lie past the bytes read; the result is an
+        unknown pointer where they cannot be read."""
+        counted, last = strings.SEARCHES[name]
+        pointer = self.types.pointer(self.types.void)
+        count = self._count(args[2]) if counted and len(args) == 3 else None
+        if len(args) != (3 if counted else 2) or counted and count is None:
+            return self._unknown(pointer)
+        most = count if isinstance(count, int) else None
+        s = self._bytes_from(args[0], terminated=not counted, most=most)
+        if s is None:
+            return self._unknown(pointer)
+        if not (len(s) == count if isinstance(count, int) else not counted and _numeral(s[-1]) == 0):
+            self.imprecise = True  # the answer may lie past the bytes read
+        base, c = args[0], z3.Extract(7, 0, args[1])
+        past = sem.fresh(self.fresh_name("unknown"), pointer)
+        offset = strings.find(s, c, count, last, self.ptr(0) - base, past - base)
+        if all(_numeral(b) is not None for b in (*s, base)) and _as_int(c) is not None:
+            offset = z3.simplify(offset)  # a string of known bytes: a number, or -s
+        return _add(base, offset)
+
+    def _count(self, arg: z3.ExprRef) -> int | z3.BitVecRef | None:
+        """A ``size_t`` count argument: its number, or the term itself (``strings``
+        bounds a comparison or a search by it byte by byte); None for anything else."""
+        count = _as_int(arg)
+        if count is None and arg.size() == self.ptr_bits:
+            return arg
+        return count
+
+    def _bytes_from(self, address: z3.ExprRef, terminated: bool, most: int | None = None) -> list[z3.ExprRef] | None:
         """The bytes from ``address`` to the end of its object, at most
-        ``strings.MAX_SCAN``, and with ``terminated`` up to the first that is the
-        constant 0, or, in an object written at symbolic indices, ``strings.BEYOND_RUN``
-        past the one the run ends at; None where the model does not place ``address``
-        exactly."""
+        ``strings.MAX_SCAN`` (and ``most``), and with ``terminated`` up to the first that
+        is the constant 0, or, in an object written at symbolic indices,
+        ``strings.BEYOND_RUN`` past the one the run ends at; None where the model does
+        not place ``address`` exactly. An address that is a term is placed by the run
+        where there is one (concretised, as ``_resolve`` does)."""
         a = _numeral(address)
-        obj = self._resolve(address, a) if a is not None else None
+        obj = self._resolve(address, a)
+        if obj is not None and a is None and self.concretize is not None:
+            a = self.concretize(address)
+            self.concretized += 1
+            self.path_condition.append(address == self.ptr(a))
         if a is None or obj is None or not obj.base <= a <= obj.base + obj.size:
             return None
         out: list[z3.ExprRef] = []
-        limit = min(obj.base + obj.size - a, strings.MAX_SCAN)
+        limit = min(obj.base + obj.size - a, strings.MAX_SCAN, strings.MAX_SCAN if most is None else most)
         bounded = terminated and obj.array is not None  # until the run's terminator is read
         while len(out) < limit:
             byte = self._load_bytes(self.ptr(a + len(out)), 1)
@@ -1087,7 +1171,37 @@ def _numeral(term: z3.ExprRef) -> int | None:
 
 
 def _as_int(term: z3.ExprRef) -> int | None:
+    """The value of a term without symbols (``4 * 3``); None for one with symbols,
+    which is not simplified: on grep, simplifying ``strlen``s of must-strings to learn
+    they are no numbers was most of a symbolic execution."""
+    value = _numeral(term)
+    if value is not None or not _closed(term):
+        return value
     return _numeral(z3.simplify(term))
+
+
+def _closed(term: z3.ExprRef) -> bool:
+    """Whether ``term`` holds no symbol (uninterpreted constant) and no lambda: the walk
+    ends at the first one, which in a term over inputs comes soon."""
+    ctx = term.ctx_ref()
+    stack, seen = [term.as_ast()], set()
+    while stack:
+        a = stack.pop()
+        if z3.Z3_get_ast_kind(ctx, a) != z3.Z3_APP_AST:
+            if z3.Z3_get_ast_kind(ctx, a) == z3.Z3_NUMERAL_AST:
+                continue
+            return False  # a lambda or a bound variable
+        app = z3.Z3_to_app(ctx, a)
+        n = z3.Z3_get_app_num_args(ctx, app)
+        if z3.Z3_get_decl_kind(ctx, z3.Z3_get_app_decl(ctx, app)) == z3.Z3_OP_UNINTERPRETED:
+            return False
+        for k in range(n):
+            arg = z3.Z3_get_app_arg(ctx, app, k)
+            key = z3.Z3_get_ast_id(ctx, arg)
+            if key not in seen:
+                seen.add(key)
+                stack.append(arg)
+    return True
 
 
 def _constant_part(addr: z3.ExprRef) -> int | None:

@@ -135,7 +135,7 @@ LIBRARY: dict[str, Function] = {
     "memcmp": Function(gcc_emits=True), "memchr": READS,
     # strings
     "strlen": READS, "strnlen": READS, "strcmp": READS, "strncmp": READS, "strchr": READS,
-    "strrchr": READS, "strstr": READS, "strdup": READS, "strndup": READS,
+    "strrchr": READS, "index": READS, "rindex": READS, "strstr": READS, "strdup": READS, "strndup": READS,
     "strcpy": Function(writes=(Write(0, source=1),), returns=0),
     "strcat": Function(writes=(Write(0, source=1, appends=True),), returns=0), "strncat": _STRING_WRITE,
     "strncpy": Function(writes=(Write(0, count=2),), returns=0),

@@ -68,11 +68,17 @@ class Symbols:
             aid = z3.Z3_get_ast_id(ctx, a)
             if aid in memo:
                 continue
-            if z3.Z3_get_ast_kind(ctx, a) != z3.Z3_APP_AST:
+            kind = z3.Z3_get_ast_kind(ctx, a)
+            if kind == z3.Z3_QUANTIFIER_AST:  # a lambda (an array the memory model moved or cut)
+                args = [z3.Z3_get_quantifier_body(ctx, a)]
+                n = 1
+            elif kind != z3.Z3_APP_AST:
                 memo[aid] = frozenset()
                 continue
-            app = z3.Z3_to_app(ctx, a)
-            n = z3.Z3_get_app_num_args(ctx, app)
+            else:
+                app = z3.Z3_to_app(ctx, a)
+                n = z3.Z3_get_app_num_args(ctx, app)
+                args = [z3.Z3_get_app_arg(ctx, app, i) for i in range(n)]
             if n == 0:
                 kind = z3.Z3_get_decl_kind(ctx, z3.Z3_get_app_decl(ctx, app))
                 if kind == z3.Z3_OP_UNINTERPRETED:
@@ -80,7 +86,6 @@ class Symbols:
                 else:
                     memo[aid] = frozenset()
                 continue
-            args = [z3.Z3_get_app_arg(ctx, app, i) for i in range(n)]
             if expanded:
                 out: frozenset[int] = frozenset()
                 for arg in args:
