@@ -468,6 +468,7 @@ COOPTEST_LIBRARY int __cooptest_sscanf(const char *text, const char *fmt, void *
 }
 
 #include "cooptest_getopt.h"
+#include "cooptest_obstack.h"
 #endif /* COOPTEST_IO */
 
 #if COOPTEST_WRAP_MAIN

@@ -1,7 +1,8 @@
 /* Included before each file of a program run in cooptest's environment model
  * (cooptest_env.h): the C library's input functions and ctype classifiers are the
  * model's, over the input bytes of stdin, the named files and the arguments, and so
- * are getopt_long's and getopt_long_only's parses of the arguments (cooptest_getopt.h). */
+ * are getopt_long's and getopt_long_only's parses of the arguments (cooptest_getopt.h)
+ * and glibc's obstack functions (cooptest_obstack.h). */
 #ifndef COOPTEST_IO_H
 #define COOPTEST_IO_H
 #define __NO_CTYPE 1
@@ -40,4 +41,11 @@
 #define toupper __cooptest_toupper
 #define getopt_long __cooptest_getopt_long
 #define getopt_long_only __cooptest_getopt_long_only
+#define _obstack_begin __cooptest_obstack_begin
+#define _obstack_begin_1 __cooptest_obstack_begin_1
+#define _obstack_newchunk __cooptest_obstack_newchunk
+#define _obstack_free __cooptest_obstack_free
+#define __obstack_free __cooptest_obstack_free
+#define _obstack_allocated_p __cooptest_obstack_allocated_p
+#define _obstack_memory_used __cooptest_obstack_memory_used
 #endif
