@@ -127,9 +127,22 @@ class ConcolicState(SymbolicState):
     def rebind(self, model: z3.ModelRef) -> None:
         """Read concrete values (concretisation, divergence checks) from ``model``."""
         self.model = model
+        values: dict[int, tuple[z3.ExprRef, int]] = {}  # by term id; the term kept alive
+
+        def value_of(term: z3.ExprRef) -> int:
+            """The term's value in the run, once per term: the string models ask for the
+            bytes of a string at every position a loop starts a comparison from (grep's
+            istrstr), and each evaluation of a byte read from a long chain of stores
+            took a millisecond."""
+            key = term.get_id()
+            known = values.get(key)
+            if known is None:
+                known = values[key] = (term, model.eval(term, model_completion=True).as_long())
+            return known[1]
+        self.value_of = value_of
 
         def concretize(term: z3.ExprRef) -> int:
-            value: int = model.eval(term, model_completion=True).as_long()
+            value = value_of(term)
             self.concretizations.append((term, value))
             return value
         self.concretize = concretize
@@ -153,8 +166,7 @@ class ConcolicState(SymbolicState):
     def ends_run(self, byte: z3.ExprRef) -> bool:
         """Whether ``byte`` is 0 in the run: a string model reads ``strings.BEYOND_RUN``
         bytes past it only."""
-        value: int = self.model.eval(byte, model_completion=True).as_long()
-        return value == 0
+        return self.value_of(byte) == 0
 
     def fresh_name(self, prefix: str) -> str:
         """Numbered in the order of this symbolic execution, so that the symbolic
