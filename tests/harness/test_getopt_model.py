@@ -2,16 +2,15 @@
 they parse as glibc's do, and concolic search follows a program past its option parsing."""
 from __future__ import annotations
 
-import json
 import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cooptest.frontend.preprocess import harness_headers
+from runs import concolic_report
 
 # Prints every call's result and glibc's variables, then argv as the parse left it.
 DRIVER = r"""#include <getopt.h>
@@ -145,14 +144,6 @@ def test_concolic_search_covers_the_branches_after_option_parsing(tmp_path):
     """``key = argv[optind]`` and ``num = optarg`` are argv's bytes after the parse: with
     glibc's getopt_long, a call nobody can follow, they were unknown and 200 iterations
     covered 5 of the 18 goals with a divergence every other run."""
-    program = tmp_path / "prog.c"
-    program.write_text(PROGRAM)
-    out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "cooptest.cli", "generate", str(program), "--sym-args",
-                        "0", "3", "3", "--strategy", "concolic", "--search", "dfs", "--max-iterations",
-                        "200", "--budget", "600", "--out", str(out), "--quiet"],
-                       capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, r.stderr
-    doc = json.loads((out / "report.json").read_text())
+    doc = concolic_report(tmp_path, PROGRAM, (0, 3, 3), iterations=200)
     assert [g["status"] for g in doc["goals"]] == ["covered"] * len(doc["goals"]), doc["goals"]
     assert doc["summary"]["divergences"] == 0

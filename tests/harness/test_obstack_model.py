@@ -3,15 +3,14 @@ grow chunks as glibc's do, and concolic search follows a program whose data live
 obstack, as grep's kwset's trie does."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cooptest.frontend.preprocess import harness_headers
+from runs import concolic_report
 
 # Prints the obstack's layout after every step: chunk sizes, where objects start, when a
 # new chunk is taken and the old one freed, what obstack_free leaves, the objects' bytes.
@@ -145,14 +144,6 @@ def test_concolic_search_follows_nodes_allocated_on_an_obstack(tmp_path):
     some cannot be taken by three bytes (a full chunk), and obstack_finish aligns
     ``next_free`` through its integer value, which the replay reads as a native address
     (a few divergences remain there)."""
-    program = tmp_path / "prog.c"
-    program.write_text(PROGRAM)
-    out = tmp_path / "out"
-    r = subprocess.run([sys.executable, "-m", "cooptest.cli", "generate", str(program), "--sym-args",
-                        "0", "1", "3", "--strategy", "concolic", "--search", "dfs", "--max-iterations",
-                        "100", "--budget", "300", "--out", str(out), "--quiet"],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
-    doc = json.loads((out / "report.json").read_text())
+    doc = concolic_report(tmp_path, PROGRAM, (0, 1, 3), iterations=100)
     own = [g for g in doc["goals"] if "__o" not in g["condition"]]
     assert len(own) == 14 and all(g["status"] == "covered" for g in own), own
