@@ -61,10 +61,14 @@ class TermMemo:
     symbolic executions of a run: z3 hash-conses terms, so the operands of the same
     expression are the same terms on every path that computes the same values (inputs
     are ``in<k>`` on every path), and building a term through z3's Python API costs far
-    more than a lookup. Holding the terms keeps their ids from being reused."""
+    more than a lookup. Holding the terms keeps their ids from being reused: the results
+    and the operands a key names, which a simplified result (a number) no longer holds;
+    a freed operand's address named another term later (grep's obstack_finish aligns
+    ``next_free`` through its integer value, and each object got the first one's)."""
 
     def __init__(self) -> None:
         self.table: dict[tuple[int, ...], z3.ExprRef] = {}
+        self.held: list[Sequence[z3.ExprRef]] = []  # the operands of the keys in ``table``
         self.truth: dict[int, bool] = {}  # input-free conditions by term (``_ref``)
         self.pointers: dict[int, z3.ExprRef] = {}  # pointer constants by value
         self.hits = self.misses = 0
@@ -72,6 +76,7 @@ class TermMemo:
     def clear(self) -> None:
         """Forget all (``truth`` is keyed by the ids of conditions ``table`` holds)."""
         self.table.clear()
+        self.held.clear()
         self.truth.clear()
 
 
@@ -182,7 +187,9 @@ class ConcolicState(SymbolicState):
             self._known.clear()
             self._known_addr.clear()
 
-    def _lookup(self, key: tuple[int, ...], compute: Callable[[], z3.ExprRef]) -> z3.ExprRef:
+    def _lookup(self, key: tuple[int, ...], operands: Sequence[z3.ExprRef],
+                compute: Callable[[], z3.ExprRef]) -> z3.ExprRef:
+        """The memo's result for ``key``, which names ``operands`` by ``_ref``."""
         memo = self.memo
         term = memo.table.get(key)
         if term is None:
@@ -193,6 +200,7 @@ class ConcolicState(SymbolicState):
             if len(memo.table) >= MEMO_LIMIT:
                 memo.clear()
             memo.table[key] = term
+            memo.held.append(operands)
         else:
             memo.hits += 1
         return term
@@ -209,7 +217,7 @@ class ConcolicState(SymbolicState):
             kids = [self.eval(c) for c in e.children()]
             for c, k in zip(e.children(), kids):
                 self._known[id(c)] = k
-            return self._lookup((id(e), *map(_ref, kids)), lambda: super(ConcolicState, self).eval(e))
+            return self._lookup((id(e), *map(_ref, kids)), kids, lambda: super(ConcolicState, self).eval(e))
         finally:
             self._leave()
 
@@ -224,10 +232,12 @@ class ConcolicState(SymbolicState):
         try:
             base = self._known_addr[id(e.base)] = self.address(e.base)
             key: tuple[int, ...] = (id(e), ADDRESS, _ref(base))
+            operands = [base]
             if isinstance(e, Index):
                 index = self._known[id(e.index)] = self.eval(e.index)
                 key += (_ref(index),)
-            return self._lookup(key, lambda: super(ConcolicState, self).address(e))
+                operands.append(index)
+            return self._lookup(key, operands, lambda: super(ConcolicState, self).address(e))
         finally:
             self._leave()
 
@@ -237,7 +247,7 @@ class ConcolicState(SymbolicState):
         self._depth += 1
         try:
             term = self._known[id(edge.cond)] = self.eval(edge.cond)
-            return self._lookup((id(edge), CONDITION, _ref(term)),
+            return self._lookup((id(edge), CONDITION, _ref(term)), (term,),
                                 lambda: super(ConcolicState, self).condition(edge))
         finally:
             self._leave()
