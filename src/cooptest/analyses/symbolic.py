@@ -883,12 +883,11 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 old = self._load_bytes(_add(dst, self.ptr(k)), 1)
                 data.append(None if old is None else terms.ite(copying, byte, old))
             value = _numeral(byte)  # terms are not simplified: nested copies made that exponential
-            if value == 0:
+            if value == 0:  # the last byte read (``_bytes_from`` stops at a constant 0)
                 copying = z3.BoolVal(False)
-                break
-            if value is None:
-                copying = z3.And(copying, z3.Not(terms.eq(byte, nul))) if not z3.is_true(copying) \
-                    else z3.Not(terms.eq(byte, nul))
+            elif value is None:
+                nonzero = z3.Not(terms.eq(byte, nul))
+                copying = nonzero if z3.is_true(copying) else z3.And(copying, nonzero)
         self._fill(dst, data)
         if _numeral(source[-1]) != 0 and not z3.is_false(copying):
             self._unknown_from(_add(dst, self.ptr(len(source))))
@@ -1187,9 +1186,10 @@ def _closed(term: z3.ExprRef) -> bool:
     stack, seen = [term.as_ast()], set()
     while stack:
         a = stack.pop()
-        if z3.Z3_get_ast_kind(ctx, a) != z3.Z3_APP_AST:
-            if z3.Z3_get_ast_kind(ctx, a) == z3.Z3_NUMERAL_AST:
-                continue
+        kind = z3.Z3_get_ast_kind(ctx, a)
+        if kind == z3.Z3_NUMERAL_AST:
+            continue
+        if kind != z3.Z3_APP_AST:
             return False  # a lambda or a bound variable
         app = z3.Z3_to_app(ctx, a)
         n = z3.Z3_get_app_num_args(ctx, app)
