@@ -38,6 +38,7 @@ import z3
 
 from cooptest.analyses.concolic.execution_tree import Decision, Path
 from cooptest.analyses.concolic.inputs import parse_literal, to_z3
+from cooptest.analyses.concolic.run_values import RunValues
 from cooptest.analyses.concolic.solver import Symbols
 from cooptest.analyses.semantics import edge_overflows
 from cooptest.analyses.symbolic import Frozen, SymbolicState
@@ -49,7 +50,6 @@ from cooptest.harness.executor import Execution
 
 _PURE = (Binary, Unary, Cast, Const)
 MEMO_LIMIT = 1_000_000
-TRUE = z3.BoolVal(True)
 ADDRESS, CONDITION = -1, -2  # key tags: the address of an lvalue, the condition of an edge
 
 Observer = Callable[[Edge, SymbolicState], None]
@@ -132,25 +132,31 @@ class ConcolicState(SymbolicState):
     def rebind(self, model: z3.ModelRef) -> None:
         """Read concrete values (concretisation, divergence checks) from ``model``."""
         self.model = model
-        values: dict[int, tuple[z3.ExprRef, int]] = {}  # by term id; the term kept alive
-
-        def value_of(term: z3.ExprRef) -> int:
-            """The term's value in the run, once per term: the string models ask for the
-            bytes of a string at every position a loop starts a comparison from (grep's
-            istrstr), and each evaluation of a byte read from a long chain of stores
-            took a millisecond."""
-            key = term.get_id()
-            known = values.get(key)
-            if known is None:
-                known = values[key] = (term, model.eval(term, model_completion=True).as_long())
-            return known[1]
-        self.value_of = value_of
+        self.run = run = RunValues(model)
 
         def concretize(term: z3.ExprRef) -> int:
-            value = value_of(term)
+            value = run.value(term)
+            assert isinstance(value, int)
             self.concretizations.append((term, value))
             return value
         self.concretize = concretize
+
+    def value_of(self, term: z3.ExprRef) -> int:
+        """The bit-vector term's value in the run (``RunValues``: once per node; the
+        string models ask for the bytes of a string at every position a loop starts a
+        comparison from, grep's istrstr)."""
+        value = self.run.value(term)
+        assert isinstance(value, int)
+        return value
+
+    def holds(self, condition: z3.BoolRef) -> bool:
+        """Whether the condition is true in the run."""
+        return self.run.value(condition) is True
+
+    def record_value(self, constant: z3.FuncDeclRef | z3.ExprRef, value: z3.ExprRef) -> None:
+        """Give a constant of the model its value in the run (an input it read, an
+        object's native address)."""
+        self.run.assign(constant, value)
 
     APPEND_ONLY = SymbolicState.APPEND_ONLY + ("facts", "concretizations")
 
@@ -165,7 +171,7 @@ class ConcolicState(SymbolicState):
         of a cast address then goes the way the native run went."""
         symbol = super().native_base(base, size, name)
         self.facts.append((symbol.decl(), self.ptr(base)))
-        self.model.update_value(symbol.decl(), self.ptr(base))
+        self.record_value(symbol.decl(), self.ptr(base))
         return symbol
 
     def ends_run(self, byte: z3.ExprRef) -> bool:
@@ -376,9 +382,9 @@ def resume(snapshot: Snapshot, execution: Execution) -> Start | None:
     if len(inputs) < len(state.inputs):
         return None
     model, input_ids = snapshot.model_for(state, inputs)
-    if _ref(model.eval(snapshot.premise(state), model_completion=True)) != _ref(TRUE):
-        return None
     state.rebind(model)
+    if not state.holds(snapshot.premise(state)):
+        return None
     decisions = old.decisions[:snapshot.index + 1]
     path = Path(list(inputs), state.inputs, state.path_condition, decisions, old.trace[:snapshot.consumed])
     path.divergences = snapshot.divergences
@@ -430,7 +436,7 @@ def execute_symbolically(program: Program, execution: Execution, symbols: Symbol
             pc.append(cond)
             syms = symbols.of(cond)
             if syms:
-                concrete = _ref(model.eval(cond, model_completion=True)) == _ref(TRUE)
+                concrete = state.holds(cond)
             else:
                 known = memo.truth.get(_ref(cond))
                 if known is None:
@@ -464,11 +470,11 @@ def execute_symbolically(program: Program, execution: Execution, symbols: Symbol
             read = state.inputs[-1]
             value = parse_literal(inputs[k], read.type)
             if value is not None:
-                model.update_value(read.symbol, to_z3(value, read.type))
+                state.record_value(read.symbol, to_z3(value, read.type))
                 input_ids.add(read.symbol.get_id())
         elif isinstance(first, AssumeEdge):  # __VERIFIER_assume: the native run aborts when false
             after = state.step(first)
-            if _ref(model.eval(pc[-1], model_completion=True)) != _ref(TRUE):
+            if not state.holds(pc[-1]):
                 assumed_false = True
                 break
         else:

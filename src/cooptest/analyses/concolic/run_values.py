@@ -1,0 +1,467 @@
+"""The values of terms in the model of one run, each node evaluated once.
+
+Concolic search checks at every branch of a path that the model of the native run takes
+the branch the run took (a divergence otherwise), and reads the run's value of the bytes
+a string model scans and of the terms it concretises. z3's ``model.eval`` evaluates its
+whole argument on every call: on grep a branch condition holds 1,500 to 5,500 distinct
+nodes (reads through chains of 100-200 stores and through the lambdas of strcpy and
+realloc), most of them shared with the conditions before it, and those evaluations were
+43% of a symbolic execution (seed 1, 30 iterations). Here a node's value is kept for the
+life of the model, as CREST keeps a concrete value beside each symbolic one, so that a
+path pays for the nodes it adds, not for every node again at every branch.
+
+What is evaluated here: bit-vector and Boolean operations, and reads of arrays through
+stores, constant arrays, if-then-else and lambdas of one bound variable (the byte
+arrays of ``analyses.symbolic``). Everything else, the free constants first (the
+inputs, the unknowns the model completes), floating point, uninterpreted functions, is
+z3's own ``model.eval`` with completion, as before, on that node alone. Operations
+follow z3's definitions of SMT-LIB's bit-vectors, division by zero included;
+``tests/concolic/test_run_values.py`` compares them with z3 on random terms.
+
+Nodes are kept by their z3 ids, so every term evaluated is held (``_held``) as long as
+its values are: an id whose term z3 freed may be given to another term.
+"""
+from __future__ import annotations
+
+from typing import Callable, Union
+
+import z3
+
+from cooptest.analyses import terms
+
+Value = Union[int, bool]
+Env = tuple[tuple[int, int], ...]  # the values of the bound variables (de Bruijn order) and their widths
+Key = Union[int, tuple[int, Env]]
+
+
+def _signed(v: int, w: int) -> int:
+    return v - (1 << w) if v >> (w - 1) else v
+
+
+def _sdiv(a: int, b: int, w: int) -> int:
+    sa, sb = _signed(a, w), _signed(b, w)
+    if sb == 0:
+        return (1 << w) - 1 if sa >= 0 else 1
+    q = abs(sa) // abs(sb)
+    return (-q if (sa < 0) != (sb < 0) else q) & ((1 << w) - 1)
+
+
+def _srem(a: int, b: int, w: int) -> int:
+    sa, sb = _signed(a, w), _signed(b, w)
+    if sb == 0:
+        return a
+    r = abs(sa) % abs(sb)
+    return (-r if sa < 0 else r) & ((1 << w) - 1)
+
+
+def _smod(a: int, b: int, w: int) -> int:
+    sa, sb = _signed(a, w), _signed(b, w)
+    return a if sb == 0 else (sa % sb) & ((1 << w) - 1)  # Python's % takes the divisor's sign
+
+
+def _ashr(a: int, b: int, w: int) -> int:
+    return (_signed(a, w) >> min(b, w)) & ((1 << w) - 1)
+
+
+def _rotate(a: int, n: int, w: int) -> int:
+    n %= w
+    return ((a << n) | (a >> (w - n))) & ((1 << w) - 1) if n else a
+
+
+# Binary bit-vector operations: (a, b, width) -> value
+_BINARY: dict[int, Callable[[int, int, int], Value]] = {
+    z3.Z3_OP_BSUB: lambda a, b, w: (a - b) & ((1 << w) - 1),
+    z3.Z3_OP_BUDIV: lambda a, b, w: (1 << w) - 1 if b == 0 else a // b,
+    z3.Z3_OP_BUDIV_I: lambda a, b, w: (1 << w) - 1 if b == 0 else a // b,
+    z3.Z3_OP_BUREM: lambda a, b, w: a if b == 0 else a % b,
+    z3.Z3_OP_BUREM_I: lambda a, b, w: a if b == 0 else a % b,
+    z3.Z3_OP_BSDIV: _sdiv, z3.Z3_OP_BSDIV_I: _sdiv,
+    z3.Z3_OP_BSREM: _srem, z3.Z3_OP_BSREM_I: _srem,
+    z3.Z3_OP_BSMOD: _smod, z3.Z3_OP_BSMOD_I: _smod,
+    z3.Z3_OP_BSHL: lambda a, b, w: 0 if b >= w else (a << b) & ((1 << w) - 1),
+    z3.Z3_OP_BLSHR: lambda a, b, w: 0 if b >= w else a >> b,
+    z3.Z3_OP_BASHR: _ashr,
+    z3.Z3_OP_BNAND: lambda a, b, w: ~(a & b) & ((1 << w) - 1),
+    z3.Z3_OP_BNOR: lambda a, b, w: ~(a | b) & ((1 << w) - 1),
+    z3.Z3_OP_BXNOR: lambda a, b, w: ~(a ^ b) & ((1 << w) - 1),
+    z3.Z3_OP_BCOMP: lambda a, b, w: int(a == b),
+    z3.Z3_OP_ULEQ: lambda a, b, w: a <= b, z3.Z3_OP_ULT: lambda a, b, w: a < b,
+    z3.Z3_OP_UGEQ: lambda a, b, w: a >= b, z3.Z3_OP_UGT: lambda a, b, w: a > b,
+    z3.Z3_OP_SLEQ: lambda a, b, w: _signed(a, w) <= _signed(b, w),
+    z3.Z3_OP_SLT: lambda a, b, w: _signed(a, w) < _signed(b, w),
+    z3.Z3_OP_SGEQ: lambda a, b, w: _signed(a, w) >= _signed(b, w),
+    z3.Z3_OP_SGT: lambda a, b, w: _signed(a, w) > _signed(b, w),
+}
+# Bit-vector operations of any arity that fold their operands: (values, width) -> value
+_FOLD: dict[int, Callable[[list[int], int], int]] = {
+    z3.Z3_OP_BADD: lambda vs, w: sum(vs) & ((1 << w) - 1),
+    z3.Z3_OP_BMUL: lambda vs, w: _product(vs) & ((1 << w) - 1),
+    z3.Z3_OP_BAND: lambda vs, w: _fold(vs, int.__and__),
+    z3.Z3_OP_BOR: lambda vs, w: _fold(vs, int.__or__),
+    z3.Z3_OP_BXOR: lambda vs, w: _fold(vs, int.__xor__),
+}
+_UNARY: dict[int, Callable[[int, int], int]] = {
+    z3.Z3_OP_BNEG: lambda a, w: -a & ((1 << w) - 1),
+    z3.Z3_OP_BNOT: lambda a, w: ~a & ((1 << w) - 1),
+}
+# The operand widths a comparison's width is (the result is a Boolean or one bit)
+_OPERAND_WIDTH = frozenset({z3.Z3_OP_ULEQ, z3.Z3_OP_ULT, z3.Z3_OP_UGEQ, z3.Z3_OP_UGT, z3.Z3_OP_SLEQ,
+                            z3.Z3_OP_SLT, z3.Z3_OP_SGEQ, z3.Z3_OP_SGT, z3.Z3_OP_BCOMP})
+_PARAMETRISED = frozenset({z3.Z3_OP_EXTRACT, z3.Z3_OP_ZERO_EXT, z3.Z3_OP_SIGN_EXT, z3.Z3_OP_REPEAT,
+                           z3.Z3_OP_ROTATE_LEFT, z3.Z3_OP_ROTATE_RIGHT})
+_STRUCTURAL = frozenset({z3.Z3_OP_TRUE, z3.Z3_OP_FALSE, z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT, z3.Z3_OP_ITE,
+                         z3.Z3_OP_AND, z3.Z3_OP_OR, z3.Z3_OP_NOT, z3.Z3_OP_IMPLIES, z3.Z3_OP_IFF,
+                         z3.Z3_OP_XOR, z3.Z3_OP_CONCAT, z3.Z3_OP_SELECT})
+_EVALUATED = frozenset(_BINARY) | frozenset(_FOLD) | frozenset(_UNARY) | _PARAMETRISED | _STRUCTURAL
+
+
+def _product(vs: list[int]) -> int:
+    p = 1
+    for v in vs:
+        p *= v
+    return p
+
+
+def _fold(vs: list[int], op: Callable[[int, int], int]) -> int:
+    acc = vs[0]
+    for v in vs[1:]:
+        acc = op(acc, v)
+    return acc
+
+
+NUMBER, APP, VAR, LAMBDA, OPAQUE = range(5)  # the kinds of node a Shape describes
+ANY = 1 << 30  # bound variables a node z3 evaluates may depend on: all
+
+
+class Shape:
+    """What evaluation needs of one node, read through z3's C API once: its kind (an
+    operation of ``_EVALUATED``, a numeral, a bound variable, a lambda, or OPAQUE for
+    z3 to evaluate), operands, width (0: Boolean, -1: another sort) and parameters."""
+
+    __slots__ = ("kind", "op", "args", "width", "params", "ast")
+
+    def __init__(self, kind: int, op: int, args: tuple[int, ...], width: int, params: tuple[int, ...],
+                 ast: z3.Ast) -> None:
+        self.kind, self.op, self.args, self.width, self.params, self.ast = kind, op, args, width, params, ast
+
+
+class RunValues:
+    """The run's value of each term in ``model`` (see the module docstring). Values of
+    the model's constants may be added (``assign``) as the run reads inputs; giving one
+    a value the evaluation already read forgets every value."""
+
+    def __init__(self, model: z3.ModelRef) -> None:
+        self.model = model
+        self._ctx = model.ctx
+        self._c = model.ctx.ref()
+        self._values: dict[Key, Value] = {}
+        self._asts: dict[int, z3.Ast] = {}  # nodes seen, by id
+        self._shapes: dict[int, Shape] = {}
+        self._bounds: dict[int, int] = {}  # by id: how many bound variables a node's value depends on
+        self._held: list[z3.ExprRef] = []
+        self._read: set[int] = set()  # ids of the constants whose model value was read
+        self._opaque = False  # z3 evaluated a node holding constants not in _read
+
+    def value(self, term: z3.ExprRef) -> Value:
+        """The run's value of a bit-vector (an int, unsigned) or Boolean term."""
+        self._held.append(term)
+        return self._eval(self._id(term.as_ast()), ())
+
+    def assign(self, constant: z3.FuncDeclRef | z3.ExprRef, value: z3.ExprRef) -> None:
+        """Give ``constant`` (its declaration or itself) a value in the model (an input
+        read by the run)."""
+        self.model.update_value(constant, value)
+        term = constant() if isinstance(constant, z3.FuncDeclRef) else constant
+        if self._opaque or term.get_id() in self._read:  # its old value (a completion) was read
+            self._values.clear()
+            self._read.clear()
+            self._opaque = False
+
+    # ------------------------------------------------------------------ nodes
+
+    def _id(self, ast: z3.Ast) -> int:
+        """The node's id; its shape is read when evaluation first needs it (reading the
+        operands' shapes at once would recurse down chains of thousands of stores)."""
+        i: int = z3.Z3_get_ast_id(self._c, ast)
+        if i not in self._asts:
+            self._asts[i] = ast
+        return i
+
+    def _shape(self, i: int) -> Shape:
+        shape = self._shapes.get(i)
+        if shape is None:
+            shape = self._shapes[i] = self._read_shape(self._asts[i])
+        return shape
+
+    def _width(self, ast: z3.Ast) -> int:
+        """A bit-vector's width; 0 for a Boolean, -1 for any other sort."""
+        c = self._c
+        sort = z3.Z3_get_sort(c, ast)
+        sort_kind = z3.Z3_get_sort_kind(c, sort)
+        return z3.Z3_get_bv_sort_size(c, sort) if sort_kind == z3.Z3_BV_SORT \
+            else 0 if sort_kind == z3.Z3_BOOL_SORT else -1
+
+    def _read_shape(self, ast: z3.Ast) -> Shape:
+        c = self._c
+        kind = z3.Z3_get_ast_kind(c, ast)
+        if kind == z3.Z3_VAR_AST:
+            return Shape(VAR, 0, (), self._width(ast), (z3.Z3_get_index_value(c, ast),), ast)
+        if kind == z3.Z3_QUANTIFIER_AST:
+            if z3.Z3_is_lambda(c, ast) and z3.Z3_get_quantifier_num_bound(c, ast) == 1:
+                return Shape(LAMBDA, 0, (self._id(z3.Z3_get_quantifier_body(c, ast)),), -1, (), ast)
+            return Shape(OPAQUE, 0, (), -1, (), ast)  # free variables: any (``_bound``)
+        width = self._width(ast)
+        if kind == z3.Z3_NUMERAL_AST and width > 0:
+            return Shape(NUMBER, 0, (), width, (int(z3.Z3_get_numeral_string(c, ast)),), ast)
+        if kind != z3.Z3_APP_AST:
+            return Shape(OPAQUE, 0, (), width, (), ast)
+        decl = z3.Z3_get_app_decl(c, ast)
+        op = z3.Z3_get_decl_kind(c, decl)
+        operands = [z3.Z3_get_app_arg(c, ast, k) for k in range(z3.Z3_get_app_num_args(c, ast))]
+        if op in (z3.Z3_OP_STORE, z3.Z3_OP_CONST_ARRAY) or op == z3.Z3_OP_ITE and width < 0:
+            pass  # arrays: read by _select, never valued
+        elif op not in _EVALUATED or width < 0 \
+                or op in (z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT) and any(self._width(a) < 0 for a in operands) \
+                or op == z3.Z3_OP_SELECT and (len(operands) != 2 or self._width(operands[1]) <= 0):
+            # floats, free constants, functions: z3's (the operands for ``_bound``)
+            return Shape(OPAQUE, op, tuple(self._id(a) for a in operands), width, (), ast)
+        params = tuple(z3.Z3_get_decl_int_parameter(c, decl, k)
+                       for k in range(z3.Z3_get_decl_num_parameters(c, decl))) if op in _PARAMETRISED else ()
+        return Shape(APP, op, tuple(self._id(a) for a in operands), width, params, ast)
+
+    def _bound(self, root: int) -> int:
+        """How many of the innermost bound variables the node's value may depend on (1 +
+        the highest de Bruijn index free in it; 0: none, a closed term, whose value is
+        kept once for every binding of the lambda it is read in)."""
+        bounds = self._bounds
+        stack = [root]
+        while stack:
+            node = stack[-1]
+            if node in bounds:
+                stack.pop()
+                continue
+            shape = self._shape(node)
+            if shape.kind == VAR:
+                bounds[node] = shape.params[0] + 1
+            elif shape.kind == OPAQUE and not shape.args and shape.width < 0 \
+                    and z3.Z3_get_ast_kind(self._c, shape.ast) == z3.Z3_QUANTIFIER_AST:
+                bounds[node] = ANY  # a quantifier z3 evaluates
+            else:
+                missing = [a for a in shape.args if a not in bounds]
+                if missing:
+                    stack.extend(missing)
+                    continue
+                inner = max((bounds[a] for a in shape.args), default=0)
+                bounds[node] = max(inner - 1, 0) if shape.kind == LAMBDA else inner
+            stack.pop()
+        return bounds[root]
+
+    def _key(self, node: int, env: Env) -> Key:
+        return node if not env or not self._bound(node) else (node, env)
+
+    # ------------------------------------------------------------------ evaluation
+
+    def _eval(self, root: int, env: Env) -> Value:
+        """The value of node ``root`` under ``env``, by an explicit stack: a step that
+        finds an operand without a value pushes it and is tried again."""
+        values = self._values
+        root_key = self._key(root, env)
+        found = values.get(root_key)
+        if found is not None:
+            return found
+        stack: list[tuple[int, Env]] = [(root, env)]
+        while stack:
+            node, e = stack[-1]
+            key = self._key(node, e)
+            if key in values:
+                stack.pop()
+                continue
+            if key == node:
+                e = ()  # a closed term: its reads of lambdas bind their own variable alone
+            missing = self._step(node, e, key)
+            if missing:
+                stack.extend(missing)
+            else:
+                stack.pop()
+        return values[root_key]
+
+    def _step(self, node: int, env: Env, key: Key) -> list[tuple[int, Env]]:
+        """Set the value of ``node`` under ``env``, or return operands without one."""
+        values = self._values
+        shape = self._shape(node)
+        kind = shape.kind
+        if kind == NUMBER:
+            values[key] = shape.params[0]
+            return []
+        if kind == VAR:
+            values[key] = env[shape.params[0]][0]
+            return []
+        if kind != APP:
+            values[key] = self._by_z3(shape, env)
+            return []
+        op, args = shape.op, shape.args
+
+        def get(a: int) -> Value | None:
+            return values.get(self._key(a, env))
+
+        if op == z3.Z3_OP_ITE:
+            c = get(args[0])
+            if c is None:
+                return [(args[0], env)]
+            chosen = args[1] if c else args[2]
+            v = get(chosen)
+            if v is None:
+                return [(chosen, env)]
+            values[key] = v
+            return []
+        if op in (z3.Z3_OP_AND, z3.Z3_OP_OR):
+            stop = op == z3.Z3_OP_OR  # the value that decides
+            for a in args:
+                v = get(a)
+                if v is None:
+                    return [(a, env)]
+                if v == stop:
+                    values[key] = stop
+                    return []
+            values[key] = not stop
+            return []
+        if op == z3.Z3_OP_TRUE or op == z3.Z3_OP_FALSE:
+            values[key] = op == z3.Z3_OP_TRUE
+            return []
+        if op == z3.Z3_OP_SELECT:
+            return self._select(node, shape, env, key)
+        operands = [get(a) for a in args]
+        missing = [(a, env) for a, v in zip(args, operands) if v is None]
+        if missing:
+            return missing
+        vs: list[int] = operands  # type: ignore[assignment]
+        w = shape.width
+        if op in _BINARY:
+            if op in _OPERAND_WIDTH:
+                w = self._shape(args[0]).width
+            values[key] = _BINARY[op](vs[0], vs[1], w) if len(vs) == 2 else _chain(_BINARY[op], vs, w)
+        elif op in _FOLD:
+            values[key] = _FOLD[op](vs, w)
+        elif op in _UNARY:
+            values[key] = _UNARY[op](vs[0], w)
+        elif op == z3.Z3_OP_EQ or op == z3.Z3_OP_IFF:
+            values[key] = all(v == vs[0] for v in vs[1:])
+        elif op == z3.Z3_OP_DISTINCT:
+            values[key] = len(set(vs)) == len(vs)
+        elif op == z3.Z3_OP_NOT:
+            values[key] = not vs[0]
+        elif op == z3.Z3_OP_IMPLIES:
+            values[key] = not vs[0] or bool(vs[1])
+        elif op == z3.Z3_OP_XOR:
+            values[key] = bool(vs[0]) != bool(vs[1])
+        elif op == z3.Z3_OP_CONCAT:
+            acc = 0
+            for a, v in zip(args, vs):
+                acc = (acc << self._shape(a).width) | v
+            values[key] = acc
+        elif op == z3.Z3_OP_EXTRACT:
+            high, low = shape.params
+            values[key] = (vs[0] >> low) & ((1 << (high - low + 1)) - 1)
+        elif op == z3.Z3_OP_ZERO_EXT:
+            values[key] = vs[0]
+        elif op == z3.Z3_OP_SIGN_EXT:
+            values[key] = _signed(vs[0], self._shape(args[0]).width) & ((1 << w) - 1)
+        elif op == z3.Z3_OP_REPEAT:
+            inner = self._shape(args[0]).width
+            values[key] = sum(vs[0] << (inner * k) for k in range(shape.params[0]))
+        elif op == z3.Z3_OP_ROTATE_LEFT:
+            values[key] = _rotate(vs[0], shape.params[0], w)
+        elif op == z3.Z3_OP_ROTATE_RIGHT:
+            values[key] = _rotate(vs[0], w - shape.params[0] % w, w)
+        else:  # pragma: no cover - _EVALUATED lists exactly the operations above
+            raise AssertionError(f"operation {op} has no evaluation")
+        return []
+
+    def _select(self, node: int, shape: Shape, env: Env, key: Key) -> list[tuple[int, Env]]:
+        """A read of an array at an index: through its stores, the branch of an
+        if-then-else its condition takes, a lambda's body with the index bound, down to
+        a constant array or to an array z3 evaluates (a free one)."""
+        values, shape_of = self._values, self._shape
+        array, index = shape.args
+        idx = values.get(self._key(index, env))
+        if idx is None:
+            return [(index, env)]
+        assert isinstance(idx, int)
+        a = array
+        while True:
+            s = shape_of(a)
+            if s.kind == APP and s.op == z3.Z3_OP_STORE:
+                stored_at = values.get(self._key(s.args[1], env))
+                if stored_at is None:
+                    return self._unvalued_indices(a, env)
+                if stored_at == idx:
+                    return self._take(s.args[2], env, key)
+                a = s.args[0]
+            elif s.kind == APP and s.op == z3.Z3_OP_CONST_ARRAY:
+                return self._take(s.args[0], env, key)
+            elif s.kind == APP and s.op == z3.Z3_OP_ITE:
+                c = values.get(self._key(s.args[0], env))
+                if c is None:
+                    return [(s.args[0], env)]
+                a = s.args[1] if c else s.args[2]
+            elif s.kind == LAMBDA:
+                return self._take(s.args[0], ((idx, shape_of(index).width), *env), key)
+            else:
+                values[key] = self._read_by_z3(s, idx, shape_of(index).width, env)
+                return []
+
+    def _unvalued_indices(self, array: int, env: Env) -> list[tuple[int, Env]]:
+        """The indices without a value of the stores from ``array`` down to the first
+        other node, all at once: a read tried again walks the chain again."""
+        missing: list[tuple[int, Env]] = []
+        while (s := self._shape(array)).kind == APP and s.op == z3.Z3_OP_STORE:
+            if self._key(s.args[1], env) not in self._values:
+                missing.append((s.args[1], env))
+            array = s.args[0]
+        return missing
+
+    def _take(self, source: int, env: Env, key: Key) -> list[tuple[int, Env]]:
+        """Set ``key``'s value to ``source``'s, or return it to be evaluated first."""
+        v = self._values.get(self._key(source, env))
+        if v is None:
+            return [(source, env)]
+        self._values[key] = v
+        return []
+
+    # ------------------------------------------------------------------ z3's evaluation
+
+    def _by_z3(self, shape: Shape, env: Env) -> Value:
+        return self._literal(self.model.eval(self._closed(shape, env), model_completion=True))
+
+    def _read_by_z3(self, array: Shape, index: int, width: int, env: Env) -> Value:
+        term = self._closed(array, env)
+        return self._literal(self.model.eval(terms.select(term, z3.BitVecVal(index, width)),
+                                             model_completion=True))
+
+    def _closed(self, shape: Shape, env: Env) -> z3.ExprRef:
+        """The node as a term z3 evaluates, its bound variables replaced by their
+        values; notes which of the model's values it may read."""
+        term = z3.z3._to_expr_ref(shape.ast, self._ctx)
+        if env:
+            term = z3.substitute_vars(term, *(z3.BitVecVal(v, w) for v, w in env))
+        if z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            self._read.add(term.get_id())
+        else:
+            self._opaque = True
+        return term
+
+    @staticmethod
+    def _literal(v: z3.ExprRef) -> Value:
+        if z3.is_true(v) or z3.is_false(v):
+            return z3.is_true(v)
+        if z3.is_bv_value(v):
+            return v.as_long()
+        raise ValueError(f"z3 gave no value for a term of the run: {v}")
+
+
+def _chain(op: Callable[[int, int, int], Value], vs: list[int], w: int) -> Value:
+    """A binary operation z3 applies to more operands, left to right (``bvsub a b c``)."""
+    acc: Value = vs[0]
+    for v in vs[1:]:
+        acc = op(int(acc), v, w)
+    return acc
