@@ -18,7 +18,10 @@ load average over the run: the machine has 2 cores that other work shares, and a
 rate measured under load is not an idle one.
 
     python benchmarks/cgs_table.py [--subjects replace grep] [--searches cgs cfg crest-dfs]
-        [--runs 1] [--max-iterations 4000] [--budget 900] [--out DIR]
+        [--runs 1] [--max-iterations 4000] [--budget 900] [--jobs 1] [--out DIR]
+
+``--jobs 2`` runs two at a time, one per core of the machine: figures per iteration
+count do not depend on it, rates do (the load column says so).
 
 Results are kept in ``DIR/results.json`` (one entry per run, written after each), so
 that an interrupted table resumes where it stopped; ``--table`` prints it without
@@ -33,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -160,23 +164,22 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=900.0, help="seconds per run (generous)")
     ap.add_argument("--out", default="cgs-table", help="output folders and results.json")
     ap.add_argument("--table", action="store_true", help="print the kept results only")
+    ap.add_argument("--jobs", type=int, default=1, help="runs at a time")
     args = ap.parse_args()
     path = Path(args.out) / "results.json"
     results: list[dict[str, Any]] = json.loads(path.read_text()) if path.exists() else []
     if not args.table:
         done = {(r["subject"], r["search"], r["seed"]) for r in results if "error" not in r}
-        for subject in args.subjects:
-            for search in args.searches:
-                for seed in range(args.runs):
-                    if (subject, search, seed) in done:
-                        continue
-                    print(f"{subject} {search} seed {seed} ...", file=sys.stderr, flush=True)
-                    r = run(subject, search, seed, args)
-                    results = [x for x in results if (x["subject"], x["search"], x["seed"])
-                               != (subject, search, seed)] + [r]
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(json.dumps(results, indent=1))
-                    print(json.dumps(r), file=sys.stderr, flush=True)
+        todo = [(subject, search, seed) for subject in args.subjects for search in args.searches
+                for seed in range(args.runs) if (subject, search, seed) not in done]
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each run is a process of its own
+            runs = {pool.submit(run, *key, args): key for key in todo}
+            for finished in as_completed(runs):
+                key, r = runs[finished], finished.result()
+                results = [x for x in results if (x["subject"], x["search"], x["seed"]) != key] + [r]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(results, indent=1))
+                print(json.dumps(r), file=sys.stderr, flush=True)
     print(table(results))
 
 

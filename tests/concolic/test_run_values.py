@@ -7,7 +7,7 @@ import random
 
 import z3
 
-from cooptest.analyses.concolic.run_values import RunValues
+from cooptest.analyses.concolic.run_values import RunValues, Shapes
 
 WIDTHS = (1, 8, 16, 32, 64)
 CORNERS = (0, 1, 2, 3, 7, 8, 31, 32, 63, 64, 127, 128, 255)
@@ -122,13 +122,18 @@ class Terms:
 
 
 def test_run_values_are_z3s_on_random_terms() -> None:
-    """2,000 random terms (fresh generators, so that completions happen in every order):
-    every value as z3 evaluates it."""
+    """2,000 random terms (fresh generators, so that completions happen in every order),
+    read in the models of five runs that share the shapes of their nodes, as the paths
+    of a search do: every value as z3 evaluates it."""
     checked = 0
     for seed in range(40):
         t = Terms(random.Random(seed))
-        values = RunValues(t.model)
-        for _ in range(50):
+        shapes = Shapes(z3.main_ctx())
+        for k in range(50):
+            if k % 10 == 0:  # another run: other values of the inputs
+                for w, cs in t.consts.items():
+                    t.model.update_value(cs[0], z3.BitVecVal(t.number(w), w))
+                values = RunValues(t.model, shapes)
             term = t.boolean(4) if t.rng.random() < 0.5 else t.bv(t.rng.choice(WIDTHS), 4)
             want = t.model.eval(term, model_completion=True)
             got = values.value(term)
@@ -150,11 +155,14 @@ def test_a_constant_given_a_value_after_a_read_is_read_again() -> None:
 
 
 def test_a_long_store_chain_is_read_without_recursion() -> None:
-    """20,000 stores (a buffer written byte by byte) and a term nested as deep: no
-    recursion limit, the value z3 gives."""
+    """20,000 stores (a buffer written byte by byte, read as it is written) and a term
+    nested as deep: no recursion limit, the value z3 gives."""
     arr = z3.K(z3.BitVecSort(32), z3.BitVecVal(0, 8))
+    values = RunValues(z3.Model())
     for a in range(20_000):
         arr = z3.Store(arr, z3.BitVecVal(a, 32), z3.BitVecVal(a % 251, 8))
+        if a % 2:  # read after a write, as a program filling a buffer: a table per 32 stores
+            assert values.value(arr[z3.BitVecVal(a // 2, 32)]) == (a // 2) % 251
     deep = z3.BitVecVal(0, 8)
     for k in range(5_000):
         deep = deep + arr[z3.BitVecVal(k, 32)]

@@ -38,7 +38,7 @@ import z3
 
 from cooptest.analyses.concolic.execution_tree import Decision, Path
 from cooptest.analyses.concolic.inputs import parse_literal, to_z3
-from cooptest.analyses.concolic.run_values import RunValues
+from cooptest.analyses.concolic.run_values import RunValues, Shapes
 from cooptest.analyses.concolic.solver import Symbols
 from cooptest.analyses.semantics import edge_overflows
 from cooptest.analyses.symbolic import Frozen, SymbolicState
@@ -71,6 +71,7 @@ class TermMemo:
         self.held: list[Sequence[z3.ExprRef]] = []  # the operands of the keys in ``table``
         self.truth: dict[int, bool] = {}  # input-free conditions by term (``_ref``)
         self.pointers: dict[int, z3.ExprRef] = {}  # pointer constants by value
+        self.shapes = Shapes(z3.main_ctx())  # of the nodes the runs' values were read of (``RunValues``)
         self.hits = self.misses = 0
 
     def clear(self) -> None:
@@ -132,7 +133,9 @@ class ConcolicState(SymbolicState):
     def rebind(self, model: z3.ModelRef) -> None:
         """Read concrete values (concretisation, divergence checks) from ``model``."""
         self.model = model
-        self.run = run = RunValues(model)
+        if len(self.memo.shapes) >= MEMO_LIMIT:  # between paths: no evaluation is under way
+            self.memo.shapes.clear()
+        self.run = run = RunValues(model, self.memo.shapes)
 
         def concretize(term: z3.ExprRef) -> int:
             value = run.value(term)
