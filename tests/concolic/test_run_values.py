@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 import z3
 
 from cooptest.analyses.concolic.run_values import RunValues, Shapes
@@ -154,6 +155,7 @@ def test_a_constant_given_a_value_after_a_read_is_read_again() -> None:
     assert values.value(x + 1) == 42
 
 
+@pytest.mark.slow
 def test_a_long_store_chain_is_read_without_recursion() -> None:
     """20,000 stores (a buffer written byte by byte, read as it is written) and a term
     nested as deep: no recursion limit, the value z3 gives."""

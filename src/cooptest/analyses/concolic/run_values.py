@@ -132,6 +132,9 @@ def _fold(vs: list[int], op: Callable[[int, int], int]) -> int:
 
 NUMBER, APP, VAR, LAMBDA, OPAQUE = range(5)  # the kinds of node a Shape describes
 TABLE_AFTER = 32  # stores a read walks before the chain is tabulated
+# entries of all tables of one model at most: each table copies the one below it, so a
+# chain of n stores read as it grows holds n^2/64 entries; past the bound reads walk
+TABLE_ENTRIES = 1 << 21
 ANY = 1 << 30  # bound variables a node z3 evaluates may depend on: all
 
 
@@ -265,6 +268,7 @@ class RunValues:
         self.shapes = shapes if shapes is not None else Shapes(model.ctx)
         self._values: dict[Key, Value] = {}
         self._tables: dict[int, tuple[dict[int, int], int]] = {}  # store chains read (``_through_stores``)
+        self._tabulated = 0  # their entries
         self._held: list[z3.ExprRef] = []
         self._read: set[int] = set()  # ids of the constants whose model value was read
         self._opaque = False  # z3 evaluated a node holding constants not in _read
@@ -282,6 +286,7 @@ class RunValues:
         if self._opaque or term.get_id() in self._read:  # its old value (a completion) was read
             self._values.clear()
             self._tables.clear()
+            self._tabulated = 0
             self._read.clear()
             self._opaque = False
 
@@ -474,7 +479,7 @@ class RunValues:
                 found = (s.args[2], True)
                 break
             a, steps = s.args[0], steps + 1
-        if steps > TABLE_AFTER:
+        if steps > TABLE_AFTER and self._tabulated < TABLE_ENTRIES:
             self._tabulate(top)
         return found
 
@@ -502,6 +507,7 @@ class RunValues:
         for at, value in reversed(stores):
             stored[at] = value
         tables[top] = (stored, base)
+        self._tabulated += len(stored)
 
     def _unvalued_indices(self, array: int, env: Env) -> list[tuple[int, Env]]:
         """The indices without a value of the stores from ``array`` down, all at once (a
