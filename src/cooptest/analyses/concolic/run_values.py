@@ -424,20 +424,13 @@ class RunValues:
         a = array
         while True:
             s = shape_of(a)
-            if s.kind == APP and s.op == z3.Z3_OP_STORE and not env:
-                found = self._through_stores(a, idx)
+            if s.kind == APP and s.op == z3.Z3_OP_STORE:
+                found = self._through_stores(a, idx, env)
                 if isinstance(found, list):
                     return found
                 a, stored = found
                 if stored:
                     return self._take(a, env, key)
-            elif s.kind == APP and s.op == z3.Z3_OP_STORE:
-                stored_at = values.get(self._key(s.args[1], env))
-                if stored_at is None:
-                    return self._unvalued_indices(a, env)
-                if stored_at == idx:
-                    return self._take(s.args[2], env, key)
-                a = s.args[0]
             elif s.kind == APP and s.op == z3.Z3_OP_CONST_ARRAY:
                 return self._take(s.args[0], env, key)
             elif s.kind == APP and s.op == z3.Z3_OP_ITE:
@@ -451,18 +444,18 @@ class RunValues:
                 values[key] = self._read_by_z3(s, idx, shape_of(index).width, env)
                 return []
 
-    def _through_stores(self, top: int, idx: int) -> tuple[int, bool] | list[tuple[int, Env]]:
-        """A read at ``idx`` of the chain of stores of a closed array from ``top`` down:
-        (the value stored there, True), or (the first node below the chain, False), or
-        the indices without a value. A walk of more than ``TABLE_AFTER`` stores leaves
-        a table of the chain at ``top`` (``_tabulate``): a buffer written byte by byte
-        and read after each write is a chain of thousands of stores, each read of which
+    def _through_stores(self, top: int, idx: int, env: Env) -> tuple[int, bool] | list[tuple[int, Env]]:
+        """A read at ``idx`` of the chain of stores from ``top`` down: (the value stored
+        there, True), or (the first node below the chain, False), or the indices without
+        a value. In a closed array, a walk of more than ``TABLE_AFTER`` stores leaves a
+        table of the chain at ``top`` (``_tabulate``): a buffer written byte by byte and
+        read after each write is a chain of thousands of stores, each read of which
         walked it from the top (5,000 reads of a 20,000-store chain: 28 s walked, 1 s
         for z3)."""
         values, tables, shape_of = self._values, self._tables, self.shapes.shape
         a, steps = top, 0
         while True:
-            table = tables.get(a)
+            table = None if env else tables.get(a)
             if table is not None:
                 stored, base = table
                 value = stored.get(idx)
@@ -472,14 +465,14 @@ class RunValues:
             if s.kind != APP or s.op != z3.Z3_OP_STORE:
                 found = (a, False)
                 break
-            at = values.get(s.args[1])
+            at = values.get(self._key(s.args[1], env))
             if at is None:
-                return self._unvalued_indices(a, ())
+                return self._unvalued_indices(a, env)
             if at == idx:
                 found = (s.args[2], True)
                 break
             a, steps = s.args[0], steps + 1
-        if steps > TABLE_AFTER and self._tabulated < TABLE_ENTRIES:
+        if not env and steps > TABLE_AFTER and self._tabulated < TABLE_ENTRIES:
             self._tabulate(top)
         return found
 

@@ -135,11 +135,10 @@ class ConcolicState(SymbolicState):
         self.model = model
         if len(self.memo.shapes) >= MEMO_LIMIT:  # between paths: no evaluation is under way
             self.memo.shapes.clear()
-        self.run = run = RunValues(model, self.memo.shapes)
+        self.run = RunValues(model, self.memo.shapes)
 
         def concretize(term: z3.ExprRef) -> int:
-            value = run.value(term)
-            assert isinstance(value, int)
+            value = self.value_of(term)
             self.concretizations.append((term, value))
             return value
         self.concretize = concretize
