@@ -22,13 +22,13 @@ import dataclasses
 import json
 import os
 import sys
-import tempfile
 import time
 import traceback
 from typing import Iterable, Mapping, NoReturn, Sequence
 
 from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder, jobs, memory_mb,
                                 positive_count, share, sym_file)
+from cooptest.core.lifetime import scratch
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, FRESH_INPUTS, SEARCHES, STRATEGIES
 from cooptest import __version__
 from cooptest.clock import STARTED
@@ -281,7 +281,7 @@ def cmd_cfa(args: argparse.Namespace) -> int:
     from cooptest.frontend import load_program
     from cooptest.report.definitions import GOAL
     task = load_target(args)
-    with tempfile.TemporaryDirectory(prefix="cooptest-cfa-") as work:
+    with scratch(prefix="cooptest-cfa-") as work:
         program = load_program(task, work).program
     counts = {"functions": len(program.functions),
               "locations": sum(len(f.locations) for f in program.functions.values()),
@@ -307,7 +307,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     from cooptest.report.files import several_files
     task = load_target(args)
     tests = read_suite(existing(args.suite))
-    with tempfile.TemporaryDirectory(prefix="cooptest-coverage-") as work:
+    with scratch(prefix="cooptest-coverage-") as work:
         result = measure_coverage(task, preprocess(task, work), tests, work)
     doc: dict[str, object] = {"coverage": round(result.percent, 2), "goals": result.goals,
            "covered": result.covered, "tests": result.tests}

@@ -7,9 +7,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
-from cooptest.core.lifetime import WORK_PREFIX, leave, remove_abandoned, work_folder
+import pytest
+
+from cooptest.core.lifetime import WORK_PREFIX, leave, remove_abandoned, scratch, work_folder
 
 KILLED = """import os, signal, sys
 from cooptest.core.lifetime import remove_abandoned, work_folder
@@ -43,3 +46,42 @@ def test_what_is_not_a_run_s_folder_is_left_alone(tmp_path: Path) -> None:
     (tmp_path / "other").mkdir()
     assert remove_abandoned(str(tmp_path)) == [str(tmp_path / f"{WORK_PREFIX}empty")]
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{WORK_PREFIX}someone", "other"]
+
+
+
+class Unwound(BaseException):
+    """What a signal raises through a step (``generate.Signalled``)."""
+
+
+def _write_until(stop: threading.Event, folder: str) -> None:
+    i = 0
+    while not stop.is_set():
+        try:
+            open(os.path.join(folder, f"f{i}"), "w").close()
+        except OSError:
+            pass  # the folder is gone
+        i += 1
+
+
+def test_a_step_unwound_while_something_writes_in_its_scratch_folder_raises_what_unwound_it(
+        tmp_path: Path) -> None:
+    """CI: a run whose budget ended while loading exited 2 with "Directory not empty":
+    the alarm had killed gcc's driver while its assembler still wrote in the step's
+    folder, and the folder's removal raised over the signal. A thread writing files
+    while the folder is removed is that race (with ``tempfile.TemporaryDirectory``'s
+    default, 7 trials in 20 lose it)."""
+    for _ in range(20):
+        stop = threading.Event()
+        writer: threading.Thread | None = None
+        try:
+            with pytest.raises(Unwound):
+                with scratch(dir=str(tmp_path)) as folder:
+                    writer = threading.Thread(target=_write_until, args=(stop, folder))
+                    writer.start()
+                    while len(os.listdir(folder)) < 200:
+                        pass
+                    raise Unwound
+        finally:
+            stop.set()
+            if writer is not None:
+                writer.join()

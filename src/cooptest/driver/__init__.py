@@ -17,11 +17,11 @@ for the user to read and keep.
 from __future__ import annotations
 
 import os
-import tempfile
 
 from pycparser import c_ast
 
 from cooptest.cfa.ctype import ArrayType, CType, FunctionType, IntType, PointerType, StructType
+from cooptest.core.lifetime import scratch
 from cooptest.driver.library import Library, context, read_library
 from cooptest.driver.values import LENGTH_NAME, NONDET_TYPES, ValueWriter, unqualified
 from cooptest.errors import UserError
@@ -41,7 +41,7 @@ def attach_harness(task: Task, functions: tuple[str, ...], max_depth: int = 2,
     import dataclasses
     every, functions = not functions, tuple(dict.fromkeys(functions))
     skipped: dict[str, str] = {}
-    with tempfile.TemporaryDirectory(prefix="cooptest-harness-") as work:
+    with scratch(prefix="cooptest-harness-") as work:
         lib = read_library(task, functions, work)
         writer = ValueWriter(lib, max_depth, max_array)
         tests, variables = [], {}

@@ -20,10 +20,10 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from cooptest.core.lifetime import scratch
 from cooptest.errors import UserError
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
 from cooptest.task import Task
@@ -132,7 +132,7 @@ def run_job(cmd: list[str], budget: float, out: str) -> int:
 def run_job_returning(cmd: list[str], budget: float) -> tuple[int, dict[str, bytes]]:
     """A job on a machine of a Ray cluster: run into a folder of its own there, its exit
     code and the files it wrote returned, so that it comes back whole."""
-    with tempfile.TemporaryDirectory(prefix="cooptest-job-") as out:
+    with scratch(prefix="cooptest-job-") as out:
         code = run_job(cmd, budget, out)
         files = {}
         for name in KEPT:

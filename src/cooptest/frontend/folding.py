@@ -20,10 +20,10 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from cooptest.cfa.ctype import DataModel
+from cooptest.core.lifetime import scratch
 from cooptest.frontend.preprocess import search_flags, unit_key
 from cooptest.task import Source
 
@@ -52,7 +52,7 @@ def overflow_folds(unit: Source, data_model: DataModel, out_dir: str) -> list[tu
             return [(file, line) for file, line in json.load(f)]
     except (OSError, ValueError):
         pass
-    with tempfile.TemporaryDirectory(dir=out_dir) as work, ThreadPoolExecutor(2) as gccs:
+    with scratch(dir=out_dir) as work, ThreadPoolExecutor(2) as gccs:
         # both at once: loading has the machine to itself (the lanes start after it)
         folded, wrapped = gccs.map(lambda name, extra: _gimple(unit, data_model, os.path.join(work, name), extra),
                                    ("folded", "wrapped"), ((), ("-fwrapv",)))

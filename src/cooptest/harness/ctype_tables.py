@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-import tempfile
 from dataclasses import dataclass
 
 from cooptest.cfa.ctype import DataModel
+from cooptest.core.lifetime import scratch
 
 FIRST, LAST = -128, 255  # the indices glibc's tables define (EOF is -1)
 FUNCTIONS = {"__ctype_b_loc": 2, "__ctype_tolower_loc": 4, "__ctype_toupper_loc": 4}  # bytes an entry
@@ -73,7 +73,7 @@ class Table:
 def tables(data_model: DataModel) -> dict[str, Table] | None:
     """The tables by the function whose result points to them, None where the probe
     cannot be built or run (then the engine keeps these calls unknown)."""
-    with tempfile.TemporaryDirectory(prefix="cooptest-ctype-") as work:
+    with scratch(prefix="cooptest-ctype-") as work:
         source, binary = os.path.join(work, "probe.c"), os.path.join(work, "probe")
         with open(source, "w") as f:
             f.write(PROBE)

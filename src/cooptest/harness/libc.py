@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-import tempfile
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
@@ -22,6 +21,7 @@ from elftools.elf.sections import SymbolTableSection
 
 from cooptest.cfa import libc_model
 from cooptest.cfa.ctype import DataModel
+from cooptest.core.lifetime import scratch
 from cooptest.harness.nondet import TESTCOV_FUNCTIONS, harness_source
 
 FUNCTION_TYPES = ("STT_FUNC", "STT_LOOS")  # LOOS: STT_GNU_IFUNC (strlen, memcpy...)
@@ -57,7 +57,7 @@ def _libc_self_calls(data_model: DataModel) -> frozenset[str]:
 
 
 def _harness_calls(data_model: DataModel) -> frozenset[str]:
-    with tempfile.TemporaryDirectory(prefix="cooptest-libc-") as work:
+    with scratch(prefix="cooptest-libc-") as work:
         source, obj = os.path.join(work, "harness.c"), os.path.join(work, "harness.o")
         with open(source, "w") as f:
             f.write(harness_source(set(f"__VERIFIER_nondet_{n}" for n in TESTCOV_FUNCTIONS)))

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 from cooptest.cfa.ir import Goal
+from cooptest.core.lifetime import scratch
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, read_all, starved
@@ -99,7 +99,7 @@ def select(tests: list[TestCase], name: str | None, suite: str) -> list[TestCase
 def replay(task: Task, suite: str, name: str | None = None) -> Iterator[Replayed]:
     """Run the suite's tests (or the one named) natively, one after the other."""
     tests = select(read_suite(suite), name, suite)
-    with tempfile.TemporaryDirectory(prefix="cooptest-replay-") as work:
+    with scratch(prefix="cooptest-replay-") as work:
         frontend = load_program(task, work)
         executor = Executor(frontend, f"{work}/build")
         goals = frontend.program.goals()

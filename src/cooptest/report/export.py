@@ -31,10 +31,10 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 
+from cooptest.core.lifetime import scratch
 from cooptest.errors import UserError
 from cooptest.frontend.literals import c_string
 from cooptest.frontend.preprocess import dependencies, preprocess, search_flags, system_folders
@@ -214,7 +214,7 @@ def export(task: Task, suite: str, out: str) -> int:
     context = {"program": program, "suite": os.path.basename(suite)}
     expected = []
     replayed = list(replay(task, suite))
-    with tempfile.TemporaryDirectory(prefix="cooptest-export-") as work:
+    with scratch(prefix="cooptest-export-") as work:
         needed = _needed(task, work)
         _write(out, HARNESS, harness_source(needed, inputs="array"))
         plain = plain_build(task, work, needed)

@@ -28,10 +28,10 @@ import re
 import shlex
 import shutil
 import signal
-import tempfile
 from dataclasses import dataclass
 
 from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType, VoidType
+from cooptest.core.lifetime import scratch
 from cooptest.driver import argument_values, global_values
 from cooptest.driver.concrete import ConcreteWriter, OutOfInputs, leaves, literal, value_of
 from cooptest.driver.library import Library, context, read_library
@@ -256,7 +256,7 @@ def export_unit_tests(task: Task, suite: str, out: str, framework: str) -> tuple
         shutil.copyfile(path, os.path.join(out, placed))
     os.makedirs(os.path.join(out, "tests"), exist_ok=True)
     os.makedirs(os.path.join(out, OWN), exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="cooptest-unit-") as work:
+    with scratch(prefix="cooptest-unit-") as work:
         lib, writer, tests, skipped = unit_tests(task, suite, work)
         scope = list(dict.fromkeys(line for u in lib.units for line in context(u, lib.aliases)))
         stubs_writer = ValueWriter(lib, h.max_depth, h.max_array)
