@@ -28,11 +28,11 @@ from typing import Iterable, Mapping, NoReturn, Sequence
 
 from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder, jobs, memory_mb,
                                 positive_count, share, sym_file)
-from cooptest.core.lifetime import scratch
 from cooptest.core.registry import DEFAULT_SEARCH, DEFAULT_STRATEGY, FRESH_INPUTS, SEARCHES, STRATEGIES
 from cooptest import __version__
 from cooptest.clock import STARTED
 from cooptest.errors import UserError
+from cooptest.scratch import scratch
 from cooptest.task import Environment, Task
 
 DEFAULT_BUDGET, DEFAULT_OUT = 60.0, "cooptest-out"

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from cooptest.core.lifetime import WORK_PREFIX, leave, remove_abandoned, scratch, work_folder
+from cooptest.core.lifetime import WORK_PREFIX, leave, remove_abandoned, work_folder
+from cooptest.scratch import scratch
 
 KILLED = """import os, signal, sys
 from cooptest.core.lifetime import remove_abandoned, work_folder

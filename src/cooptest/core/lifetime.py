@@ -62,16 +62,6 @@ def temporary_files_in(folder: str) -> None:
     tempfile.tempdir = os.environ["TMPDIR"] = folder
 
 
-def scratch(prefix: str | None = None, dir: str | None = None) -> tempfile.TemporaryDirectory[str]:
-    """A temporary folder for one step's files (a build, a probe of gcc). A signal may
-    unwind the step while a compiler it started still writes there (killing gcc's
-    driver leaves its assembler running): the folder's removal then leaves what it
-    cannot remove, rather than replacing the signal with an OSError ("Directory not
-    empty", exit 2 for a run its budget stopped while loading); the run's work folder,
-    removed at its end (``leave``), holds it."""
-    return tempfile.TemporaryDirectory(prefix=prefix, dir=dir, ignore_cleanup_errors=True)
-
-
 WORK_PREFIX = ".cooptest-work-"  # a run's folder of temporary files, in its output folder
 LOCK = ".lock"  # in it: locked (flock) while the run, or a process it forked, lives
 _locks: dict[str, int] = {}  # work folder -> the descriptor holding its lock

@@ -21,12 +21,12 @@ import os
 from pycparser import c_ast
 
 from cooptest.cfa.ctype import ArrayType, CType, FunctionType, IntType, PointerType, StructType
-from cooptest.core.lifetime import scratch
 from cooptest.driver.library import Library, context, read_library
 from cooptest.driver.values import LENGTH_NAME, NONDET_TYPES, ValueWriter, unqualified
 from cooptest.errors import UserError
 from cooptest.frontend.ast_cache import generated_folder
 from cooptest.harness.build import write_once
+from cooptest.scratch import scratch
 from cooptest.task import Harness, Source, Task
 
 BODY_INCLUDE = "/* the code of the harness, included as a system header: no goals */"

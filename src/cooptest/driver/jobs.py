@@ -23,9 +23,9 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from cooptest.core.lifetime import scratch
 from cooptest.errors import UserError
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
+from cooptest.scratch import scratch
 from cooptest.task import Task
 
 SHARE = 0.75  # of the budget left after loading, for the jobs; the seeded run has the rest

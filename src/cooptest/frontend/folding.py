@@ -23,8 +23,8 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 from cooptest.cfa.ctype import DataModel
-from cooptest.core.lifetime import scratch
 from cooptest.frontend.preprocess import search_flags, unit_key
+from cooptest.scratch import scratch
 from cooptest.task import Source
 
 FORMAT = 2  # bump when what is cached changes

@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass
 
 from cooptest.cfa.ctype import DataModel
-from cooptest.core.lifetime import scratch
+from cooptest.scratch import scratch
 
 FIRST, LAST = -128, 255  # the indices glibc's tables define (EOF is -1)
 FUNCTIONS = {"__ctype_b_loc": 2, "__ctype_tolower_loc": 4, "__ctype_toupper_loc": 4}  # bytes an entry

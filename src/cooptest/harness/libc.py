@@ -21,8 +21,8 @@ from elftools.elf.sections import SymbolTableSection
 
 from cooptest.cfa import libc_model
 from cooptest.cfa.ctype import DataModel
-from cooptest.core.lifetime import scratch
 from cooptest.harness.nondet import TESTCOV_FUNCTIONS, harness_source
+from cooptest.scratch import scratch
 
 FUNCTION_TYPES = ("STT_FUNC", "STT_LOOS")  # LOOS: STT_GNU_IFUNC (strlen, memcpy...)
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from cooptest.cfa.ir import Goal
-from cooptest.core.lifetime import scratch
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
 from cooptest.harness.executor import Execution, Executor, read_all, starved
 from cooptest.harness.runner import RunResult
 from cooptest.harness.testsuite import TestCase, read_suite
 from cooptest.report.files import several_files, short_names
+from cooptest.scratch import scratch
 from cooptest.task import Task
 
 TIMEOUT_STATUS = 124  # what timeout(1) and a shell report for a run over its time limit

@@ -34,7 +34,6 @@ import sys
 from dataclasses import dataclass
 from importlib import resources
 
-from cooptest.core.lifetime import scratch
 from cooptest.errors import UserError
 from cooptest.frontend.literals import c_string
 from cooptest.frontend.preprocess import dependencies, preprocess, search_flags, system_folders
@@ -45,6 +44,7 @@ from cooptest.harness.replay import Replayed, ended, exit_status, replay
 from cooptest.harness.runner import Executable
 from cooptest.report.files import common_folder
 from cooptest.report.html import TEMPLATES
+from cooptest.scratch import scratch
 from cooptest.task import Task
 
 HARNESS = "cooptest_harness.c"

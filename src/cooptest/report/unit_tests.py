@@ -31,7 +31,6 @@ import signal
 from dataclasses import dataclass
 
 from cooptest.cfa.ctype import CType, FloatType, IntType, PointerType, VoidType
-from cooptest.core.lifetime import scratch
 from cooptest.driver import argument_values, global_values
 from cooptest.driver.concrete import ConcreteWriter, OutOfInputs, leaves, literal, value_of
 from cooptest.driver.library import Library, context, read_library
@@ -47,6 +46,7 @@ from cooptest.harness.runner import Executable, RunResult
 from cooptest.report.export import (FILE_OPTIONS, OWN, PATH_OPTIONS, _write, first_error, make,
                                     make_coverage, plan)
 from cooptest.report.html import TEMPLATES
+from cooptest.scratch import scratch
 from cooptest.task import Task
 
 FRAMEWORKS = ("plain", "cmocka")
