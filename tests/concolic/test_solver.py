@@ -83,3 +83,45 @@ def test_small_values_come_first_and_the_bounds_go_where_they_exclude_every_mode
     assert solver.solve([x > 3], x < 2, preferred).status == "unsat"
     again = solver.solve([x != 0], y > x + 7, preferred)  # nothing of the last queries stays
     assert again.status == SAT and all(-100 <= v <= 100 for v in values(again).values())
+
+
+def _reference_symbols(term: z3.ExprRef) -> frozenset[int]:
+    """The uninterpreted constants of ``term``, by a walk of its DAG through z3's Python API."""
+    seen: set[int] = set()
+    found: set[int] = set()
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.add(t.get_id())
+        stack.extend(t.children())
+    return frozenset(found)
+
+
+def test_symbols_past_their_limit_start_again_and_stay_right() -> None:
+    """The memo of ``Symbols`` forgets everything past ``LIMIT`` sub-terms (grep's runs
+    held 400 MB in it). Terms asked once are then dropped, so z3 gives their ids to
+    new terms: an answer kept from before the memo started again would name the old
+    term's symbols."""
+    import gc
+    import random
+    rng = random.Random(7)
+    symbols = Symbols()
+    symbols.LIMIT = 60
+    inputs = [z3.BitVec(f"in{k}", 8) for k in range(6)]
+    largest = 0
+    for step in range(3000):
+        fresh = z3.BitVec(f"fresh#{step}", 8)  # an unknown of one path, gone after it
+        term: z3.ExprRef = rng.choice(inputs + [fresh, z3.BitVecVal(step % 256, 8)])
+        for _ in range(rng.randrange(1, 12)):
+            other = rng.choice(inputs + [fresh, z3.BitVecVal(rng.randrange(256), 8)])
+            term = rng.choice([term + other, term * other, term & other, z3.If(term > other, term, other)])
+        assert symbols.of(term) == _reference_symbols(term), term
+        largest = max(largest, len(symbols._memo))
+        del term, fresh
+        if step % 100 == 0:
+            gc.collect()
+    assert largest < symbols.LIMIT + 200, largest  # one term's sub-terms past the limit at most
