@@ -18,7 +18,7 @@ load average over the run: the machine has 2 cores that other work shares, and a
 rate measured under load is not an idle one.
 
     python benchmarks/cgs_table.py [--subjects replace grep] [--searches cgs cfg crest-dfs]
-        [--runs 1] [--max-iterations 4000] [--budget 900] [--jobs 1] [--out DIR]
+        [--runs 1] [--max-iterations 4000] [--budget 900] [--jobs 1] [--memory MB] [--out DIR]
 
 ``--jobs 2`` runs two at a time, one per core of the machine: figures per iteration
 count do not depend on it, rates do (the load column says so).
@@ -76,7 +76,8 @@ def run(subject: str, search: str, seed: int, args: argparse.Namespace) -> dict[
     program, cwd = command(subject, out)
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", *program, "--strategy", "concolic",
            "--search", search, "--max-iterations", str(args.max_iterations), "--budget",
-           str(args.budget), "--seed", str(seed), "--out", str(out), "--quiet"]
+           str(args.budget), "--seed", str(seed), "--out", str(out), "--quiet",
+           *(["--memory", str(args.memory)] if args.memory else [])]
     load = os.getloadavg()[0]
     started = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
@@ -99,7 +100,7 @@ def figures(out: Path) -> dict[str, Any]:
     return {"goals": s["goals"], "covered": s["covered"], "iterations": s["iterations"],
             "stopped": s.get("stopped"), "divergences": s.get("divergences", 0),
             "diverged_runs": s.get("diverged_runs", 0), "concretizations": s.get("concretizations", 0),
-            "seconds": round(seconds, 2), "at": at_counts(doc.get("coverage_by_iteration", []), s)}
+            "seconds": round(seconds, 2), "memory_mb": s.get("memory_peak_mb"), "at": at_counts(doc.get("coverage_by_iteration", []), s)}
 
 
 def at_counts(steps: list[list[int]], summary: dict[str, Any]) -> dict[str, int | None]:
@@ -126,7 +127,7 @@ def table(results: list[dict[str, Any]]) -> str:
     """Rows per subject and search: mean branches covered at each count with the
     paper's figure after a slash, and the run's rates."""
     head = ["subject", "search", "runs", *(f"{n:,} (paper)" for n in COUNTS), "iterations",
-            "covered then", "it/s", "div/1k it", "load", "stopped"]
+            "covered then", "it/s", "div/1k it", "MB peak", "load", "stopped"]
     rows = [head]
     for subject in ("replace", "grep"):
         for search in ("cgs", "cfg", "crest-dfs"):
@@ -145,6 +146,7 @@ def table(results: list[dict[str, Any]]) -> str:
             then = mean([r["at"]["last"] for r in rs])
             cells += [f"{it / len(rs):.0f}", f"{then:.1f}", f"{it / secs:.1f}" if secs else "-",
                       f"{1000 * sum(r['divergences'] for r in rs) / it:.0f}" if it else "-",
+                      str(max((r.get("memory_mb") or 0 for r in rs), default=0)),
                       f"{mean([(r['load_before'] + r['load_after']) / 2 for r in rs]):.1f}",
                       ",".join(sorted({str(r["stopped"]) for r in rs}))]
             rows.append(cells)
@@ -165,6 +167,7 @@ def main() -> None:
     ap.add_argument("--out", default="cgs-table", help="output folders and results.json")
     ap.add_argument("--table", action="store_true", help="print the kept results only")
     ap.add_argument("--jobs", type=int, default=1, help="runs at a time")
+    ap.add_argument("--memory", type=int, help="each run's --memory (MB; default generate's)")
     args = ap.parse_args()
     path = Path(args.out) / "results.json"
     results: list[dict[str, Any]] = json.loads(path.read_text()) if path.exists() else []
