@@ -33,8 +33,6 @@ import z3
 SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
 
 
-
-
 def _unchecked(wrapper: Callable[..., Any]) -> Callable[..., Any]:
     """The C function behind one of z3's Python wrappers, which asks for the context's
     error code after each call: the bindings keep it in the wrapper's last default
@@ -44,7 +42,7 @@ def _unchecked(wrapper: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class _C:
-    """The getters ``Symbols._collect`` calls, unchecked."""
+    """The getters ``Symbols`` calls, unchecked."""
     Z3_get_ast_kind = staticmethod(_unchecked(z3.Z3_get_ast_kind))
     Z3_get_quantifier_body = staticmethod(_unchecked(z3.Z3_get_quantifier_body))
     Z3_to_app = staticmethod(_unchecked(z3.Z3_to_app))
@@ -87,7 +85,7 @@ class Symbols:
             self._roots.clear()
         ctx = term.ctx_ref()
         root = term.as_ast()
-        rid = z3.Z3_get_ast_id(ctx, root)
+        rid = _C.Z3_get_ast_id(ctx, root)
         found = self._memo.get(rid)
         if found is None:
             found = self._collect(ctx, root, rid)
