@@ -77,7 +77,8 @@ def run(subject: str, search: str, seed: int, args: argparse.Namespace) -> dict[
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", *program, "--strategy", "concolic",
            "--search", search, "--max-iterations", str(args.max_iterations), "--budget",
            str(args.budget), "--seed", str(seed), "--out", str(out), "--quiet",
-           *(["--memory", str(args.memory)] if args.memory else [])]
+           *(["--memory", str(args.memory)] if args.memory else []),
+           *(["--addresses", args.addresses] if args.addresses else [])]
     load = os.getloadavg()[0]
     started = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
@@ -168,6 +169,8 @@ def main() -> None:
     ap.add_argument("--table", action="store_true", help="print the kept results only")
     ap.add_argument("--jobs", type=int, default=1, help="runs at a time")
     ap.add_argument("--memory", type=int, help="each run's --memory (MB; default generate's)")
+    ap.add_argument("--addresses", choices=("symbolic", "concrete"),
+                    help="each run's --addresses (default generate's: symbolic)")
     args = ap.parse_args()
     path = Path(args.out) / "results.json"
     results: list[dict[str, Any]] = json.loads(path.read_text()) if path.exists() else []

@@ -66,6 +66,7 @@ def small(tmp_path: Path) -> Path:
     ("predicate", ["--jobs", "2"], "--jobs applies to auto"),
     ("crabs", ["--max-iterations", "5"], "--max-iterations applies to strategies with concolic search"),
     ("predicate", ["--fresh-inputs", "zero"], "--fresh-inputs applies to strategies with concolic search"),
+    ("value", ["--addresses", "concrete"], "--addresses applies to strategies with concolic search"),
     ("coveritest", ["--sequence", "value:1", "--time-pair", "20/80"],
      "give either --sequence or --time-pair, not both"),
     ("auto", ["--sequence", "auto:3"], "a CoVeriTest sequence cannot contain auto"),
@@ -87,6 +88,7 @@ def test_an_option_that_does_nothing_for_the_strategy_is_one_line_exit_2(
 @pytest.mark.parametrize("strategy, options, recorded", [
     ("concolic", ["--search", "dfs", "--max-iterations", "5"], {"search": "dfs", "max_iterations": 5}),
     ("crabs", ["--fresh-inputs", "zero"], {"fresh_inputs": "zero"}),
+    ("concolic", ["--addresses", "concrete"], {"addresses": "concrete"}),
     ("crabs", ["--testing-share", "0.5", "--no-monitor"], {"testing_share": 0.5, "no_monitor": True}),
     ("coveritest", ["--time-pair", "50/50", "--reuse", "cond-v"], {"time_pair": "50/50", "reuse": "cond-v"}),
     # auto takes its CoVeriTest lane's options, its concolic lanes' search, BiTe's order

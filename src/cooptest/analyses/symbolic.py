@@ -166,6 +166,9 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         self.inputs: list[Input] = []
         self.imprecise = False
         self.concretized = 0
+        # CREST's memory: an address with input symbols is its value in the run, and the
+        # path condition says nothing of it (concolic states only: see ``_pinned``)
+        self.concrete_addresses = False
         self.call_stack: list[CallEdge] = []
         self._token = next(_tokens)
         self.frames: list[Frame] = [Frame(owner=self._token)]
@@ -331,6 +334,16 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
 
     # ------------------------------------------------------------------ bytes
 
+    def _pinned(self, addr: z3.ExprRef) -> int | None:
+        """With ``concrete_addresses``, the run's value of an address that depends on
+        inputs, as CREST reads and writes memory: the byte there, whatever the inputs, and
+        no constraint that keeps the address (the solver may move it, and the next run then
+        diverges). Such a path proves nothing. None otherwise: the address stays a term."""
+        if not self.concrete_addresses or self.concretize is None:
+            return None
+        self.imprecise = True
+        return self.concretize(addr)
+
     def _load_bytes(self, addr: z3.ExprRef, n: int) -> z3.ExprRef | None:
         a = _numeral(addr)
         obj = self._resolve(addr, a)
@@ -341,6 +354,10 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             # value or EOF), but a path whose index may lie beyond proves nothing
             self.imprecise = True
             return _table_entry(obj.table, addr - self.ptr(obj.base), self.ptr_bits)
+        if a is None and (a := self._pinned(addr)) is not None:
+            addr, obj = self.ptr(a), self._object_at(a)
+            if obj is None:
+                return None
         if a is not None and obj.array is None:
             cells = [obj.cells.get(a + i) for i in range(n)]
             first = cells[0]
@@ -374,6 +391,8 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         n = value.size() // 8
         a = _numeral(addr)
         obj = self._resolve(addr, a)
+        if a is None and obj is not None and (a := self._pinned(addr)) is not None:
+            addr, obj = self.ptr(a), self._object_at(a)
         if obj is None:
             self._havoc_memory()
             return

@@ -22,6 +22,7 @@ SEARCHES = ("cgs", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uni
             "carfast")
 """The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
 FRESH_INPUTS = ("both", "zero", "random")
+ADDRESSES = ("symbolic", "concrete")
 """What concolic search gives an input neither the solver nor an earlier run chose
 (``analyses.concolic.padding``): both, the default (random values, and a second start
 from zeros), zeros, or random values (CREST's)."""
@@ -122,6 +123,8 @@ OPTIONS: dict[str, Applies] = {
     "--max-iterations": Applies(("concolic", "auto"), "strategies with concolic search: concolic, auto"),
     "--fresh-inputs": Applies(("concolic", "crabs", "auto"),
                               "strategies with concolic search: concolic, crabs, auto"),
+    "--addresses": Applies(("concolic", "crabs", "auto"),
+                           "strategies with concolic search: concolic, crabs, auto"),
 }
 """Which strategy each option of ``generate`` that is not about the program, the budget
 or the outputs applies to: the one table ``check_options`` reads, so that an option is

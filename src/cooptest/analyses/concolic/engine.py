@@ -53,7 +53,7 @@ from cooptest.core.automaton import EdgeAutomaton, Product
 from cooptest.core.board_events import Iteration
 from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
-from cooptest.core.registry import FRESH_INPUTS, Settings
+from cooptest.core.registry import ADDRESSES, FRESH_INPUTS, Settings
 from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType
 from cooptest.errors import UserError
 
@@ -85,7 +85,8 @@ class ConcolicAnalysis:
 
     def __init__(self, search: str = DEFAULT, rng_seed: int = 0, solver_timeout: float = 1.0, slicing: bool = True,
                  cache: bool = True, incremental: bool = False, max_iterations: int | None = None,
-                 fresh_inputs: str = FRESH_INPUTS[0], **search_options: Any) -> None:
+                 fresh_inputs: str = FRESH_INPUTS[0], addresses: str = ADDRESSES[0],
+                 **search_options: Any) -> None:
         if search not in SEARCHERS:
             raise UserError(f"unknown search strategy {search!r} (known: {', '.join(SEARCHERS)})")
         self.search = search
@@ -93,6 +94,7 @@ class ConcolicAnalysis:
         self.search_options = search_options
         self.rng_seed = rng_seed
         self.fresh_inputs = fresh_inputs
+        self.concrete_addresses = addresses == "concrete"
         self.solver_options: _SolverOptions = {"timeout": solver_timeout, "slicing": slicing,
                                                "cache": cache, "incremental": incremental}
 
@@ -253,7 +255,8 @@ class ConcolicAnalysis:
             path = execute_symbolically(program.program, execution, state.symbols, state.memo,
                                         ctx.covered_edges, budget=budget, observers=searcher.observers(at),
                                         start=start, keep=Resumable(at or state.tree.root, state.snapshots),
-                                        sites=ctx.static.overflow_sites)
+                                        sites=ctx.static.overflow_sites,
+                                        concrete_addresses=self.concrete_addresses)
             if (path.truncated or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
@@ -369,4 +372,5 @@ def _random_value(rng: random.Random, t: CType) -> int | float:
 def from_settings(settings: Settings) -> ConcolicAnalysis:
     return ConcolicAnalysis(search=settings.search, rng_seed=settings.seed,
                             max_iterations=settings.extra.get("max_iterations"),
-                            fresh_inputs=settings.extra.get("fresh_inputs", FRESH_INPUTS[0]))
+                            fresh_inputs=settings.extra.get("fresh_inputs", FRESH_INPUTS[0]),
+                            addresses=settings.extra.get("addresses", ADDRESSES[0]))

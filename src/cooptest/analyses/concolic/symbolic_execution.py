@@ -357,9 +357,11 @@ def _queues(execution: Execution) -> dict[int, deque[bool]]:
     return queues
 
 
-def begin(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo) -> Start:
+def begin(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
+          concrete_addresses: bool = False) -> Start:
     model = z3.Model()
     state = ConcolicState(program)
+    state.concrete_addresses = concrete_addresses
     state.start(symbols, memo, model)
     path = Path(list(execution.inputs), state.inputs, state.path_condition, [], [])
     return Start(state, model, path, _queues(execution), set(), program.main.entry)
@@ -397,7 +399,7 @@ def execute_symbolically(program: Program, execution: Execution, symbols: Symbol
                          visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
                          observers: Sequence[Observer] = (), start: Start | None = None,
                          keep: Callable[[Decision], bool] | None = None,
-                         sites: Mapping[Edge, str] = {}) -> Path:
+                         sites: Mapping[Edge, str] = {}, concrete_addresses: bool = False) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
     edges it traverses to ``visited`` and shows them to ``observers``. A symbolic
     execution longer than ``max_steps`` edges, or still running when ``budget`` expires
@@ -407,9 +409,11 @@ def execute_symbolically(program: Program, execution: Execution, symbols: Symbol
     each decision that ``keep`` asks for, the state is kept in ``Path.snapshots``.
     ``sites``: the overflow sites (edge -> ``site_key``); at each one the path passes,
     whether its condition so far allows a signed operation of the edge to overflow
-    (``Path.overflowing``: :func:`_overflow_allowed`)."""
+    (``Path.overflowing``: :func:`_overflow_allowed`). ``concrete_addresses``: a run
+    begun here reads and writes at input-dependent addresses as CREST does
+    (``SymbolicState.concrete_addresses``); a resumed one as its snapshot did."""
     inputs = execution.inputs
-    start = start or begin(program, execution, symbols, memo)
+    start = start or begin(program, execution, symbols, memo, concrete_addresses)
     state, model, path, queues, input_ids = start.state, start.model, start.path, start.queues, start.input_ids
     path.crashed = execution.crashed or execution.timed_out or execution.truncated
     last: Edge | None = None  # the last edge without a branch decision stepped
