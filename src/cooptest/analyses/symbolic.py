@@ -342,6 +342,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         if not self.concrete_addresses or self.concretize is None:
             return None
         self.imprecise = True
+        self.concretized += 1
         return self.concretize(addr)
 
     def _load_bytes(self, addr: z3.ExprRef, n: int) -> z3.ExprRef | None:
