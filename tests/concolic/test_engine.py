@@ -322,3 +322,25 @@ def test_the_memo_keeps_the_operands_its_keys_name(make_program) -> None:
     ConcolicAnalysis(search="dfs", max_iterations=12).run(put, Job(frozenset(put.goals), Budget.seconds(60)))
     assert put.stats.get("divergences", 0) == 0
     assert set(put.covered) == set(put.goals), sorted(set(put.goals) - set(put.covered))
+
+
+ALWAYS_ONE = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x > 10) {
+    if (x > 20) return 1;
+    return 1;
+  }
+  return 1;  /* exit code 1, the harness's when inputs run out: grep's when no line matches */
+}
+"""
+
+
+def test_a_run_exiting_with_1_by_itself_is_not_run_again_padded(make_program) -> None:
+    """One run to start ([] starves, then 8 zeros), one per negation: a run that exits
+    with 1 having read less than it was given is the program's, not the harness's, and
+    padding it again would spend an iteration for nothing (half of grep's)."""
+    put = make_program(ALWAYS_ONE)
+    run(put, budget=10.0, fresh_inputs="zero")
+    assert set(put.covered) == set(put.goals)
+    assert put.stats["iterations"] == 4, put.stats

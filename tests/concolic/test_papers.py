@@ -114,7 +114,7 @@ def test_the_decisions_of_one_depth_come_in_random_order(make_program) -> None:
     on one tree, searchers with different random seeds propose its open nodes in
     different orders (before: always the order of creation)."""
     board = make_program(REGIONS)
-    arg = run(board, "bfs", 5)
+    arg = run(board, "bfs", 4)
     ctx = arg.searcher.ctx
     orders = set()
     for seed in range(8):
@@ -151,12 +151,12 @@ def test_cfg_distance_counts_branch_edges_only(make_program) -> None:
 
 
 def test_carfast_scores_only_decisions_whose_other_side_is_uncovered(make_program) -> None:
-    """After five breadth-first runs, the copy of (a > 0) under c > 0 is open with its
+    """After four breadth-first runs, the copy of (a > 0) under c > 0 is open with its
     true side covered, controlling the two uncovered blocks: the highest score, but no
     candidate for CarFast, whose candidates are the uncovered branches (before: it was
     picked)."""
     board = make_program(REGIONS)
-    arg = run(board, "bfs", 5)
+    arg = run(board, "bfs", 4)
     carfast = CarFast(arg.searcher.ctx)
     covered_side = [n for n in arg.tree.frontier if n.target in board.covered]
     assert covered_side and max(map(carfast.score, covered_side)) > max(

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from cooptest.core.board import GoalBoard
 from cooptest.frontend import load_program
-from cooptest.harness.executor import Executor
+from cooptest.harness.executor import Executor, starved
+from cooptest.harness.replay import ran_out
 from cooptest.task import load_task
 
 THREE = """extern int __VERIFIER_nondet_int(void);
@@ -37,7 +38,25 @@ def test_a_run_counts_the_inputs_it_read(tmp_path: Path) -> None:
     executor = board_of(tmp_path, THREE).executor
     assert executor.run(["1", "2"] + ["0"] * 50).inputs_read == 2  # a <= b: two reads
     assert executor.run(["2", "1", "7", "9"]).inputs_read == 3
-    assert executor.run(["2"]).inputs_read == 1  # starved at the second read
+    assert executor.run(["2"]).inputs_read == 2  # starved at the second read, which counts
+
+
+NO_MATCH = """extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  if (__VERIFIER_nondet_int() == 7) return 0;
+  return 1;  /* as grep does when no line matches */
+}
+"""
+
+
+def test_a_run_starved_only_when_it_read_past_its_inputs(tmp_path: Path) -> None:
+    """Exit code 1 is the harness's when the inputs run out, and also the program's own:
+    only the count of reads tells them apart, without a second run."""
+    executor = board_of(tmp_path, NO_MATCH).executor
+    own, out = executor.run(["3"]), executor.run([])
+    assert own.exit_code == out.exit_code == 1
+    assert not starved(own) and not ran_out(own)
+    assert starved(out) and ran_out(out)
 
 
 def test_a_kept_test_holds_the_inputs_read(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from cooptest.cfa.ir import COMPARE_OPS, AssumeEdge, Binary, Const, NondetEdge, 
 from cooptest.core.analysis import AnalysisState, Job, Outcome, finish
 from cooptest.core.board_view import Board
 from cooptest.core.registry import Settings
-from cooptest.harness.executor import MAX_INPUTS, read_all, starved
+from cooptest.harness.executor import MAX_INPUTS, starved
 
 BOUNDARIES = (0, 1, -1, 2, 127, 128, 255, 256, -128, 32767, -32768, 65535,
               2147483647, -2147483648, 4294967295)
@@ -115,7 +115,7 @@ class RandomTesting:
             board.count("iterations")
             if ex.new:
                 state.corpus.append(inputs)
-            if starved(ex) and read_all(ex, inputs) and len(inputs) >= state.length \
+            if starved(ex) and len(inputs) >= state.length \
                     and state.length < MAX_INPUTS:
                 state.length *= 2
         return finish(board, job, state)

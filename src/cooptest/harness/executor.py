@@ -51,7 +51,7 @@ class Execution:
     new: set[str] = field(default_factory=set)  # goals no earlier test covered (set by submit)
     unconfirmed: set[str] = field(default_factory=set)  # goals a second run of the inputs missed
     signal: int | None = None  # the signal that ended the run, if one did
-    inputs_read: int | None = None  # as the harness counted them (None: not counted)
+    inputs_read: int | None = None  # reads the harness counted, one past the inputs if it ran out (None: not counted)
     needed: int | None = None  # inputs a test of this run holds (GoalBoard._trim); None: all
     seconds: float = 0.0  # wall time of the run
     crash: Crash | None = None  # the signal that ended the run, and the program's line of the fault
@@ -62,17 +62,13 @@ class Execution:
 
 
 def starved(ex: Execution) -> bool:
-    """The run may have ended for lack of input: the harness's exit code, and no error
-    reached first. (A program may also exit with 1 by itself: a caller that pads the
-    inputs sees that the longer run does the same.)"""
-    return ex.exit_code == STARVED_EXIT and not ex.error_reached
-
-
-def read_all(ex: Execution, inputs: list[str]) -> bool:
-    """Whether the run read every input it was given (as far as the harness counted):
-    grep exits with 1 when no line matches, as the harness does when the inputs run
-    out; only a run that read them all may have starved."""
-    return ex.inputs_read is None or ex.inputs_read >= len(inputs)
+    """The run ended for lack of input: the harness's exit code, no error reached
+    first, and a read asked for past the inputs given (the harness counts that one
+    too). grep exits with 1 whenever no line matches: each such run padded and run
+    again was half of its concolic iterations. Without a count (a run not traced) the
+    run may have starved; a caller that pads the inputs sees the longer run do the same."""
+    return ex.exit_code == STARVED_EXIT and not ex.error_reached \
+        and (ex.inputs_read is None or ex.inputs_read > len(ex.inputs))
 
 
 ENDED = "ended: "  # the prefix of the board's counts of how test runs ended (``failure``)

@@ -176,14 +176,16 @@ _STDIN_READER = r"""
 static char *get_input(void) {
   char *inp_var = malloc(MAX_INPUT_SIZE);
   char *result = fgets(inp_var, MAX_INPUT_SIZE, stdin);
-  if (result == 0) {
-    fprintf(stderr, "No more test inputs available, exiting\n");
-    exit(1);
-  }
+  /* every read asked for is counted, the one that finds no input too: a count past the
+     inputs given is what tells the harness's exit code 1 from the program's own */
   if (__cooptest_inputs_read)
     ++*__cooptest_inputs_read;
   else
     ++__cooptest_inputs_early;
+  if (result == 0) {
+    fprintf(stderr, "No more test inputs available, exiting\n");
+    exit(1);
+  }
   unsigned int input_length = strlen(inp_var) - 1;
   /* Remove '\n' at end of input */
   if (inp_var[input_length] == '\n') {

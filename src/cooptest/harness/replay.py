@@ -19,7 +19,7 @@ from typing import Any, Iterator
 from cooptest.cfa.ir import Goal
 from cooptest.errors import UserError
 from cooptest.frontend import load_program
-from cooptest.harness.executor import Execution, Executor, read_all, starved
+from cooptest.harness.executor import Execution, Executor, starved
 from cooptest.harness.runner import RunResult
 from cooptest.harness.testsuite import TestCase, read_suite
 from cooptest.report.files import several_files, short_names
@@ -77,13 +77,11 @@ def ended(ex: Execution, out_of_inputs: bool = False, names: dict[str, str] | No
     return f"exit code {ex.exit_code}"
 
 
-def ran_out(executor: Executor, inputs: list[str], ex: Execution) -> bool:
-    """Whether the run ``ex`` of ``inputs`` ended because it read past them: exit code
-    1 after reading every input may be the harness's or the program's own ``return
-    1``, which a run given one more input tells apart: it reads that input."""
-    if not starved(ex) or ex.inputs_read is None or not read_all(ex, inputs):
-        return False
-    return (executor.run([*inputs, "0"]).inputs_read or 0) > len(inputs)
+def ran_out(ex: Execution) -> bool:
+    """Whether the run ``ex`` ended because it read past its inputs: exit code 1 may
+    be the harness's or the program's own ``return 1``, which the count of reads tells
+    apart (the harness counts the read that found no input)."""
+    return starved(ex) and ex.inputs_read is not None
 
 
 def select(tests: list[TestCase], name: str | None, suite: str) -> list[TestCase]:
@@ -107,7 +105,7 @@ def replay(task: Task, suite: str, name: str | None = None) -> Iterator[Replayed
         for test in tests:
             ex = executor.run(test.inputs)
             yield Replayed(test, ex, [g for g in goals if g.id in ex.covered], goals,
-                           ran_out(executor, test.inputs, ex), names)
+                           ran_out(ex), names)
 
 
 def describe(r: Replayed, names: dict[str, str] | None = None) -> str:
