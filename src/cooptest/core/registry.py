@@ -22,10 +22,13 @@ SEARCHES = ("cgs", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uni
             "carfast")
 """The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
 FRESH_INPUTS = ("both", "zero", "random")
-ADDRESSES = ("symbolic", "concrete")
 """What concolic search gives an input neither the solver nor an earlier run chose
 (``analyses.concolic.padding``): both, the default (random values, and a second start
 from zeros), zeros, or random values (CREST's)."""
+ADDRESSES = ("symbolic", "concrete")
+"""How concolic search reads and writes at an address that depends on inputs
+(``SymbolicState._pinned``): as a term, the default, or at the run's address with no
+constraint (CREST's)."""
 
 
 @dataclass(frozen=True)
