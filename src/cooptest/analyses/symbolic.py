@@ -276,13 +276,15 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
 
     def _resolve(self, addr: z3.ExprRef, numeral: int | None = None) -> MemoryObject | None:
         """The object an address points into, from the constant part of its term
-        (``numeral``: the address's value, when the caller has read it already)."""
+        (``numeral``: the address's value, when the caller has read it already). Else
+        CUTE's concretisation, with the constraint that keeps the address; with
+        ``concrete_addresses`` the caller pins it instead (``_pinned``: no constraint)."""
         hint = numeral if numeral is not None else _constant_part(addr)
         if hint is not None:
             obj = self._object_at(hint)
             if obj is not None:
                 return obj
-        if self.concretize is not None:
+        if self.concretize is not None and not self.concrete_addresses:
             value = self.concretize(addr)
             obj = self._object_at(value)
             if obj is not None:
@@ -348,17 +350,15 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
     def _load_bytes(self, addr: z3.ExprRef, n: int) -> z3.ExprRef | None:
         a = _numeral(addr)
         obj = self._resolve(addr, a)
-        if obj is None:
-            return None
-        if a is None and obj.table is not None and n == obj.table.size:
+        if a is None and obj is not None and obj.table is not None and n == obj.table.size:
             # exact for indices from -128 to 255 only: what C allows (an unsigned char's
             # value or EOF), but a path whose index may lie beyond proves nothing
             self.imprecise = True
             return _table_entry(obj.table, addr - self.ptr(obj.base), self.ptr_bits)
         if a is None and (a := self._pinned(addr)) is not None:
             addr, obj = self.ptr(a), self._object_at(a)
-            if obj is None:
-                return None
+        if obj is None:
+            return None
         if a is not None and obj.array is None:
             cells = [obj.cells.get(a + i) for i in range(n)]
             first = cells[0]
@@ -392,7 +392,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         n = value.size() // 8
         a = _numeral(addr)
         obj = self._resolve(addr, a)
-        if a is None and obj is not None and (a := self._pinned(addr)) is not None:
+        if a is None and (a := self._pinned(addr)) is not None:
             addr, obj = self.ptr(a), self._object_at(a)
         if obj is None:
             self._havoc_memory()
