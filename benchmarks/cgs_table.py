@@ -78,7 +78,8 @@ def run(subject: str, search: str, seed: int, args: argparse.Namespace) -> dict[
            "--search", search, "--max-iterations", str(args.max_iterations), "--budget",
            str(args.budget), "--seed", str(seed), "--out", str(out), "--quiet",
            *(["--memory", str(args.memory)] if args.memory else []),
-           *(["--addresses", args.addresses] if args.addresses else [])]
+           *(["--addresses", args.addresses] if args.addresses else []),
+           *(["--library", args.library] if args.library else [])]
     load = os.getloadavg()[0]
     started = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
@@ -171,6 +172,8 @@ def main() -> None:
     ap.add_argument("--memory", type=int, help="each run's --memory (MB; default generate's)")
     ap.add_argument("--addresses", choices=("symbolic", "concrete"),
                     help="each run's --addresses (default generate's: symbolic)")
+    ap.add_argument("--library", choices=("symbolic", "concrete"),
+                    help="each run's --library (default generate's: symbolic)")
     args = ap.parse_args()
     path = Path(args.out) / "results.json"
     results: list[dict[str, Any]] = json.loads(path.read_text()) if path.exists() else []

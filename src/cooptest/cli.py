@@ -28,7 +28,8 @@ from typing import Iterable, Mapping, NoReturn, Sequence
 
 from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder, jobs, memory_mb,
                                 positive_count, share, sym_file)
-from cooptest.core.registry import ADDRESSES, DEFAULT_SEARCH, DEFAULT_STRATEGY, FRESH_INPUTS, SEARCHES, STRATEGIES
+from cooptest.core.registry import (ADDRESSES, DEFAULT_SEARCH, DEFAULT_STRATEGY, FRESH_INPUTS, LIBRARY, SEARCHES,
+                                    STRATEGIES)
 from cooptest import __version__
 from cooptest.clock import STARTED
 from cooptest.errors import UserError
@@ -208,6 +209,11 @@ def build_parser() -> Parser:
                    help="concolic search: an address that depends on inputs is a term, so that reads "
                         "and writes through it are array terms (symbolic, the default), or is the run's "
                         "address, without a constraint (concrete, as CREST does)")
+    g.add_argument("--library", choices=LIBRARY,
+                   help="concolic search: a C library call it models (strcmp, strlen, strchr, copies) "
+                        "computes terms over its arguments and the bytes it reads (symbolic, the "
+                        "default), or on their values in the run, without a constraint (concrete, as "
+                        "CREST, whose C library is not instrumented)")
     g.add_argument("--seed", type=int, default=0, help="random seed")
     g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
     g.add_argument("--per-function", action="store_true",
@@ -337,7 +343,7 @@ APPLIED = {"--search": "search", "--partitions": "partitions", "--partitioning":
            "--testing-share": "testing_share", "--no-monitor": "no_monitor",
            "--frontier-order": "frontier_order", "--jobs": "jobs", "--fuzzer": "fuzzer",
            "--max-iterations": "max_iterations", "--fresh-inputs": "fresh_inputs",
-           "--addresses": "addresses"}
+           "--addresses": "addresses", "--library": "library"}
 """The options of a strategy (``registry.OPTIONS``) by their attribute of the parsed
 command line, which is also their name in report.json's ``configuration``."""
 
@@ -357,7 +363,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         applied["config_file"] = args.config_file
     extra: dict[str, object] = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs", "fuzzer",
                                                          "no_monitor", "testing_share", "max_iterations", "fresh_inputs",
-                                                         "addresses",
+                                                         "addresses", "library",
                                                          "partitioning", "partition_size")
                                 if k in applied}
     if "frontier_order" in applied:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from cooptest.analyses.concolic import ConcolicAnalysis
 from cooptest.analyses.concolic.solver import Symbols
 from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically
+from cooptest.analyses.symbolic import Pinning
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
 
@@ -90,7 +91,7 @@ def test_an_address_no_object_is_found_for_is_pinned_without_a_constraint(make_p
     put = make_program(UNPLACED)
     symbols, memo = Symbols(), TermMemo()
     paths = {mode: execute_symbolically(put.program, put.submit(["0"], "test"), symbols, memo, set(),
-                                        concrete_addresses=mode)
+                                        pinning=Pinning(addresses=mode))
              for mode in (False, True)}
     assert paths[False].concretized == paths[True].concretized == 1
     def keeping(path) -> list:  # a ^ (k & 4) == a: the address kept, on k's symbol

@@ -62,6 +62,18 @@ LAYOUT_OPS = ("==", "!=", "<", "<=", ">", ">=", "-")  # pointer operations that 
 STRING_BYTES = 32  # the bytes of a ``__VERIFIER_nondet_string()`` input; a NUL follows them
 
 
+@dataclass(frozen=True)
+class Pinning:
+    """What a concolic state reads as its value in the run, with no constraint on the
+    inputs that keeps it, as CREST does (``_pin``): ``addresses``, an address that depends
+    on inputs (CREST's Load and Store); ``library``, the arguments of a C library call
+    and every byte the call reads (CREST does not instrument the library, which so
+    computes on values). A path that pins anything is imprecise: it proves nothing."""
+
+    addresses: bool = False
+    library: bool = False
+
+
 def fresh_name(prefix: str) -> str:
     return f"{prefix}!{next(_names)}"
 
@@ -166,9 +178,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         self.inputs: list[Input] = []
         self.imprecise = False
         self.concretized = 0
-        # CREST's memory: an address with input symbols is its value in the run, and the
-        # path condition says nothing of it (concolic states only: see ``_pinned``)
-        self.concrete_addresses = False
+        self.pinning = Pinning()  # concolic states only: see ``_pin``
         self.call_stack: list[CallEdge] = []
         self._token = next(_tokens)
         self.frames: list[Frame] = [Frame(owner=self._token)]
@@ -278,13 +288,13 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         """The object an address points into, from the constant part of its term
         (``numeral``: the address's value, when the caller has read it already). Else
         CUTE's concretisation, with the constraint that keeps the address; with
-        ``concrete_addresses`` the caller pins it instead (``_pinned``: no constraint)."""
+        ``pinning.addresses`` the caller pins it instead (``_pinned``: no constraint)."""
         hint = numeral if numeral is not None else _constant_part(addr)
         if hint is not None:
             obj = self._object_at(hint)
             if obj is not None:
                 return obj
-        if self.concretize is not None and not self.concrete_addresses:
+        if self.concretize is not None and not self.pinning.addresses:
             value = self.concretize(addr)
             obj = self._object_at(value)
             if obj is not None:
@@ -337,15 +347,30 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
     # ------------------------------------------------------------------ bytes
 
     def _pinned(self, addr: z3.ExprRef) -> int | None:
-        """With ``concrete_addresses``, the run's value of an address that depends on
+        """With ``pinning.addresses``, the run's value of an address that depends on
         inputs, as CREST reads and writes memory: the byte there, whatever the inputs, and
         no constraint that keeps the address (the solver may move it, and the next run then
-        diverges). Such a path proves nothing. None otherwise: the address stays a term."""
-        if not self.concrete_addresses or self.concretize is None:
+        diverges). None otherwise: the address stays a term."""
+        if not self.pinning.addresses or self.concretize is None:
             return None
+        return self._pin(addr)
+
+    def _pin(self, term: z3.ExprRef) -> int:
+        """The run's value of ``term`` (``concretize`` is set), with no constraint: the
+        path is imprecise, and the pin counted among the concretisations."""
+        assert self.concretize is not None
         self.imprecise = True
         self.concretized += 1
-        return self.concretize(addr)
+        return self.concretize(term)
+
+    def _library_value(self, term: z3.ExprRef) -> z3.ExprRef:
+        """A value the C library is given or reads (an argument, a byte): with
+        ``pinning.library`` a bit-vector with symbols is its value in the run, as in
+        CREST, whose library is not instrumented; otherwise the term itself."""
+        if not self.pinning.library or self.concretize is None or not z3.is_bv(term) \
+                or _numeral(term) is not None or _closed(term):
+            return term
+        return z3.BitVecVal(self._pin(term), term.size())
 
     def _load_bytes(self, addr: z3.ExprRef, n: int) -> z3.ExprRef | None:
         a = _numeral(addr)
@@ -819,7 +844,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         nothing): the globals in registers keep their values across it, as its model
         in ``wp`` keeps what it knows of them."""
         f = libc_model.function(name)
-        args = [self.eval(a) for a in edge.args]
+        args = [self._library_value(self.eval(a)) for a in edge.args]
         resized = None
         if f.allocation is not None and f.allocation.resizes and args:
             if _numeral(args[0]) != 0:
@@ -869,7 +894,8 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         data: list[z3.ExprRef | None] | None = None
         if count is not None and count <= MAX_BYTE_LOOP:
             if w.source is not None:
-                data = [self._load_bytes(_add(args[w.source], self.ptr(i)), 1) for i in range(count)]
+                data = [None if (b := self._load_bytes(_add(args[w.source], self.ptr(i)), 1)) is None
+                        else self._library_value(b) for i in range(count)]
             elif w.fill is not None:
                 data = [z3.Extract(7, 0, args[w.fill])] * count
         self._fill(dst, data)
@@ -1052,6 +1078,8 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 s1, s2 = (self._bytes_from(a, terminated, most) for a in args[:2])
                 if s1 is not None and s2 is not None:
                     value = strings.compare(s1, s2, count, terminated, value)
+        if self.pinning.library:
+            value = z3.simplify(value)  # of bytes that are numbers: a number, or a sign of the magnitude's symbol
         self.write(edge.lhs, sem.cast(value, t, edge.lhs.type))
 
     def _search(self, name: str, args: list[z3.ExprRef]) -> z3.ExprRef:
@@ -1108,6 +1136,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             byte = self._load_bytes(self.ptr(a + len(out)), 1)
             if byte is None:
                 return None
+            byte = self._library_value(byte)
             out.append(byte)
             if terminated and _numeral(byte) == 0:
                 break

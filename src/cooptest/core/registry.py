@@ -29,6 +29,11 @@ ADDRESSES = ("symbolic", "concrete")
 """How concolic search reads and writes at an address that depends on inputs
 (``SymbolicState._pinned``): as a term, the default, or at the run's address with no
 constraint (CREST's)."""
+LIBRARY = ("symbolic", "concrete")
+"""What a C library call that concolic search models (``strcmp``, ``strlen``, ``strchr``,
+copies and their kin) computes on (``SymbolicState._library_value``): terms over its
+arguments and the bytes it reads, the default, or their values in the run with no
+constraint (CREST's, whose library is not instrumented)."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,8 @@ OPTIONS: dict[str, Applies] = {
                               "strategies with concolic search: concolic, crabs, auto"),
     "--addresses": Applies(("concolic", "crabs", "auto"),
                            "strategies with concolic search: concolic, crabs, auto"),
+    "--library": Applies(("concolic", "crabs", "auto"),
+                         "strategies with concolic search: concolic, crabs, auto"),
 }
 """Which strategy each option of ``generate`` that is not about the program, the budget
 or the outputs applies to: the one table ``check_options`` reads, so that an option is

@@ -47,13 +47,14 @@ from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.cfa_facts import StaticInfo
 from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically, resume
+from cooptest.analyses.symbolic import Pinning
 from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
 from cooptest.core.board_events import Iteration
 from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
-from cooptest.core.registry import ADDRESSES, FRESH_INPUTS, Settings
+from cooptest.core.registry import ADDRESSES, FRESH_INPUTS, LIBRARY, Settings
 from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType
 from cooptest.errors import UserError
 
@@ -85,7 +86,7 @@ class ConcolicAnalysis:
 
     def __init__(self, search: str = DEFAULT, rng_seed: int = 0, solver_timeout: float = 1.0, slicing: bool = True,
                  cache: bool = True, incremental: bool = False, max_iterations: int | None = None,
-                 fresh_inputs: str = FRESH_INPUTS[0], addresses: str = ADDRESSES[0],
+                 fresh_inputs: str = FRESH_INPUTS[0], addresses: str = ADDRESSES[0], library: str = LIBRARY[0],
                  **search_options: Any) -> None:
         if search not in SEARCHERS:
             raise UserError(f"unknown search strategy {search!r} (known: {', '.join(SEARCHERS)})")
@@ -94,7 +95,7 @@ class ConcolicAnalysis:
         self.search_options = search_options
         self.rng_seed = rng_seed
         self.fresh_inputs = fresh_inputs
-        self.concrete_addresses = addresses == "concrete"
+        self.pinning = Pinning(addresses=addresses == "concrete", library=library == "concrete")
         self.solver_options: _SolverOptions = {"timeout": solver_timeout, "slicing": slicing,
                                                "cache": cache, "incremental": incremental}
 
@@ -256,7 +257,7 @@ class ConcolicAnalysis:
                                         ctx.covered_edges, budget=budget, observers=searcher.observers(at),
                                         start=start, keep=Resumable(at or state.tree.root, state.snapshots),
                                         sites=ctx.static.overflow_sites,
-                                        concrete_addresses=self.concrete_addresses)
+                                        pinning=self.pinning)
             if (path.truncated or path.starved) and budget.expired():
                 break
             path.new_goals = execution.new
@@ -373,4 +374,5 @@ def from_settings(settings: Settings) -> ConcolicAnalysis:
     return ConcolicAnalysis(search=settings.search, rng_seed=settings.seed,
                             max_iterations=settings.extra.get("max_iterations"),
                             fresh_inputs=settings.extra.get("fresh_inputs", FRESH_INPUTS[0]),
-                            addresses=settings.extra.get("addresses", ADDRESSES[0]))
+                            addresses=settings.extra.get("addresses", ADDRESSES[0]),
+                            library=settings.extra.get("library", LIBRARY[0]))

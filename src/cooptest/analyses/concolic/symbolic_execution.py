@@ -41,7 +41,7 @@ from cooptest.analyses.concolic.inputs import parse_literal, to_z3
 from cooptest.analyses.concolic.run_values import RunValues, Shapes
 from cooptest.analyses.concolic.solver import Symbols
 from cooptest.analyses.semantics import edge_overflows
-from cooptest.analyses.symbolic import Frozen, SymbolicState
+from cooptest.analyses.symbolic import Frozen, Pinning, SymbolicState
 from cooptest.cfa.ctype import FloatType, IntType, PointerType
 from cooptest.cfa.ir import (AssumeEdge, Binary, Cast, Const, Edge, ErrorEdge, Expr, Index, Location,
                              Member, NondetEdge, Program, TerminateEdge, Unary)
@@ -358,10 +358,10 @@ def _queues(execution: Execution) -> dict[int, deque[bool]]:
 
 
 def begin(program: Program, execution: Execution, symbols: Symbols, memo: TermMemo,
-          concrete_addresses: bool = False) -> Start:
+          pinning: Pinning = Pinning()) -> Start:
     model = z3.Model()
     state = ConcolicState(program)
-    state.concrete_addresses = concrete_addresses
+    state.pinning = pinning
     state.start(symbols, memo, model)
     path = Path(list(execution.inputs), state.inputs, state.path_condition, [], [])
     return Start(state, model, path, _queues(execution), set(), program.main.entry)
@@ -399,7 +399,7 @@ def execute_symbolically(program: Program, execution: Execution, symbols: Symbol
                          visited: set[Edge], max_steps: int = 20_000, budget: Budget | None = None,
                          observers: Sequence[Observer] = (), start: Start | None = None,
                          keep: Callable[[Decision], bool] | None = None,
-                         sites: Mapping[Edge, str] = {}, concrete_addresses: bool = False) -> Path:
+                         sites: Mapping[Edge, str] = {}, pinning: Pinning = Pinning()) -> Path:
     """The path of ``execution`` through the CFA, with its path condition; adds the
     edges it traverses to ``visited`` and shows them to ``observers``. A symbolic
     execution longer than ``max_steps`` edges, or still running when ``budget`` expires
@@ -409,11 +409,11 @@ def execute_symbolically(program: Program, execution: Execution, symbols: Symbol
     each decision that ``keep`` asks for, the state is kept in ``Path.snapshots``.
     ``sites``: the overflow sites (edge -> ``site_key``); at each one the path passes,
     whether its condition so far allows a signed operation of the edge to overflow
-    (``Path.overflowing``: :func:`_overflow_allowed`). ``concrete_addresses``: a run
-    begun here reads and writes at input-dependent addresses as CREST does
-    (``SymbolicState.concrete_addresses``); a resumed one as its snapshot did."""
+    (``Path.overflowing``: :func:`_overflow_allowed`). ``pinning``: what a run begun
+    here reads as its value in the run, as CREST does (``symbolic.Pinning``); a resumed
+    one pins as its snapshot did."""
     inputs = execution.inputs
-    start = start or begin(program, execution, symbols, memo, concrete_addresses)
+    start = start or begin(program, execution, symbols, memo, pinning)
     state, model, path, queues, input_ids = start.state, start.model, start.path, start.queues, start.input_ids
     path.crashed = execution.crashed or execution.timed_out or execution.truncated
     last: Edge | None = None  # the last edge without a branch decision stepped
