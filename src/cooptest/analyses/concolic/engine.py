@@ -47,8 +47,8 @@ from cooptest.analyses.concolic import solver
 from cooptest.analyses.concolic.solver import PathSolver, Symbols
 from cooptest.analyses.concolic.cfa_facts import StaticInfo
 from cooptest.analyses.concolic.symbolic_execution import TermMemo, execute_symbolically, resume
-from cooptest.analyses.symbolic import Pinning
 from cooptest.analyses.concolic.searchers import DEFAULT, SEARCHERS, Guided, SearchContext, Searcher
+from cooptest.analyses.symbolic import Pinning
 from cooptest.core.analysis import Job, Outcome, finish
 from cooptest.core.automaton import EdgeAutomaton, Product
 from cooptest.core.board_events import Iteration
