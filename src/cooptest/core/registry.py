@@ -114,6 +114,8 @@ class Applies:
     what: str = ""
 
 
+CONCOLIC_SEARCH = Applies(("concolic", "crabs", "auto"), "strategies with concolic search: concolic, crabs, auto")
+"""The options of concolic search's semantics (``--fresh-inputs``, ``--addresses``, ``--library``)."""
 OPTIONS: dict[str, Applies] = {
     "--search": Applies(("concolic", "crabs", "bite", "auto")),
     "--partitions": Applies(("mgp",)),
@@ -129,12 +131,9 @@ OPTIONS: dict[str, Applies] = {
     "--jobs": Applies(("auto",)),
     "--fuzzer": Applies(("auto",)),
     "--max-iterations": Applies(("concolic", "auto"), "strategies with concolic search: concolic, auto"),
-    "--fresh-inputs": Applies(("concolic", "crabs", "auto"),
-                              "strategies with concolic search: concolic, crabs, auto"),
-    "--addresses": Applies(("concolic", "crabs", "auto"),
-                           "strategies with concolic search: concolic, crabs, auto"),
-    "--library": Applies(("concolic", "crabs", "auto"),
-                         "strategies with concolic search: concolic, crabs, auto"),
+    "--fresh-inputs": CONCOLIC_SEARCH,
+    "--addresses": CONCOLIC_SEARCH,
+    "--library": CONCOLIC_SEARCH,
 }
 """Which strategy each option of ``generate`` that is not about the program, the budget
 or the outputs applies to: the one table ``check_options`` reads, so that an option is
