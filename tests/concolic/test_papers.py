@@ -109,6 +109,18 @@ def test_an_uncovered_side_gets_no_pass_on_its_context(make_program) -> None:
     assert f"B{v}T" in eager.covered
 
 
+def test_a_traversal_that_skipped_a_context_lengthens_k(make_program) -> None:
+    """Incremental k (the paper's default): the traversal at k = 1 skips (v > 200) on b,
+    its context spent by the unsat try on a; the next traversal, at k = 2, sees it after
+    (a > 100), a context not tried, and covers it. Each finished traversal is counted
+    (``cgs_traversals``), so that a run says how far k went."""
+    board = make_program(TWICE)
+    run(board, "cgs", 10)
+    v = branch_at(board, TWICE, "v > 200")
+    assert f"B{v}T" in board.covered
+    assert board.stats["cgs_traversals"] >= 1
+
+
 def test_the_decisions_of_one_depth_come_in_random_order(make_program) -> None:
     """Within a depth the paper's CGS favours no decision for having been found first:
     on one tree, searchers with different random seeds propose its open nodes in

@@ -77,6 +77,7 @@ class ContextGuided(Searcher):
         to refine, is the last."""
         finer = self.incremental and self.k - 1 <= tree.max_depth
         go_on = self.selected or (self.skipped and finer)
+        self.ctx.count("cgs_traversals")
         if go_on and self.incremental:
             self.k += 1
         self.depth = self.queued = 0
