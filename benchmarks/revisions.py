@@ -106,6 +106,31 @@ def main() -> None:
             cells = [statistics.mean(float(r.get(c) or 0) for r in rows) for c in COLUMNS]
             each = ", ".join(f"{float(r.get('testcov') or 0):g}" for r in rows)
             print(f"| {Path(name).stem[:32]} | {sha} | " + " | ".join(f"{v:g}" for v in cells) + f" | {each} |")
+    summarise(results, args, [sha for sha, _ in revs], suffix)
+
+
+def summarise(results: Results, args: argparse.Namespace, shas: list[str], suffix: str) -> None:
+    """Over the tasks every revision has run: each revision's mean coverage and claims,
+    and the tasks on which it is more than one point below the first revision (the
+    regression check of a change: the mean within half a point, no task a point lower)."""
+    def mean_of(name: str, sha: str, column: str) -> float | None:
+        rows = [results.get(name, f"{sha}/{args.strategy}/{k}{suffix}", args.budget) for k in range(args.repeat)]
+        if any(r is None for r in rows):
+            return None
+        return statistics.mean(float(r.get(column) or 0) for r in rows)
+
+    done = [n for n in args.task if all(mean_of(n, sha, "testcov") is not None for sha in shas)]
+    print(f"\n{len(done)} of {len(args.task)} tasks run by every revision")
+    if not done:
+        return
+    base = shas[0]
+    for sha in shas:
+        cov = [mean_of(n, sha, "testcov") or 0.0 for n in done]
+        claims = sum(mean_of(n, sha, "infeasible") or 0.0 for n in done)
+        lower = [(Path(n).stem, round((mean_of(n, sha, "testcov") or 0) - (mean_of(n, base, "testcov") or 0), 2))
+                 for n in done if (mean_of(n, sha, "testcov") or 0) < (mean_of(n, base, "testcov") or 0) - 1]
+        print(f"{sha}: mean {args.referee} {statistics.mean(cov):.2f}, claims {claims:g}, "
+              f"more than 1 point below {base} on {len(lower)}: {lower}")
 
 
 if __name__ == "__main__":
