@@ -19,7 +19,7 @@ rate measured under load is not an idle one.
 
     python benchmarks/cgs_table.py [--subjects replace grep] [--searches cgs cfg crest-dfs]
         [--runs 1] [--max-iterations 4000] [--budget 900] [--jobs 1] [--memory MB] [--out DIR]
-        [--initial-input FILE]
+        [--initial-input FILE] [--library concrete] [--addresses concrete] [--unconstrained fresh]
 
 ``--initial-input FILE`` is run_crest's INITIAL_INPUT: one value per line, the first
 run's inputs in the order the program reads them (CREST reads it for the first
@@ -123,7 +123,8 @@ def run(subject: str, search: str, seed: int, args: argparse.Namespace) -> dict[
            str(args.budget), "--seed", str(seed), "--out", str(out), "--quiet",
            *(["--memory", str(args.memory)] if args.memory else []),
            *(["--addresses", args.addresses] if args.addresses else []),
-           *(["--library", args.library] if args.library else [])]
+           *(["--library", args.library] if args.library else []),
+           *(["--unconstrained", args.unconstrained] if args.unconstrained else [])]
     load = os.getloadavg()[0]
     started = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
@@ -218,6 +219,8 @@ def main() -> None:
                     help="each run's --addresses (default generate's: symbolic)")
     ap.add_argument("--library", choices=("symbolic", "concrete"),
                     help="each run's --library (default generate's: symbolic)")
+    ap.add_argument("--unconstrained", choices=("keep", "fresh"),
+                    help="each run's --unconstrained (default generate's: keep)")
     ap.add_argument("--initial-input", metavar="FILE",
                     help="run_crest's INITIAL_INPUT: the first run's values, one a line")
     args = ap.parse_args()

@@ -29,6 +29,7 @@ from typing import Iterable, Mapping, NoReturn, Sequence
 from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder, jobs, memory_mb,
                                 positive_count, share, sym_file)
 from cooptest.core.registry import (ADDRESSES, DEFAULT_SEARCH, DEFAULT_STRATEGY, FRESH_INPUTS, LIBRARY, SEARCHES,
+                                    UNCONSTRAINED,
                                     STRATEGIES)
 from cooptest import __version__
 from cooptest.clock import STARTED
@@ -205,6 +206,11 @@ def build_parser() -> Parser:
                    help="concolic search: the value of an input neither the solver nor an earlier "
                         "run chose (the first run's, and those a longer path reads): random (as CREST), "
                         "zero, or both (the default: random, and a second start from zeros)")
+    g.add_argument("--unconstrained", choices=UNCONSTRAINED,
+                   help="concolic search: after a negation, an input of the path that no constraint up "
+                        "to the negated decision reads keeps the parent run's value (keep, the default, "
+                        "as CREST's SolveAtBranch) or is a fresh input (fresh, as the CGS author's "
+                        "CREST, SolveAtBranchNew)")
     g.add_argument("--addresses", choices=ADDRESSES,
                    help="concolic search: an address that depends on inputs is a term, so that reads "
                         "and writes through it are array terms (symbolic, the default), or is the run's "
@@ -343,7 +349,7 @@ APPLIED = {"--search": "search", "--partitions": "partitions", "--partitioning":
            "--testing-share": "testing_share", "--no-monitor": "no_monitor",
            "--frontier-order": "frontier_order", "--jobs": "jobs", "--fuzzer": "fuzzer",
            "--max-iterations": "max_iterations", "--fresh-inputs": "fresh_inputs",
-           "--addresses": "addresses", "--library": "library"}
+           "--unconstrained": "unconstrained", "--addresses": "addresses", "--library": "library"}
 """The options of a strategy (``registry.OPTIONS``) by their attribute of the parsed
 command line, which is also their name in report.json's ``configuration``."""
 
@@ -363,7 +369,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         applied["config_file"] = args.config_file
     extra: dict[str, object] = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs", "fuzzer",
                                                          "no_monitor", "testing_share", "max_iterations", "fresh_inputs",
-                                                         "addresses", "library",
+                                                         "unconstrained", "addresses", "library",
                                                          "partitioning", "partition_size")
                                 if k in applied}
     if "frontier_order" in applied:

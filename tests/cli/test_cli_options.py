@@ -68,6 +68,7 @@ def small(tmp_path: Path) -> Path:
     ("predicate", ["--fresh-inputs", "zero"], "--fresh-inputs applies to strategies with concolic search"),
     ("value", ["--addresses", "concrete"], "--addresses applies to strategies with concolic search"),
     ("chc", ["--library", "concrete"], "--library applies to strategies with concolic search"),
+    ("value", ["--unconstrained", "fresh"], "--unconstrained applies to strategies with concolic search"),
     ("coveritest", ["--sequence", "value:1", "--time-pair", "20/80"],
      "give either --sequence or --time-pair, not both"),
     ("auto", ["--sequence", "auto:3"], "a CoVeriTest sequence cannot contain auto"),
@@ -91,6 +92,7 @@ def test_an_option_that_does_nothing_for_the_strategy_is_one_line_exit_2(
     ("crabs", ["--fresh-inputs", "zero"], {"fresh_inputs": "zero"}),
     ("concolic", ["--addresses", "concrete"], {"addresses": "concrete"}),
     ("auto", ["--library", "concrete"], {"library": "concrete"}),
+    ("concolic", ["--unconstrained", "fresh"], {"unconstrained": "fresh"}),
     ("crabs", ["--testing-share", "0.5", "--no-monitor"], {"testing_share": 0.5, "no_monitor": True}),
     ("coveritest", ["--time-pair", "50/50", "--reuse", "cond-v"], {"time_pair": "50/50", "reuse": "cond-v"}),
     # auto takes its CoVeriTest lane's options, its concolic lanes' search, BiTe's order

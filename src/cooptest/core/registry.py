@@ -29,6 +29,11 @@ ADDRESSES = ("symbolic", "concrete")
 """How concolic search reads and writes at an address that depends on inputs
 (``SymbolicState._pinned``): as a term, the default, or at the run's address with no
 constraint (CREST's)."""
+UNCONSTRAINED = ("keep", "fresh")
+"""What concolic search gives, after a negation, an input of the path that no constraint
+up to the negated decision reads (``ConcolicAnalysis._solve``): the parent run's value,
+the default (CREST's ``SolveAtBranch``), or a fresh input (``analyses.concolic.padding``),
+as the CGS author's CREST does (``SolveAtBranchNew``)."""
 LIBRARY = ("symbolic", "concrete")
 """What a C library call that concolic search models (``strcmp``, ``strlen``, ``strchr``,
 copies and their kin) computes on (``SymbolicState._library_value``): terms over its
@@ -115,7 +120,8 @@ class Applies:
 
 
 CONCOLIC_SEARCH = Applies(("concolic", "crabs", "auto"), "strategies with concolic search: concolic, crabs, auto")
-"""The options of concolic search's semantics (``--fresh-inputs``, ``--addresses``, ``--library``)."""
+"""The options of concolic search's semantics (``--fresh-inputs``, ``--unconstrained``,
+``--addresses``, ``--library``)."""
 OPTIONS: dict[str, Applies] = {
     "--search": Applies(("concolic", "crabs", "bite", "auto")),
     "--partitions": Applies(("mgp",)),
@@ -132,6 +138,7 @@ OPTIONS: dict[str, Applies] = {
     "--fuzzer": Applies(("auto",)),
     "--max-iterations": Applies(("concolic", "auto"), "strategies with concolic search: concolic, auto"),
     "--fresh-inputs": CONCOLIC_SEARCH,
+    "--unconstrained": CONCOLIC_SEARCH,
     "--addresses": CONCOLIC_SEARCH,
     "--library": CONCOLIC_SEARCH,
 }

@@ -38,6 +38,8 @@ import random
 import time
 from typing import Any, TypedDict
 
+import z3
+
 from cooptest.analyses.concolic.execution_tree import (DEAD_END, MISPREDICTED, UNKNOWN, UNSAT,
                                                        ConcolicSearchState, Decision, ExecutionTree,
                                                        Node, Path, Pending)
@@ -54,7 +56,7 @@ from cooptest.core.automaton import EdgeAutomaton, Product
 from cooptest.core.board_events import Iteration
 from cooptest.core.board_view import Board
 from cooptest.core.budget import Budget
-from cooptest.core.registry import ADDRESSES, FRESH_INPUTS, LIBRARY, Settings
+from cooptest.core.registry import ADDRESSES, FRESH_INPUTS, LIBRARY, UNCONSTRAINED, Settings
 from cooptest.cfa.ctype import ArrayType, CType, FloatType, IntType
 from cooptest.errors import UserError
 
@@ -87,7 +89,7 @@ class ConcolicAnalysis:
     def __init__(self, search: str = DEFAULT, rng_seed: int = 0, solver_timeout: float = 1.0, slicing: bool = True,
                  cache: bool = True, incremental: bool = False, max_iterations: int | None = None,
                  fresh_inputs: str = FRESH_INPUTS[0], addresses: str = ADDRESSES[0], library: str = LIBRARY[0],
-                 **search_options: Any) -> None:
+                 unconstrained: str = UNCONSTRAINED[0], **search_options: Any) -> None:
         if search not in SEARCHERS:
             raise UserError(f"unknown search strategy {search!r} (known: {', '.join(SEARCHERS)})")
         self.search = search
@@ -95,6 +97,7 @@ class ConcolicAnalysis:
         self.search_options = search_options
         self.rng_seed = rng_seed
         self.fresh_inputs = fresh_inputs
+        self.resample = unconstrained == "fresh"
         self.pinning = Pinning(addresses=addresses == "concrete", library=library == "concrete")
         self.solver_options: _SolverOptions = {"timeout": solver_timeout, "slicing": slicing,
                                                "cache": cache, "incremental": incremental}
@@ -206,7 +209,8 @@ class ConcolicAnalysis:
         assert path is not None
         limit_ms = limit_ms or state.solver.timeout_ms
         timeout_ms = budget.solver_timeout_ms(limit_ms / 1000)
-        result = state.solver.solve(*path.query(node.index), state.small, timeout_ms=timeout_ms)
+        prefix, negated = path.query(node.index)
+        result = state.solver.solve(prefix, negated, state.small, timeout_ms=timeout_ms)
         program.count("solver_calls")
         if result.status == solver.UNKNOWN and timeout_ms < limit_ms:
             state.pending.insert(0, Pending(None, node))
@@ -227,7 +231,23 @@ class ConcolicAnalysis:
             value = result.model.get(read.symbol.get_id())
             if value is not None:
                 inputs[k] = literal(value, read.type)
+        if self.resample:
+            self._resample(state, inputs, path, prefix, negated)
         return inputs
+
+    @staticmethod
+    def _resample(state: ConcolicSearchState, inputs: list[str], path: Path, prefix: list[z3.BoolRef],
+                  negated: z3.BoolRef) -> None:
+        """``--unconstrained fresh``: each input of ``path`` that no constraint up to the
+        negated decision reads becomes a fresh input, as the CGS author's CREST draws
+        every variable outside those constraints anew (``SolveAtBranchNew``). The
+        constraints are the whole prefix, not the solver's slice: an input a decision
+        before the negated one read stays, so that the path to it is still taken."""
+        of = state.solver.symbols.of
+        read = frozenset().union(of(negated), *map(of, prefix))
+        for k, symbolic in enumerate(path.symbols):
+            if symbolic.symbol.get_id() not in read:
+                inputs[k] = state.padding.fresh(k, 1)[0]
 
     def _execute(self, program: Board, state: ConcolicSearchState, searcher: Searcher, inputs: list[str],
                  negated: Node | None, job: Job, fill: str | None = None) -> Path | None:
@@ -375,4 +395,5 @@ def from_settings(settings: Settings) -> ConcolicAnalysis:
                             max_iterations=settings.extra.get("max_iterations"),
                             fresh_inputs=settings.extra.get("fresh_inputs", FRESH_INPUTS[0]),
                             addresses=settings.extra.get("addresses", ADDRESSES[0]),
-                            library=settings.extra.get("library", LIBRARY[0]))
+                            library=settings.extra.get("library", LIBRARY[0]),
+                            unconstrained=settings.extra.get("unconstrained", UNCONSTRAINED[0]))
