@@ -23,7 +23,7 @@ rate measured under load is not an idle one.
 
 ``--initial-input FILE`` is run_crest's INITIAL_INPUT: one value per line, the first
 run's inputs in the order the program reads them (CREST reads it for the first
-execution only). It reaches ``generate`` as a seed suite of one test, which the
+execution only). ``generate --seed-suite`` takes such a file as one test, which the
 execution tree takes as its first path, before the random and zero starts.
 ``inputs/grep-backref.input`` starts grep with a back-reference in its pattern,
 ``\\(a\\)\\1aaa``, and a line it matches: GNU regex's matcher runs only for such a
@@ -45,7 +45,6 @@ import statistics
 import subprocess
 import sys
 import time
-import zipfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -79,45 +78,13 @@ def command(subject: str, out: Path) -> tuple[list[str], Path | None]:
     raise SystemExit(f"unknown subject {subject!r} (known: replace, grep)")
 
 
-METADATA = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
-<!DOCTYPE test-metadata PUBLIC "+//IDN sosy-lab.org//DTD test-format test-metadata 1.1//EN" "https://sosy-lab.org/test-format/test-metadata-1.1.dtd">
-<test-metadata>
-  <sourcecodelang>C</sourcecodelang>
-  <producer>cgs_table.py --initial-input</producer>
-  <specification>COVER( init(main()), FQL(COVER EDGES(@DECISIONEDGE)) )</specification>
-  <programfile>{program}</programfile>
-  <programhash>-</programhash>
-  <entryfunction>main</entryfunction>
-  <architecture>64bit</architecture>
-  <creationtime>-</creationtime>
-</test-metadata>
-"""
-TESTCASE = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
-<!DOCTYPE testcase PUBLIC "+//IDN sosy-lab.org//DTD test-format testcase 1.1//EN" "https://sosy-lab.org/test-format/testcase-1.1.dtd">
-<testcase>
-{inputs}</testcase>
-"""
-
-
-def initial_suite(initial: Path, program: str, out: Path) -> Path:
-    """A seed suite of one test holding the values of a run_crest INITIAL_INPUT file."""
-    values = initial.read_text().split()
-    suite = out / "initial-input.zip"
-    with zipfile.ZipFile(suite, "w") as z:
-        z.writestr("metadata.xml", METADATA.format(program=program))
-        z.writestr("test000001.xml", TESTCASE.format(inputs="".join(f"  <input>{int(v)}</input>\n"
-                                                                    for v in values)))
-    return suite
-
-
 def run(subject: str, search: str, seed: int, args: argparse.Namespace) -> dict[str, Any]:
     """One ``generate`` run; its figures from report.json."""
     out = Path(args.out).resolve() / f"{subject}-{search}-{seed}"
     out.parent.mkdir(parents=True, exist_ok=True)
     program, cwd = command(subject, out)
     if args.initial_input:
-        program += ["--seed-suite", str(initial_suite(Path(args.initial_input).resolve(), program[0],
-                                                      out.parent))]
+        program += ["--seed-suite", str(Path(args.initial_input).resolve())]
     cmd = [sys.executable, "-m", "cooptest.cli", "generate", *program, "--strategy", "concolic",
            "--search", search, "--max-iterations", str(args.max_iterations), "--budget",
            str(args.budget), "--seed", str(seed), "--out", str(out), "--quiet",

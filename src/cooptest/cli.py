@@ -221,7 +221,9 @@ def build_parser() -> Parser:
                         "default), or on their values in the run, without a constraint (concrete, as "
                         "CREST, whose C library is not instrumented)")
     g.add_argument("--seed", type=int, default=0, help="random seed")
-    g.add_argument("--seed-suite", metavar="SUITE.zip", help="tests to start from")
+    g.add_argument("--seed-suite", metavar="SUITE.zip|INPUT",
+                   help="tests to start from: a Test-Comp suite, or a CREST input file (one run's "
+                        "values, one a line, as run_crest's INITIAL_INPUT)")
     g.add_argument("--per-function", action="store_true",
                    help="a library's functions (--function, --all-functions): one job per function, "
                         "--jobs at a time, then the harness of them all seeded with their tests")

@@ -41,7 +41,7 @@ from cooptest.frontend import load_program
 from cooptest.harness.executor import Executor, LearntLimit
 from cooptest.harness.cgroups import remove_orphans
 from cooptest.harness.runner import kill_strays, sandbox
-from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
+from cooptest.harness.testsuite import SuiteWriter, TestCase, read_seeds
 from cooptest.report.html import page_seconds, write_html_report
 from cooptest.report.progress import Progress, error_found, summary_line
 from cooptest.report.report import Report
@@ -180,7 +180,7 @@ os.register_at_fork(before=lambda: _forking(True), after_in_parent=lambda: _fork
 def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     """Run test generation; returns the final report document (None if a signal came
     before the program was even parsed) and the exit code."""
-    seed_tests = [t.inputs for t in read_suite(opts.seed_suite)] if opts.seed_suite else []
+    seed_tests = read_seeds(opts.seed_suite) if opts.seed_suite else []
     # The whole run stays within the budget: the TestCov-style coverage count is kept up
     # to date beside the analysis (``LiveMeter``), which leaves at the end only the time
     # to write the reports; report.html's grows with the program (past what is left, the

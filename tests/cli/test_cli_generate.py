@@ -316,6 +316,36 @@ def test_seed_suite_is_replayed_first(random_run: Path, triangle: Path, tmp_path
     assert after["summary"]["covered"] >= before["summary"]["covered"]
 
 
+MAGIC = r"""
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = __VERIFIER_nondet_int();
+  if (x == 123456789 && y == -42) return 1;
+  return 0;
+}
+"""
+
+
+def test_a_crest_input_file_is_the_first_run(tmp_path: Path) -> None:
+    """``--seed-suite`` takes CREST's input file (run_crest's INITIAL_INPUT, one value a
+    line) as one test: its run comes first and covers what random testing does not find
+    in a second; a line that is not a value is refused with its file and line."""
+    prog = tmp_path / "magic.c"
+    prog.write_text(MAGIC)
+    initial = tmp_path / "input"
+    initial.write_text("123456789\n-42\n")
+    proc = cooptest("generate", prog, "--budget", "2", "--out", tmp_path / "out", "--strategy",
+                    "random", "--seed-suite", initial, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = check_report(tmp_path / "out")
+    assert read_suite(str(tmp_path / "out" / "test-suite.zip"))[0].inputs == ["123456789", "-42"]
+    assert {g["id"] for g in doc["goals"] if g["status"] == "covered"} >= {"B1T", "B2T"}
+    initial.write_text("1\n2\n'c'\n")
+    proc = cooptest("generate", prog, "--budget", "2", "--out", tmp_path / "bad", "--seed-suite", initial)
+    assert proc.returncode == 2 and f"{initial}:3: not a CREST input value" in proc.stderr
+
+
 def test_max_iterations_ends_concolic_search_after_that_many_runs(tmp_path: Path, triangle: Path) -> None:
     """``--max-iterations N`` as CREST's ``run_crest PROGRAM N``: the report counts N
     iterations, says the run ended for them, records the option, and gives the goals

@@ -235,6 +235,31 @@ class _ZipImage:
         return [self.records, self.directory, end]
 
 
+def read_seeds(path: str) -> list[list[str]]:
+    """The inputs of the tests to start from: a Test-Comp suite (a zip), or a CREST input
+    file, the values of one run, one a line (as CREST writes them and ``run_crest``
+    takes its INITIAL_INPUT), which is one test."""
+    if zipfile.is_zipfile(path):
+        return [t.inputs for t in read_suite(path)]
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"neither a test-suite zip nor a CREST input file: {e}", path) from None
+    values = []
+    for n, line in enumerate(lines, 1):
+        value = line.strip()
+        if not value:
+            continue
+        try:
+            int(value)
+        except ValueError:
+            raise UserError(f"not a CREST input value (an integer a line): {value[:40]!r}",
+                            path, n) from None
+        values.append(value)
+    return [values]
+
+
 def read_suite(path_zip: str) -> list[TestCase]:
     """The tests TestCov would execute from ``path_zip``, ordered by file name.
 
