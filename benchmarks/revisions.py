@@ -119,19 +119,19 @@ def summarise(results: Results, args: argparse.Namespace, shas: list[str], suffi
             return None
         return statistics.mean(float(r.get(column) or 0) for r in rows)
 
-    done = [n for n in args.task if all(mean_of(n, sha, "testcov") is not None for sha in shas)]
+    coverage = {sha: {n: mean_of(n, sha, "testcov") for n in args.task} for sha in shas}
+    done = [n for n in args.task if all(coverage[sha][n] is not None for sha in shas)]
     print(f"\n{len(done)} of {len(args.task)} tasks run by every revision")
     if not done:
         return
     base = shas[0]
     for sha in shas:
-        cov = [mean_of(n, sha, "testcov") or 0.0 for n in done]
+        cov = {n: coverage[sha][n] or 0.0 for n in done}
+        below = {n: cov[n] - (coverage[base][n] or 0.0) for n in done}
         claims = sum(mean_of(n, sha, "infeasible") or 0.0 for n in done)
-        lower = [(Path(n).stem, round((mean_of(n, sha, "testcov") or 0) - (mean_of(n, base, "testcov") or 0), 2))
-                 for n in done if (mean_of(n, sha, "testcov") or 0) < (mean_of(n, base, "testcov") or 0) - 1]
-        print(f"{sha}: mean {args.referee} {statistics.mean(cov):.2f}, claims {claims:g}, "
+        lower = [(Path(n).stem, round(d, 2)) for n, d in below.items() if d < -1]
+        print(f"{sha}: mean {args.referee} {statistics.mean(cov.values()):.2f}, claims {claims:g}, "
               f"more than 1 point below {base} on {len(lower)}: {lower}")
-
 
 if __name__ == "__main__":
     main()

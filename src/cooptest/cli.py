@@ -29,8 +29,7 @@ from typing import Iterable, Mapping, NoReturn, Sequence
 from cooptest.arguments import (budget_seconds, byte_count, data_model, depth, folder, jobs, memory_mb,
                                 positive_count, share, sym_file)
 from cooptest.core.registry import (ADDRESSES, DEFAULT_SEARCH, DEFAULT_STRATEGY, FRESH_INPUTS, LIBRARY, SEARCHES,
-                                    UNCONSTRAINED,
-                                    STRATEGIES)
+                                    STRATEGIES, UNCONSTRAINED)
 from cooptest import __version__
 from cooptest.clock import STARTED
 from cooptest.errors import UserError
