@@ -24,7 +24,12 @@ Each row gives the executions per second of the run's fuzzer: AFL++'s own
 random; and the load average before and after, since the machine is shared.
 
     python benchmarks/afl_lane.py [--subjects replace grep] [--tasks 10] [--budget 30]
-        [--real-budget 60] [--configs afl random auto auto-afl auto-old] [--old SRC] [--runs R] [--out DIR]
+        [--real-budget 60] [--configs afl random auto auto-afl auto-old] [--old SRC] [--runs R]
+        [--seed-suite FILE] [--out DIR]
+
+``--seed-suite FILE`` starts every configuration from the same tests (``generate
+--seed-suite``: a suite, or CREST's input file such as ``inputs/grep-backref.input``):
+AFL++'s queue starts from them, as the portfolio's board does.
 
 Results go to ``DIR/results.json`` after each run (an interrupted table resumes);
 ``--table`` prints the table of what is there.
@@ -53,6 +58,7 @@ MEASURE = SHARED / "tools" / "testcov-measure"
 CONFIGS = {"afl": ["--strategy", "afl"], "random": ["--strategy", "random"], "auto": [],
            "auto-afl": ["--fuzzer", "afl"], "auto-old": []}
 OLD_SOURCES: str | None = None  # ``--old``: where auto-old's cooptest is
+SEED_SUITE: list[str] = []  # ``--seed-suite``: generate's option, for every configuration
 CREST_MAPPING = ("char __VERIFIER_nondet_char(void);\n"
                  "#define CREST_char(x) ((x) = __VERIFIER_nondet_char())\n")
 
@@ -92,7 +98,7 @@ def real_subject(name: str, out: Path, budget: float) -> Subject:
 def run(subject: Subject, config: str, out: Path, seed: int) -> dict[str, Any]:
     stem = Path(subject.name).stem
     folder = out / f"{stem}-{config}" if seed == 0 else out / f"{stem}-{config}-{seed}"
-    cmd = [sys.executable, "-m", "cooptest.cli", "generate", *subject.program, *CONFIGS[config],
+    cmd = [sys.executable, "-m", "cooptest.cli", "generate", *subject.program, *CONFIGS[config], *SEED_SUITE,
            "--budget", str(subject.budget), "--seed", str(seed), "--out", str(folder), "--quiet"]
     env = {**os.environ, "PYTHONPATH": OLD_SOURCES} if config == "auto-old" and OLD_SOURCES else None
     load = os.getloadavg()[0]
@@ -175,11 +181,13 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=1, help="runs per task and configuration (seeds 0..R-1)")
     p.add_argument("--table", action="store_true")
     p.add_argument("--old", help="auto-old's cooptest sources (a worktree's src/)")
+    p.add_argument("--seed-suite", type=Path, help="the tests (or CREST input file) every run starts from")
     args = p.parse_args()
     if "auto-old" in args.configs and not args.old and not args.table:
         p.error("auto-old needs --old TREE/src")
-    global OLD_SOURCES
+    global OLD_SOURCES, SEED_SUITE
     OLD_SOURCES = args.old and str(Path(args.old).resolve())
+    SEED_SUITE = ["--seed-suite", str(args.seed_suite.resolve())] if args.seed_suite else []
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     results = out / "results.json"
