@@ -241,7 +241,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         self._next_base += max(size, 1) + GAP
         self._next_base = -(-self._next_base // 16) * 16
         sort = z3.BitVecSort(self.ptr_bits)
-        default = z3.K(sort, z3.BitVecVal(0, 8)) if zero else self._fresh_bytes(name)
+        default = z3.K(sort, sem.numeral(0, 8)) if zero else self._fresh_bytes(name)
         null = z3.Bool(self.fresh_name(f"null_{name}")) if may_fail else None
         self.objects[base] = MemoryObject(base, size, name, default, owner=self._token, null=null)
         bisect.insort(self._bases, base)
@@ -299,7 +299,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             obj = self._object_at(value)
             if obj is not None:
                 self.concretized += 1
-                self.path_condition.append(addr == z3.BitVecVal(value, self.ptr_bits))
+                self.path_condition.append(addr == self.ptr(value))
                 return obj
         return None
 
@@ -370,7 +370,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         if not self.pinning.library or self.concretize is None or not z3.is_bv(term) \
                 or _numeral(term) is not None or _closed(term):
             return term
-        return z3.BitVecVal(self._pin(term), term.size())
+        return sem.numeral(self._pin(term), term.size())
 
     def _load_bytes(self, addr: z3.ExprRef, n: int) -> z3.ExprRef | None:
         a = _numeral(addr)
@@ -462,7 +462,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         self._store_bytes(addr, self._to_bits(value, t))
 
     def ptr(self, value: int) -> z3.ExprRef:
-        return z3.BitVecVal(value, self.ptr_bits)
+        return sem.numeral(value, self.ptr_bits)
 
     def address(self, e: Expr) -> z3.ExprRef:
         """The address of an lvalue."""
@@ -483,7 +483,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 base = self._allocate(len(e.value), "string", zero=True)
                 self._strings[id(e)] = base
                 for i, b in enumerate(e.value):
-                    self.objects[base].cells[base + i] = (z3.BitVecVal(b, 8), 0, 1)
+                    self.objects[base].cells[base + i] = (sem.numeral(b, 8), 0, 1)
             return self.ptr(base)
         raise TypeError(f"not an lvalue: {e!r}")
 
@@ -698,10 +698,10 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             obj = self._resolve(dst)
             if obj is not None and _numeral(dst) == obj.base and size >= obj.size:
                 obj = self._own(obj)
-                obj.default = z3.K(z3.BitVecSort(self.ptr_bits), z3.BitVecVal(0, 8))
+                obj.default = z3.K(z3.BitVecSort(self.ptr_bits), sem.numeral(0, 8))
                 obj.cells, obj.array = {}, None
                 return
-            self._fill(dst, [z3.BitVecVal(0, 8)] * size if size <= MAX_BYTE_LOOP else None)
+            self._fill(dst, [sem.numeral(0, 8)] * size if size <= MAX_BYTE_LOOP else None)
             return
         src = self.address(rhs)
         self._fill(dst, [self._load_bytes(src + i, 1) for i in range(size)] if size <= MAX_BYTE_LOOP else None)
@@ -921,7 +921,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
             return
         data: list[z3.ExprRef | None] = []
         copying: z3.BoolRef = z3.BoolVal(True)  # no byte before this one was 0
-        nul = z3.BitVecVal(0, 8)
+        nul = sem.numeral(0, 8)
         for k, byte in enumerate(source):
             if z3.is_true(copying):
                 data.append(byte)
@@ -1306,7 +1306,7 @@ def _add(a: z3.ExprRef, b: z3.ExprRef) -> z3.ExprRef:
     if vb is not None:
         va = _numeral(a)
         if va is not None:
-            return z3.BitVecVal(va + vb, a.size())
+            return sem.numeral(va + vb, a.size())
     return a + b
 
 
@@ -1315,5 +1315,5 @@ def _mul(a: z3.ExprRef, k: int, bits: int) -> z3.ExprRef:
         a = z3.SignExt(bits - a.size(), a) if a.size() < bits else z3.Extract(bits - 1, 0, a)
     va = _numeral(a)
     if va is not None:
-        return z3.BitVecVal(va * k, bits)
-    return a * k if k != 1 else a
+        return sem.numeral(va * k, bits)
+    return a * sem.numeral(k, bits) if k != 1 else a
