@@ -133,5 +133,6 @@ def summarise(results: Results, args: argparse.Namespace, shas: list[str], suffi
         print(f"{sha}: mean {args.referee} {statistics.mean(cov.values()):.2f}, claims {claims:g}, "
               f"more than 1 point below {base} on {len(lower)}: {lower}")
 
+
 if __name__ == "__main__":
     main()

@@ -38,7 +38,7 @@ def sort_of(t: CType) -> z3.SortRef:
 def const(value: int | float, t: CType) -> z3.ExprRef:
     if isinstance(t, FloatType):
         return z3.FPVal(value, sort_of(t))
-    return numeral(int(value), t.bits)  # type: ignore[attr-defined]
+    return numeral(value, t.bits)  # type: ignore[arg-type, attr-defined]
 
 
 def numeral(value: int, bits: int) -> z3.BitVecNumRef:

@@ -42,6 +42,7 @@ from collections.abc import Sequence
 import z3
 
 from cooptest.analyses import terms
+from cooptest.analyses.semantics import numeral
 
 MAX_SCAN = 256  # bytes of one argument a model reads
 BEYOND_RUN = 32  # bytes a concolic scan reads past the run's terminator (module docstring)
@@ -64,24 +65,24 @@ def compare(s1: Sequence[z3.ExprRef], s2: Sequence[z3.ExprRef], count: int | z3.
     n = min(len(s1), len(s2), count if isinstance(count, int) else MAX_SCAN)
     magnitude = unknown & ((1 << (bits - 1)) - 1)  # 0 .. 2^(bits-1) - 1
     below = -1 - magnitude  # -1 .. -2^(bits-1): every negative value
-    above = z3.If(magnitude == (1 << (bits - 1)) - 1, z3.BitVecVal(1, bits), magnitude + 1)
-    zero, nul = z3.BitVecVal(0, bits), z3.BitVecVal(0, 8)
+    above = z3.If(magnitude == (1 << (bits - 1)) - 1, numeral(1, bits), magnitude + 1)
+    zero, nul = numeral(0, bits), numeral(0, 8)
     value = zero if n == count else unknown  # past the bytes read
     if term is not None:
-        value = terms.ite(terms.ule(term, z3.BitVecVal(n, term.size())), zero, value)
+        value = terms.ite(terms.ule(term, numeral(n, term.size())), zero, value)
     for k, a, b in zip(reversed(range(n)), reversed(s1[:n]), reversed(s2[:n])):
         same = terms.ite(terms.eq(a, nul), zero, value) if terminated else value
         value = terms.ite(terms.eq(a, b), same, terms.ite(terms.ult(a, b), below, above))
         if term is not None:
-            value = terms.ite(terms.ule(term, z3.BitVecVal(k, term.size())), zero, value)
+            value = terms.ite(terms.ule(term, numeral(k, term.size())), zero, value)
     return value
 
 
 def length(s: Sequence[z3.ExprRef], unknown: z3.BitVecRef) -> z3.BitVecRef:
     """``strlen`` of the bytes ``s``, as a term as wide as ``unknown``, the fresh symbol."""
-    value, nul = unknown, z3.BitVecVal(0, 8)
+    value, nul = unknown, numeral(0, 8)
     for k in reversed(range(len(s))):
-        value = terms.ite(terms.eq(s[k], nul), z3.BitVecVal(k, unknown.size()), value)
+        value = terms.ite(terms.eq(s[k], nul), numeral(k, unknown.size()), value)
     return value
 
 
@@ -92,22 +93,22 @@ def find(s: Sequence[z3.ExprRef], c: z3.BitVecRef, count: int | z3.BitVecRef | N
     or, without a count, up to and including the terminator; ``absent`` where there is
     none, ``unknown`` where the bytes read end before the answer. Offsets are as wide as
     ``absent``."""
-    bits, nul = absent.size(), z3.BitVecVal(0, 8)
+    bits, nul = absent.size(), numeral(0, 8)
     term = count if isinstance(count, z3.BitVecRef) else None
     n = min(len(s), count if isinstance(count, int) else MAX_SCAN)
 
     def within(k: int, value: z3.BitVecRef) -> z3.BitVecRef:  # byte k is read only where k < count
-        return value if term is None else terms.ite(terms.ule(term, z3.BitVecVal(k, term.size())), absent, value)
+        return value if term is None else terms.ite(terms.ule(term, numeral(k, term.size())), absent, value)
 
     if last:
         assert count is None, "no counted search for the last occurrence is modelled"
         value, going = absent, z3.BoolVal(True)  # going: no terminator before this byte
         for k in range(n):
-            value = terms.ite(z3.And(going, terms.eq(s[k], c)), z3.BitVecVal(k, bits), value)
+            value = terms.ite(z3.And(going, terms.eq(s[k], c)), numeral(k, bits), value)
             going = z3.And(going, z3.Not(terms.eq(s[k], nul)))
         return terms.ite(going, unknown, value)
     value = within(n, absent if n == count else unknown)
     for k in reversed(range(n)):
         rest = terms.ite(terms.eq(s[k], nul), absent, value) if count is None else value
-        value = within(k, terms.ite(terms.eq(s[k], c), z3.BitVecVal(k, bits), rest))
+        value = within(k, terms.ite(terms.eq(s[k], c), numeral(k, bits), rest))
     return value

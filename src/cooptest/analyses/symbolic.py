@@ -523,8 +523,8 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
                 unit = self.load(addr, f.type)
                 width, low = f.bit_width, f.bit_offset
                 mask = ((1 << width) - 1) << low
-                new = (unit & ~z3.BitVecVal(mask, unit.size())) | (
-                    (value << low) & z3.BitVecVal(mask, unit.size()))
+                new = (unit & ~sem.numeral(mask, unit.size())) | (
+                    (value << low) & sem.numeral(mask, unit.size()))
                 self.store(addr, new, f.type)
                 return
         self.store(self.address(lhs), value, lhs.type)
@@ -1162,7 +1162,7 @@ class SymbolicState(EdgeTransfer["SymbolicState", "Location | None"]):
         table = known[name]
         data = self._allocate(len(table.entries) * table.size, f"{name} table", zero=True)
         for i, value in enumerate(table.entries):
-            entry = z3.BitVecVal(value, 8 * table.size)
+            entry = sem.numeral(value, 8 * table.size)
             for k in range(table.size):
                 self.objects[data].cells[data + i * table.size + k] = (entry, k, table.size)
         self.objects[data].table = table
@@ -1200,8 +1200,8 @@ def _table_entry(table: ctype_tables.Table, offset: z3.ExprRef, ptr_bits: int) -
 
     def term(run: ctype_tables.Run) -> z3.ExprRef:
         if run.step == 0:
-            return z3.BitVecVal(run.value, bits)
-        return position + z3.BitVecVal(run.value - run.first, bits)
+            return sem.numeral(run.value, bits)
+        return position + sem.numeral(run.value - run.first, bits)
 
     result = term(table.runs[-1])
     for run in reversed(table.runs[:-1]):
