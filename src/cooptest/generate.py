@@ -1,9 +1,9 @@
 """The ``generate`` driver: task → CFA → native build → one analysis under a budget →
 ``DIR/test-suite.zip`` and ``DIR/report.json``.
 
-Both outputs are valid on disk at every moment, and agree: the suite is rewritten
-atomically with the report that lists its tests (``report.report``), after each new test
-where that is cheap. The run's temporary files go to a folder in DIR (``core.lifetime``),
+Both outputs are valid on disk at every moment, and agree: the suite is published
+with the report that lists its tests, as one (``report.publication``), after each new
+test where that is cheap. The run's temporary files go to a folder in DIR (``core.lifetime``),
 which the next run removes if a SIGKILL left it. SIGTERM and SIGINT
 stop the analysis at the next safe point (never in the middle of a native run, whose
 child would otherwise be left waiting on its stdin), then the final report is written
@@ -44,6 +44,7 @@ from cooptest.harness.runner import kill_strays, sandbox
 from cooptest.harness.testsuite import SuiteWriter, TestCase, read_seeds
 from cooptest.report.html import page_seconds, write_html_report
 from cooptest.report.progress import Progress, error_found, summary_line
+from cooptest.report.publication import REPORT, SUITE, Publication
 from cooptest.report.report import Report
 from cooptest.task import ERROR_CALL, Task
 
@@ -51,7 +52,7 @@ END_TIME = 0.5  # seconds for the final count's answer and report.json (report.h
 MUTANTS_AT_THE_END = 3.0  # seconds, at most, for the meter's mutants when every goal is decided
 RESERVE_SHARE_MAX = 0.25  # of the budget: what the end of a run may take at most
 OVERTIME = 0.1  # seconds past the budget when the run is stopped wherever it is
-SUITE, REPORT, HARNESS = "test-suite.zip", "report.json", "harness.c"
+HARNESS = "harness.c"
 
 
 @dataclass
@@ -227,6 +228,8 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
             report.extra["coverage_testcov_style"] = measured
         if board is not None:
             doc, tests = report.write(board), board.tests
+            if report.publication is not None:
+                report.publication.finalize()
         elif safe.stopped is not None:
             doc = report.write_unparsed(f"stopped by {safe.stopped} before the "
                                         "program was analysed")
@@ -254,9 +257,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
         with _tmpdir(work), safe.installed(), Watchdog(deadline, ending, held):
             try:
                 # valid from the start; published with the report, which lists its tests
+                report.publication = Publication(opts.out)
+                report.publication.clear()  # a previous run's report would not match the suite
                 suite = SuiteWriter(os.path.join(opts.out, SUITE), task, eager=False)
-                if os.path.exists(report.path):
-                    os.unlink(report.path)  # a previous run's report would not match the suite
                 frontend = load_program(task, work)
                 concrete = left_concrete(frontend.program, task.environment)
                 report.left_concrete = [c.describe() for c in concrete]

@@ -45,22 +45,28 @@ def test_the_suite_is_published_with_the_report_and_holds_what_it_lists(program_
     a SIGKILL found report.json a few tests behind the zip, and a SIGTERM between the
     suite taking a test and the board recording it left the zip one test ahead."""
     from cooptest.harness.testsuite import SuiteWriter, TestCase, read_suite
+    from cooptest.report.publication import Publication
     from cooptest.task import load_task
     board = program_of(PROGRAM)
-    board.run.suite = SuiteWriter(str(tmp_path / "suite.zip"), load_task(board.program.path), eager=False)
-    report = Report(str(tmp_path / "report.json"), "prog.c", "LP64", "random")
+    board.run.suite = SuiteWriter(str(tmp_path / "test-suite.zip"), load_task(board.program.path), eager=False)
+    report = Report(str(tmp_path / "report.json"), "prog.c", "LP64", "random",
+                    publication=Publication(str(tmp_path)))
     report.write(board)
     board.submit(["3"], "test")
     board.submit(["4"], "test")
-    assert read_suite(str(tmp_path / "suite.zip")) == [], "not before the report"
+    assert read_suite(str(tmp_path / "test-suite.zip")) == [], "not before the report"
     report.write(board)
-    assert [t.name for t in read_suite(str(tmp_path / "suite.zip"))] == ["test000001", "test000002"]
+    assert [t.name for t in read_suite(str(tmp_path / "test-suite.zip"))] == ["test000001", "test000002"]
     board.run.suite.add(TestCase(["5"]))  # taken by the suite, never recorded on the board
     doc = report.write(board)
-    assert [t.name for t in read_suite(str(tmp_path / "suite.zip"))] == ["test000001", "test000002"]
+    assert [t.name for t in read_suite(str(tmp_path / "test-suite.zip"))] == ["test000001", "test000002"]
     assert doc["summary"]["tests"] == 2
     board.submit(["6"], "test")  # a test waiting, then time passes with nothing decided
     report.min_interval, report._cost = 0.0, 0.0
     report(board, Tick())
-    assert len(read_suite(str(tmp_path / "suite.zip"))) == 3
+    assert len(read_suite(str(tmp_path / "test-suite.zip"))) == 3
     assert json.loads((tmp_path / "report.json").read_text())["summary"]["tests"] == 3
+    report.publication.finalize()  # the end of a run: plain files, no folder left
+    assert len(read_suite(str(tmp_path / "test-suite.zip"))) == 3
+    assert json.loads((tmp_path / "report.json").read_text())["summary"]["tests"] == 3
+    assert [p.name for p in tmp_path.iterdir() if p.is_symlink() or p.name.startswith(".")] == []

@@ -14,6 +14,7 @@ whenever the run is killed.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import os
@@ -146,10 +147,14 @@ class SuiteWriter:
         if self.eager:
             self._publish()
 
-    def publish(self, names: list[str] | None = None) -> None:
+    def publish(self, names: list[str] | None = None, path: str | None = None,
+                previous: str | None = None) -> None:
         """Write the suite, holding only the tests ``names`` (as ``add`` names them) if
         given: those the report written with it lists (a signal may stop a run between
-        adding a test here and recording it on the board)."""
+        adding a test here and recording it on the board). Over this writer's file, or
+        to the new file ``path`` (``report.publication``), where ``previous``, the file
+        written there last, is hard-linked if the suite has not changed since."""
+        image = None
         if names is not None and len(names) != len(self._names):
             keep = {f"{n}.xml" for n in names}
             image = _ZipImage()
@@ -157,9 +162,17 @@ class SuiteWriter:
             for file, entry in self._tests.items():
                 if file in keep:
                     image.append(entry)
-            self._publish(image)  # still unpublished: the file is not this writer's suite
-        elif self.unpublished:
-            self._publish()
+        if path is None:
+            if image is not None or self.unpublished:
+                self._publish(image)  # a part: still unpublished, the file is not this suite
+            return
+        if previous is not None and image is None and not self.unpublished:
+            with contextlib.suppress(OSError):  # a file system without hard links: write it
+                os.link(previous, path)
+                return
+        with open(path, "wb") as f:
+            f.writelines((image or self._zip).parts())
+        self.unpublished = image is not None
 
     def _publish(self, image: _ZipImage | None = None) -> None:
         """Write the whole archive to a temporary file and rename it over the suite."""

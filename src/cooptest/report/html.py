@@ -36,6 +36,7 @@ from cooptest.errors import UserError
 from cooptest.harness.testsuite import TestCase, read_suite
 from cooptest.report.definitions import COV_B, COV_F, GOAL, TESTCOV, TESTCOV_SHORT
 from cooptest.report.files import FileTotals, file_totals
+from cooptest.report.publication import REPORT, SUITE
 
 HTML = "report.html"
 # ``contradicted`` has its own section (a defect of cooptest), not a column of the goals'
@@ -111,7 +112,6 @@ def write_html_report(out_dir: str, seconds: float | None = None,
     if that fits: ``cooptest report OUT`` renders the highlighted page later. ``tests``:
     the suite's tests when the caller has them (a run does: reading back a suite of
     padded tests, 250k inputs each, took 13 s past a 20-s budget), else read from it."""
-    from cooptest.generate import REPORT, SUITE  # generate calls us: import it lazily
     report_path = os.path.join(out_dir, REPORT)
     try:
         with open(report_path) as f:

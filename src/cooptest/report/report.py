@@ -1,13 +1,12 @@
 """``report.json``: the status of every goal (covered by which test, infeasible by which
 proof, or unknown) and a summary, kept valid on disk throughout a run.
 
-The report listens to the :class:`GoalBoard`; it is rewritten atomically
-(temporary file + ``os.replace``) when a test joins the suite, at least every
-``min_interval`` seconds, and once more at the end, so that a run killed at any moment
-leaves a report that agrees with the suite written so far (never with more than it).
+The report listens to the :class:`GoalBoard`; it is rewritten when a test joins the
+suite, at least every ``min_interval`` seconds, and once more at the end, so that a run
+killed at any moment leaves a report that agrees with the suite written so far.
 Rewriting never takes more than ``WRITE_SHARE`` of the run: the report of a program with
 13k goals takes 0.15 s to write, which after every new test took a third of the parent's
-time. The suite is published with the report (``SuiteWriter.publish``, not after every
+time. The suite is published with the report (``report.publication``, not after every
 test), holding the tests the report lists: after a SIGKILL the two agree (a report that
 lagged the suite by seconds listed 40 tests where the zip held 41). Where the report is
 cheap, both follow every new test at once; on a program with 13k goals, a few seconds
@@ -38,6 +37,7 @@ from cooptest.core.board_events import BoardEvent, Covered, Iteration, Tick
 from cooptest.core.parallel import LaneRecords
 from cooptest.harness.executor import AT, ENDED, NO_GOAL
 from cooptest.report.files import short_names
+from cooptest.report.publication import Publication
 
 WRITE_SHARE = 0.05  # of the run's time, at most, spent rewriting report.json
 
@@ -134,18 +134,13 @@ def why_open(goal: Goal, board: GoalBoard) -> dict[str, Any]:
     return {"reached": reached, "gave_up": {a: why for a, (why, _) in sorted(notes.items())}}
 
 
-def write_json_atomically(path: str, doc: Any, before_replace: Callable[[], None] | None = None
-                          ) -> None:
-    """``doc`` to ``path`` through a temporary file; ``before_replace`` runs once the
-    file is written, just before it replaces ``path`` (the slow part, ``json.dump``, is
-    done by then)."""
+def write_json_atomically(path: str, doc: Any) -> None:
+    """``doc`` to ``path`` through a temporary file."""
     fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".json", dir=os.path.dirname(path))
     try:
         os.fchmod(fd, 0o644)  # as the suite and report.html: mkstemp's 0600 hid it from others
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f, indent=1)
-        if before_replace is not None:
-            before_replace()
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -177,6 +172,7 @@ class Report:
     extra: dict[str, Any] = field(default_factory=dict)  # summary entries added at the end
     analyses: list[Run] = field(default_factory=list)  # set when the analysis returns, or ``stopped_by``
     lanes: LaneRecords = field(default_factory=LaneRecords)  # what the lanes ran and run, as told
+    publication: Publication | None = None  # the suite's and the report's, where a run has a suite
     _written: float = 0.0
     _cost: float = 0.0  # seconds the last write took
 
@@ -289,13 +285,15 @@ class Report:
         return doc
 
     def write(self, board: GoalBoard) -> dict[str, Any]:
-        """Write the report, and the suite (``board.run.suite``) holding exactly the tests it
-        lists, just before: the suite's file is replaced first, the report a moment
-        later (a SIGKILL between the two leaves the suite ahead of the report)."""
+        """Write the report, published with the suite (``board.run.suite``) holding
+        exactly the tests it lists (``report.publication``)."""
         started = time.monotonic()
         doc = self.document(board)
-        suite, names = board.run.suite, [t.name for t in board.tests]
-        write_json_atomically(self.path, doc, None if suite is None else lambda: suite.publish(names))
+        suite = board.run.suite
+        if suite is None or self.publication is None:
+            write_json_atomically(self.path, doc)
+        else:
+            self.publication.publish(doc, suite, [t.name for t in board.tests])
         self._written = time.monotonic()
         self._cost = self._written - started
         return doc
