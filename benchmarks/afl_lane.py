@@ -8,6 +8,8 @@ configurations one after the other so that they share the machine's load.
 - ``random``: ``--strategy random`` (cooptest's random testing, one core);
 - ``auto``: the default portfolio on every core;
 - ``auto-afl``: the portfolio with ``--fuzzer afl``;
+- ``auto-random``: the portfolio with ``--fuzzer random`` (its default without
+  ``--seed-suite``; with one, AFL++ is);
 - ``auto-old``: the portfolio of another tree of cooptest (``--old TREE/src``, its
   sources on ``PYTHONPATH``), for a change measured in the same run as what it changes.
 
@@ -24,7 +26,7 @@ Each row gives the executions per second of the run's fuzzer: AFL++'s own
 random; and the load average before and after, since the machine is shared.
 
     python benchmarks/afl_lane.py [--subjects replace grep] [--tasks 10] [--budget 30]
-        [--real-budget 60] [--configs afl random auto auto-afl auto-old] [--old SRC] [--runs R]
+        [--real-budget 60] [--configs afl random auto auto-afl auto-random auto-old] [--old SRC] [--runs R]
         [--seed-suite FILE] [--out DIR]
 
 ``--seed-suite FILE`` starts every configuration from the same tests (``generate
@@ -56,7 +58,7 @@ TESTCOMP = SHARED / "benchmarks" / "testcomp"
 REPLACE = SHARED / "benchmarks" / "realworld" / "crest" / "replace" / "replace.c"
 MEASURE = SHARED / "tools" / "testcov-measure"
 CONFIGS = {"afl": ["--strategy", "afl"], "random": ["--strategy", "random"], "auto": [],
-           "auto-afl": ["--fuzzer", "afl"], "auto-old": []}
+           "auto-afl": ["--fuzzer", "afl"], "auto-random": ["--fuzzer", "random"], "auto-old": []}
 OLD_SOURCES: str | None = None  # ``--old``: where auto-old's cooptest is
 SEED_SUITE: list[str] = []  # ``--seed-suite``: generate's option, for every configuration
 CREST_MAPPING = ("char __VERIFIER_nondet_char(void);\n"

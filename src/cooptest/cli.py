@@ -195,7 +195,8 @@ def build_parser() -> Parser:
                         "cooptest may use, its CPU affinity)")
     g.add_argument("--fuzzer", choices=("random", "afl"),
                    help="auto: what fuzzes in the lanes' random-testing turns: cooptest's random "
-                        "testing (random, the default) or AFL++ (afl, needs afl++)")
+                        "testing (random) or AFL++ (afl, needs afl++); the default is afl with "
+                        "--seed-suite where AFL++ is installed, else random")
     g.add_argument("--parallel", action="store_true",
                    help="coveritest: run the analyses at once on the machine's cores")
     g.add_argument("--max-iterations", type=positive_count, metavar="N",
@@ -375,6 +376,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
                                 if k in applied}
     if "frontier_order" in applied:
         extra["bite_order"] = applied["frontier_order"]
+    if args.seed_suite:
+        extra["seeded"] = True  # auto's fuzzer by default (``portfolio.chosen_fuzzer``)
     settings = Settings(args.search or STRATEGIES[args.strategy].search,
                         args.partitions or Settings().partitions, args.seed, extra)
     opts = Options(" ".join(args.target) or args.compile_commands, args.budget, args.out, args.strategy, settings, args.seed_suite,

@@ -4,6 +4,7 @@ fuzzer's executions, each test it contributes replays natively as the board says
 a killed run leaves a suite TestCov can read."""
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -167,3 +168,26 @@ def test_a_killed_afl_run_leaves_a_suite_and_no_fuzzer(tmp_path: Path) -> None:
     board = board_of(tmp_path / "replay", MAGIC)
     for test in tests:  # every test of the suite runs natively and covers a goal
         assert board.executor.run(test.inputs).covered
+
+
+@pytest.mark.slow
+def test_a_run_given_seeds_fuzzes_with_afl_by_default_and_says_why(tmp_path: Path) -> None:
+    """The portfolio's fuzzer is AFL++ for a run given ``--seed-suite`` (report.json says
+    so, and AFL++ had its turn); without seeds, cooptest's random testing; ``--fuzzer``
+    decides where given."""
+    program = tmp_path / "magic.c"
+    program.write_text(MAGIC)
+    (tmp_path / "seed.input").write_text("7\n0\n")
+    ran = {}
+    for name, args in (("seeded", ["--seed-suite", str(tmp_path / "seed.input")]), ("unseeded", []),
+                       ("chosen", ["--seed-suite", str(tmp_path / "seed.input"), "--fuzzer", "random"])):
+        out = tmp_path / name
+        r = subprocess.run([sys.executable, "-m", "cooptest.cli", "generate", str(program), "--budget", "5",
+                            "--jobs", "2", "--out", str(out), "--quiet", *args],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        doc = json.loads((out / "report.json").read_text())
+        ran[name] = (doc["configuration"]["fuzzer"], doc["configuration"].get("fuzzer_default"),
+                     "afl" in {a["analysis"] for a in doc["analyses"]})
+    assert ran == {"seeded": ("afl", "a seed suite, and AFL++ installed", True),
+                   "unseeded": ("random", None, False), "chosen": ("random", None, False)}

@@ -1,8 +1,18 @@
-"""CFG-directed search (CREST's ``cfg``, Burnim & Sen 2008): negate the decision whose
-other side is closest, in the CFA, to a goal not yet covered (distance 0 when that side
-is itself uncovered). Decisions of the latest path are preferred (CREST keeps working on
-the current path); when none of them leads to an open goal the whole frontier is
-searched. Decisions from which no open goal is reachable are skipped, as in CREST.
+"""CFG-directed search after Burnim & Sen (ASE 2008, CREST's ``-cfg``): negate the
+decision whose other side is closest, in the CFA, to a goal not yet covered (distance 0
+when that side is itself uncovered; a branch edge weighs 1, any other 0, as CREST's
+``process_cfg`` weighs them). Decisions of the latest path are preferred (CREST keeps
+working on the current path); when none of them leads to an open goal the whole frontier
+is searched. Decisions from which no open goal is reachable are skipped, as in CREST.
+
+This is cooptest's selection rule, not CREST's ``CfgHeuristicSearch`` line for line,
+which the CGS paper's CFG column ran: CREST scores the current path's constraints by
+distance plus the times the same branch came before, tries them in that order within
+30 runs (``DoSearch(5, 30, ...)``), follows the CFG from a negated branch that found
+nothing new (``SolveAlongCfg``), and, when a whole ``DoSearch`` finds nothing, restarts
+from random inputs with the coverage that guides it cleared (``RESET``). Here there is
+no such budget or restart: the frontier is the fallback. (CREST's recursion follows its
+path's call and return markers, which a trace here does not record.)
 
 Guided by an automaton (Crabs' monitors), the search runs on the product of the program
 and the automaton, as Crabs' concolic testing runs on the product program: the
