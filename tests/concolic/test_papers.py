@@ -190,3 +190,37 @@ def test_crest_dfs_negates_the_shallowest_decision_first_and_recurses(make_progr
         signs[search] = [tuple(int(v) > 0 for v in t.inputs[:2]) for t in board.tests]
     assert signs["crest-dfs"] == [(False, False), (True, False), (True, True)]
     assert signs["dfs"][:2] == [(False, False), (False, True)]
+
+
+def test_crest_cfg_collects_the_branches_that_follow_as_crest_does() -> None:
+    """CREST's own example (``CollectNextBranches``): on the path
+    ``* ( ( ( 1 2 ) 4 ) ( 5 ( 6 7 ) ) 8 ) 9`` the branches that follow ``*`` in the CFG are
+    1, 4, 5, 8 and 9."""
+    from array import array
+    from cooptest.analyses.concolic.searchers.crest_cfg import CALL, RETURN, _next_branches
+    events = array("i", [0, CALL, CALL, CALL, 1, 2, RETURN, 4, RETURN, CALL, 5, CALL, 6, 7, RETURN, RETURN,
+                         8, RETURN, 9])
+    assert [events[k] for k in _next_branches(events, 1)] == [1, 4, 5, 8, 9]
+
+
+def test_crest_cfg_records_the_calls_and_returns_between_a_paths_branches(make_program) -> None:
+    """From zero inputs TWICE's path decides a > 100 in main, then v > 200 in each call of
+    check: CREST's path is ``0 ( 1 ) ( 2 ) )`` (main's return last), and resumed runs
+    carry the prefix of the path they resume."""
+    from cooptest.analyses.concolic.searchers.crest_cfg import CALL, RETURN
+    board = make_program(TWICE)
+    state = run(board, "crest-cfg", 6)
+    first = next(iter(state.searcher.events))
+    assert list(state.searcher.events[first]) == [0, CALL, 1, RETURN, CALL, 2, RETURN, RETURN]
+    for path, events in state.searcher.events.items():
+        assert [e for e in events if e >= 0] == list(range(len(path.trace)))
+
+
+def test_crest_cfg_covers_what_cfg_covers_on_triangle(make_program) -> None:
+    """Every goal of the triangle classifier within 40 runs, as cfg."""
+    from pathlib import Path
+    source = (Path(__file__).resolve().parents[2] / "examples" / "triangle.c").read_text()
+    for search in ("crest-cfg", "cfg"):
+        board = make_program(source)
+        run(board, search, 40, fresh_inputs="both")
+        assert len(board.covered) == len(board.goals), search

@@ -7,6 +7,7 @@ from cooptest.analyses.concolic.searchers.bfs import BreadthFirst
 from cooptest.analyses.concolic.searchers.carfast import CarFast
 from cooptest.analyses.concolic.searchers.cfg import CfgDirected
 from cooptest.analyses.concolic.searchers.cgs import ContextGuided, EagerContextGuided
+from cooptest.analyses.concolic.searchers.crest_cfg import CrestCfg
 from cooptest.analyses.concolic.searchers.crest_dfs import CrestDepthFirst
 from cooptest.analyses.concolic.searchers.dfs import DepthFirst
 from cooptest.analyses.concolic.searchers.generational import Generational
@@ -17,7 +18,7 @@ from cooptest.analyses.concolic.searchers.uniform_random import UniformRandomPat
 
 SEARCHERS: dict[str, type[Searcher]] = {s.name: s for s in (
     ContextGuided, EagerContextGuided, DepthFirst, CrestDepthFirst, BreadthFirst, RandomBranch, UniformRandomPath, CfgDirected,
-    Generational, CarFast)}
+    CrestCfg, Generational, CarFast)}
 DEFAULT = ContextGuided.name
 
 __all__ = ["SEARCHERS", "DEFAULT", "SearchContext", "Searcher", "Interleaved", "Guided"]
