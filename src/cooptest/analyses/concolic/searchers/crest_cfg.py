@@ -250,7 +250,7 @@ class CrestCfg(Searcher):
             if self._side(prev, j, False) > max_dist and self._side(prev, j, True) > max_dist:
                 continue
             if self._side(prev, j, False) <= max_dist:  # on a shortest path already: no need to force
-                found = yield from self._solve_along_cfg(j, max_dist - 1, prev)
+                found = yield from self._solve_along_cfg(j, _less(max_dist), prev)
                 if found is not None:
                     return found
             k = prev.constraint_at(j)
@@ -264,7 +264,7 @@ class CrestCfg(Searcher):
                 return cur
             if node.closed == MISPREDICTED:
                 continue
-            found = yield from self._solve_along_cfg(j, max_dist - 1, cur)
+            found = yield from self._solve_along_cfg(j, _less(max_dist), cur)
             if found is not None:
                 return found
         return None
@@ -313,6 +313,13 @@ class CrestCfg(Searcher):
     @staticmethod
     def _goal(ex: Run, event: int) -> str:
         return branch_goal_id(*ex.path.trace[ex.events[event]])
+
+
+def _less(max_dist: int) -> int:
+    """``max_dist - 1`` as CREST computes it, in an ``unsigned int``: below 0 it wraps
+    to the largest value (a branch the last distances found uncovered, on the path
+    since, leaves the recursion unbounded)."""
+    return (max_dist - 1) % 2**32
 
 
 def _next_branches(events: array, pos: int) -> list[int]:
