@@ -164,7 +164,7 @@ def table(results: list[dict[str, Any]]) -> str:
             cells += [f"{it / len(rs):.0f}", f"{then:.1f}", f"{it / secs:.1f}" if secs else "-",
                       f"{1000 * sum(r['divergences'] for r in rs) / it:.0f}" if it else "-",
                       str(max((r.get("memory_mb") or 0 for r in rs), default=0)),
-                      f"{mean([(r['load_before'] + r['load_after']) / 2 for r in rs]):.1f}",
+                      f"{mean([(r['load_before'] + r['load_after']) / 2 for r in rs if r.get('load_before') is not None]):.1f}",
                       ",".join(sorted({str(r["stopped"]) for r in rs}))]
             rows.append(cells)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
