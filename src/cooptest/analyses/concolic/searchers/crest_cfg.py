@@ -151,6 +151,8 @@ class CrestCfg(Searcher):
                 self._asked = node
                 return node
             answer = self._known(tree, node)
+            if answer is not None:
+                self.ctx.count("crest_cfg_runs_reused")  # a run CREST would have made again
 
     def _known(self, tree: ExecutionTree, node: Node) -> Answer:
         """The run the tree already has through the other side of ``node`` (the first
