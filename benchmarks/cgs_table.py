@@ -147,7 +147,7 @@ def table(results: list[dict[str, Any]]) -> str:
             "covered then", "it/s", "div/1k it", "MB peak", "load", "stopped"]
     rows = [head]
     for subject in ("replace", "grep"):
-        for search in ("cgs", "cfg", "crest-dfs"):
+        for search in ("cgs", "cfg", "crest-cfg", "crest-dfs"):
             rs = [r for r in results if r["subject"] == subject and r["search"] == search
                   and "error" not in r]
             if not rs:
