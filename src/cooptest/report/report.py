@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from cooptest.cfa.calls import first_decision
 from cooptest.cfa.ir import Goal

@@ -165,20 +165,20 @@ class CrestCfg(Searcher):
         for d in path.decisions:
             at = at.children[(d.branch, d.outcome)]
             nodes.append(at)
-        return Run(path, nodes, self.events.get(path) or array("i", range(len(path.trace))))
+        return Run(path, nodes, self.events.get(path) or _untraced(len(path.trace)))
 
     def observers(self, resumed: Node | None = None) -> list[Observer]:
         prefix = array("i")
         if resumed is not None and resumed.path is not None:  # its events up to its decision
             position = resumed.path.decisions[resumed.index].position
             events = self.events.get(resumed.path)
-            prefix = events[:events.index(position) + 1] if events is not None else array("i", range(position + 1))
+            prefix = events[:events.index(position) + 1] if events is not None else _untraced(position + 1)
         self._recording = Events(self.ctx.program, prefix)
         return [self._recording]
 
     def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
         recording, self._recording = self._recording, None
-        events = recording.events if recording is not None else array("i", range(len(path.trace)))
+        events = recording.events if recording is not None else _untraced(len(path.trace))
         self.events[path] = events
         run = Run(path, nodes, events)
         if negated is None:
@@ -315,6 +315,12 @@ class CrestCfg(Searcher):
     @staticmethod
     def _goal(ex: Run, event: int) -> str:
         return branch_goal_id(*ex.path.trace[ex.events[event]])
+
+
+def _untraced(branches: int) -> array:
+    """The events of a path no observer of this search followed (run before it took
+    over): its branches, without the calls and returns between them."""
+    return array("i", range(branches))
 
 
 def _less(max_dist: int) -> int:
