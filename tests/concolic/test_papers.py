@@ -224,3 +224,32 @@ def test_crest_cfg_covers_what_cfg_covers_on_triangle(make_program) -> None:
         board = make_program(source)
         run(board, search, 40, fresh_inputs="both")
         assert len(board.covered) == len(board.goals), search
+
+
+# (a > 5 && a < 3) is never true: the search keeps going back over decided branches.
+NEVER = r"""
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  int s = 0;
+  if (a > 5 && a < 3) s = 1;
+  if (b > 10) s += 2; else s += 3;
+  if (a + b == 7) s += 4;
+  return s;
+}
+"""
+
+
+def test_crest_cfg_counts_the_runs_it_answers_from_the_tree_as_iterations(make_program) -> None:
+    """A negation the tree has already run is answered from it, as an iteration CREST
+    would have run: the iterations are the native runs and those answers, and they stop
+    at ``--max-iterations`` like runs."""
+    board = make_program(NEVER)
+    run(board, "crest-cfg", 1000, fresh_inputs="both")
+    runs, reused = board.executions, board.stats.get("crest_cfg_runs_reused", 0)
+    assert reused > 0 and board.stats["iterations"] == runs + reused  # the tree, exhausted
+    last = runs + reused - 2
+    board = make_program(NEVER)
+    run(board, "crest-cfg", last, fresh_inputs="both")
+    assert board.stats["iterations"] == last and board.executions + board.stats["crest_cfg_runs_reused"] == last

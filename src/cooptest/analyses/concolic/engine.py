@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from functools import partial
 from typing import Any, TypedDict
 
 import z3
@@ -121,6 +122,7 @@ class ConcolicAnalysis:
         started = time.monotonic() - state.seconds
         state.searcher.ctx.covered = program.covered
         state.searcher.ctx.count = program.count
+        state.searcher.ctx.reuse = partial(self._reuse, program, state)
         searcher = _guided(state, job)
         while not budget.expired() and program.has_open(goals) and state.iterations < self.max_iterations:
             negated: Node | None = None
@@ -137,6 +139,8 @@ class ConcolicAnalysis:
                         continue
             else:
                 negated = searcher.select(state.tree)
+                if state.iterations >= self.max_iterations:
+                    break  # spent on runs the search answered from the tree (``_reuse``)
                 if negated is None and state.undecided and \
                         state.retry_seconds <= RETRY_SHARE * (time.monotonic() - started):
                     negated, limit_ms = state.undecided.pop(0)
@@ -304,10 +308,18 @@ class ConcolicAnalysis:
                 or path.truncated:
             state.exact = False
         state.overflowing |= path.overflowing
-        program.notify(Iteration(program.stats.get("iterations", 0), len(program.covered),
-                                 program.stats.get("divergences", 0)))
+        _notify_iteration(program)
         state.last = path
         return path
+
+    def _reuse(self, program: Board, state: ConcolicSearchState) -> bool:
+        """An iteration without a run: the search answered from the tree a negation the
+        tool it reproduces would have run again (``SearchContext.reuse``). Whether
+        iterations are left."""
+        program.count("iterations")
+        state.iterations += 1
+        _notify_iteration(program)
+        return state.iterations < self.max_iterations
 
     def _random_inputs(self, state: ConcolicSearchState) -> list[str]:
         """Random values of the types the last path read (a CREST-style restart)."""
@@ -397,3 +409,8 @@ def from_settings(settings: Settings) -> ConcolicAnalysis:
                             addresses=settings.extra.get("addresses", ADDRESSES[0]),
                             library=settings.extra.get("library", LIBRARY[0]),
                             unconstrained=settings.extra.get("unconstrained", UNCONSTRAINED[0]))
+
+
+def _notify_iteration(program: Board) -> None:
+    program.notify(Iteration(program.stats.get("iterations", 0), len(program.covered),
+                             program.stats.get("divergences", 0)))

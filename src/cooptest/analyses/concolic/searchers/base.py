@@ -25,9 +25,12 @@ from cooptest.cfa.ir import Edge, Program
 class SearchContext:
     """What strategies may consult besides the tree: the CFA and its static facts, the
     goals covered so far (live), the CFA edges symbolic executions traversed, a seeded RNG;
-    ``count``, the statistics of the board the analysis currently runs on; and
-    ``product``, the product of the program and the automaton that guides the search
-    (``Guided``), where distances are measured (None: the program alone)."""
+    ``count``, the statistics of the board the analysis currently runs on; ``reuse``,
+    which charges an iteration for a run the search answers from the tree where the
+    tool it reproduces would have run the program again (an iteration as that tool
+    counts them), False once the iteration allowance is spent; and ``product``, the
+    product of the program and the automaton that guides the search (``Guided``), where
+    distances are measured (None: the program alone)."""
 
     program: Program
     covered: Mapping[str, str]
@@ -35,6 +38,7 @@ class SearchContext:
     static: StaticInfo
     covered_edges: set[Edge] = field(default_factory=set)
     count: Callable[[str], None] = lambda stat: None
+    reuse: Callable[[], bool] = lambda: True
     product: ProductDistances | None = None
     goals: frozenset[str] = field(init=False)
 

@@ -40,8 +40,9 @@ Differences, where the engine decides: the engine, not the searcher, runs a
 negation, so the recursion is a generator that yields the node to negate and is sent
 the run it gave (None where there was none); a decision the tree has already negated
 is not solved and run again, as CREST would: the run is the tree's first path through
-its other side (no iteration spent), or none where that side was unsatisfiable or the
-run went elsewhere; a RESET is the engine's restart from fresh inputs (``--fresh-inputs``),
+its other side, or none where that side was unsatisfiable or the run went elsewhere
+(an iteration all the same, as CREST counts them, but no run: report.json's
+``crest_cfg_runs_reused`` says how many of the iterations were such answers); a RESET is the engine's restart from fresh inputs (``--fresh-inputs``),
 and the runs the engine starts from (a seed suite's, the first) each begin a round in
 the order they came. CREST's CFG has no return edges (a function's last branch has no
 successor in its callers); the distances here follow returns.
@@ -153,6 +154,9 @@ class CrestCfg(Searcher):
             answer = self._known(tree, node)
             if answer is not None:
                 self.ctx.count("crest_cfg_runs_reused")  # a run CREST would have made again
+                if not self.ctx.reuse():  # and counted: the allowance is spent
+                    self._answer = answer
+                    return None
 
     def _known(self, tree: ExecutionTree, node: Node) -> Answer:
         """The run the tree already has through the other side of ``node`` (the first
