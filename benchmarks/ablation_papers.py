@@ -20,7 +20,8 @@ in total (one ``generate --strategy coveritest`` run each).
     python benchmarks/ablation_papers.py bite [--budget 30] [--out DIR]
 
 ``crabs``: Crabs with and without monitors (Daca, Gupta & Henzinger, VMCAI 2016, its
-question whether the model checker's abstraction helps concolic testing), on the seed
+question whether the model checker's abstraction helps concolic testing), and with
+cooptest's own CFG-directed rule in place of CREST's (``--search cfg``), on the seed
 examples and the ntdrivers dev tasks (SV-COMP device drivers, the kind of category the
 paper ran). ``mgp``: Tiger-MGP's partitionings (Ruland et al., STTT 2021): random and
 proximity with 1, 4 and 8 partitions, size with 1, 4 and 8 goals per partition (one
@@ -95,7 +96,8 @@ CRABS_SUBJECTS = {
     "diskperf-1": TESTCOMP / "ntdrivers" / "diskperf.i.cil-1.yml",
 }
 CRABS_CONFIGS = {"crabs": ["--strategy", "crabs"],
-                 "crabs --no-monitor": ["--strategy", "crabs", "--no-monitor"]}
+                 "crabs --no-monitor": ["--strategy", "crabs", "--no-monitor"],
+                 "crabs --search cfg": ["--strategy", "crabs", "--search", "cfg"]}
 CRABS_PAPER = ("monitors help: the abstraction prunes concolic search and Crabs covers more "
                "branches than concolic testing alone (66% -> 71% on average, 48% -> 63% at "
                "best, the paper's abstract); the paper's tables could not be read here")

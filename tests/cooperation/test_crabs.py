@@ -24,7 +24,7 @@ int main(void) {
 """
 
 
-@pytest.mark.parametrize("search", ["cfg", "dfs", "random-branch", "cgs"])
+@pytest.mark.parametrize("search", ["crest-cfg", "cfg", "dfs", "random-branch", "cgs"])
 def test_crabs_decides_every_goal(program_of, search: str) -> None:
     board = program_of(NEEDLE)
     crabs = make_analysis("crabs", Settings(search=search))

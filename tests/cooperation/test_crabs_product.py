@@ -37,8 +37,41 @@ def test_distances_are_the_products_not_the_programs(program_of) -> None:
     goal = next(g for g, e in static.goal_edges().items() if e is line[12].true_edge)  # z == 7
     on_cfa = static.distances({goal})
     inside = line[6].true_edge.dst  # just after x > 5
-    product = ProductDistances(program, outcome.state.monitor(), lambda node: None)
+    product = ProductDistances(program, outcome.state.monitor(), lambda node: None, lambda path, position: None)
     in_product = product.distances(frozenset({line[12].true_edge}), on_cfa)
     assert on_cfa[inside] == 1  # x < 3, then the goal's decision
     # x >= 3, y == 1, x > 7: in each product state at that location (one per ARG state)
     assert {d for q, d in in_product.items() if place(q).location is inside} == {3}
+
+
+def test_crest_cfg_measures_a_paths_branches_in_the_product(program_of) -> None:
+    """crest-cfg's SolveAlongCfg reads the distance of every branch of its path: guided by
+    the ARG, the other side of x < 3 (proved infeasible) is not in the product, where on
+    the CFA it is an uncovered branch; y == 1's other side stays one."""
+    from cooptest.analyses.concolic import ConcolicAnalysis
+    from cooptest.analyses.concolic.execution_tree import Pending
+    from cooptest.analyses.concolic.searchers.crest_cfg import INF, Run
+    from cooptest.core.board import GoalBoard
+    board = program_of(SHORTCUT)
+    truth = GoalBoard(board.program, board.executor)  # the ARG's board: this one stays open
+    arg = make_analysis("predicate", Settings()).run(truth, Job(truth.open(), Budget.seconds(120))).state
+    distances = {}
+    for monitor in (None, arg.monitor()):
+        concolic = ConcolicAnalysis(search="crest-cfg", max_iterations=1)
+        state = concolic.new_state(board)
+        state.pending = [Pending(["6", "0", "0"])]
+        concolic.run(board, Job(frozenset(board.goals), Budget.seconds(30), state=state, monitor=monitor))
+        searcher = state.searcher
+        path = state.last
+        run = Run(path, [], searcher.events[path])
+        searcher._cover(run)
+        searcher._distances()
+        at = {path.trace[e][0]: k for k, e in enumerate(run.events) if e >= 0}
+        # the path's branch on each line: x > 5, x < 3, y == 1
+        on_line = {board.program.branch_points[b].line: k for b, k in at.items()}
+        distances[monitor is None] = {n: searcher._side(run, on_line[n], True) for n in (7, 8)}
+        distances[monitor is None][6] = searcher._side(run, on_line[6], False)
+    assert distances[True][7] < INF and distances[False][7] == INF  # x < 3
+    assert distances[False][8] < INF  # y == 1
+    # from x > 5's taken side: x < 3's other side on the CFA, past it to y == 1 in the product
+    assert (distances[True][6], distances[False][6]) == (1, 2)

@@ -22,13 +22,14 @@ tree over the product, whose first paths are the tests already on the board.
 
 Concolic testing runs *on the product program*, as in Alg. 3: the goals are lifted to
 the product (each open goal has a copy on every product edge of its CFA edge; covering
-one covers the goal), and CREST's CFG-directed search measures its distances in the
-product (``searchers.product.ProductDistances``): a way to a goal the ARG proved
-infeasible does not count, where on the program's CFA it made a negation look close.
+one covers the goal), and CREST's CFG search measures its distances in the product
+(``searchers.product.ProductDistances``): a way to a goal the ARG proved infeasible
+does not count, where on the program's CFA it made a negation look close.
 
 The testing share t_c / (t_c + t_m) is a parameter (the paper's default: about 80%).
-Its concolic search is CREST's CFG-directed one (``cfg``), as the paper's, unless
-``--search`` names another (``registry.STRATEGIES``).
+Its concolic search is CREST's CFG search line for line (``crest-cfg``), as the paper
+ran CREST's, unless ``--search`` names another (``registry.STRATEGIES``; ``cfg``, the
+selection rule of our own, also measures in the product).
 """
 from __future__ import annotations
 

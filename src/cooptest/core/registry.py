@@ -101,7 +101,7 @@ STRATEGIES: dict[str, StrategySpec] = {s.name: s for s in (
                  _lazy("auto", "cooptest.cooperation.portfolio", "from_settings"), proves=True),
     StrategySpec("crabs", "Crabs: concolic testing steered by monitors made of predicate ARGs",
                  _lazy("crabs", "cooptest.cooperation.crabs", "from_settings"), proves=True,
-                 uses_search=True, search="cfg"),  # the paper ran CREST's CFG-directed search (see cfg's)
+                 uses_search=True, search="crest-cfg"),  # the paper ran CREST's CFG search
     StrategySpec("coveritest", "CoVeriTest: analyses interleaved with time limits and reuse",
                  _lazy("coveritest", "cooptest.cooperation.coveritest", "from_settings"),
                  proves=True),

@@ -57,6 +57,9 @@ class SearchContext:
 
 class Searcher(ABC):
     name: ClassVar[str]
+    follows_branches: ClassVar[bool] = False
+    """Whether the search reads the automaton state at every branch of a path, not only
+    at the tree's decisions (``Guided`` keeps them then: ``SearchContext.product``)."""
 
     def __init__(self, ctx: SearchContext) -> None:
         self.ctx = ctx

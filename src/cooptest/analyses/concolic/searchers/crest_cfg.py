@@ -46,6 +46,11 @@ its other side, or none where that side was unsatisfiable or the run went elsewh
 and the runs the engine starts from (a seed suite's, the first) each begin a round in
 the order they came. CREST's CFG has no return edges (a function's last branch has no
 successor in its callers); the distances here follow returns.
+
+Guided by an automaton (Crabs' monitors), the search runs on the product of the program
+and the automaton, as Crabs ran CREST's CFG search on its product program: each
+distance is the product's from the automaton state at that branch of the path
+(``product.ProductDistances``; ``Guided`` keeps the states of every branch for it).
 """
 from __future__ import annotations
 
@@ -58,6 +63,7 @@ from cooptest.analyses.concolic.execution_tree import EXPLORED, MISPREDICTED, Ex
 from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 from cooptest.analyses.concolic.symbolic_execution import Observer, SymbolicState
 from cooptest.cfa.ir import AssumeEdge, CallEdge, Edge, Location, Program, ReturnEdge, branch_goal_id
+from cooptest.core.automaton import TOP, State
 
 INF = 10_000_000  # CREST's kInfiniteDistance
 ITERS = 30  # runs a top-level DoSearch may make (``DoSearch(5, 30, 0, kInfiniteDistance, ex)``)
@@ -120,6 +126,7 @@ class Events:
 
 class CrestCfg(Searcher):
     name = "crest-cfg"
+    follows_branches = True  # SolveAlongCfg reads the distances of a path's branches
 
     def __init__(self, ctx: SearchContext) -> None:
         super().__init__(ctx)
@@ -128,6 +135,7 @@ class CrestCfg(Searcher):
         # covered, and each location's fewest branch edges to one of them
         self.uncovered: frozenset[str] = frozenset()
         self.dist: dict[Location, int] = {}
+        self.open: frozenset[Edge] = frozenset()  # on a product: the uncovered goals' edges
         self.starts: deque[Run] = deque()  # runs the engine started from, each a round's start
         self.events: dict[Path, array] = {}  # each path's events, for runs resumed after a prefix
         self._plan: Plan | None = None
@@ -297,24 +305,38 @@ class CrestCfg(Searcher):
 
     def _distances(self) -> None:
         """CREST's ``UpdateBranchDistances``."""
+        static = self.ctx.static
         self.uncovered = frozenset(g for g in self.ctx.goals if g.startswith("B") and g not in self.covered)
-        self.dist = self.ctx.static.distances(self.uncovered)
+        self.dist = static.distances(self.uncovered)
+        if self.ctx.product is not None:
+            edges = static.goal_edges()
+            self.open = frozenset(edges[g] for g in self.uncovered)
 
-    def _edge_distance(self, goal: str, edge: Edge) -> int:
+    def _edge_distance(self, goal: str, edge: Edge, q: State) -> int:
+        """``dist_`` of the branch ``edge`` (goal ``goal``) taken in automaton state ``q``:
+        on a product (``Guided``), the product's distance from there, and none where
+        the product has no such edge (the automaton proved nothing is left there)."""
+        product = self.ctx.product
+        if product is not None and not product.allows(q, edge):
+            return INF
         if goal in self.uncovered:
             return 0
-        d = self.dist.get(edge.dst)
+        d = self.dist.get(edge.dst) if product is None else product.along(q, edge, self.open, self.dist)
         return INF if d is None else d + 1
 
     def _dist(self, node: Node) -> int:
         """``dist_`` of the other side of ``node``'s decision."""
-        return self._edge_distance(node.target, node.negation)
+        product = self.ctx.product
+        return self._edge_distance(node.target, node.negation, TOP if product is None else product.state_of(node))
 
     def _side(self, ex: Run, event: int, other: bool) -> int:
         """``dist_`` of the branch at ``ex.events[event]`` (``other``: of its other side)."""
-        branch, outcome = ex.path.trace[ex.events[event]]
+        position = ex.events[event]
+        branch, outcome = ex.path.trace[position]
         outcome = outcome != other
-        return self._edge_distance(branch_goal_id(branch, outcome), self.ctx.static.edge(branch, outcome))
+        product = self.ctx.product
+        return self._edge_distance(branch_goal_id(branch, outcome), self.ctx.static.edge(branch, outcome),
+                                   TOP if product is None else product.state_at(ex.path, position))
 
     @staticmethod
     def _goal(ex: Run, event: int) -> str:

@@ -26,12 +26,12 @@ class Follow:
     """One symbolic execution followed by the automaton: its state, and the state before
     each branch edge in trace order."""
 
-    def __init__(self, automaton: EdgeAutomaton, start: State, consumed: int = 0) -> None:
-        """``consumed``: branch edges of the path before ``start`` (when symbolic
+    def __init__(self, automaton: EdgeAutomaton, start: State, before: list[State] | None = None) -> None:
+        """``before``: the states at the path's branches before ``start`` (when symbolic
         execution resumes)."""
         self.automaton = automaton
         self.q = start
-        self.at_branch: list[State] = [TOP] * consumed  # never read: those nodes exist already
+        self.at_branch: list[State] = before or []
         self.left = False
 
     def __call__(self, edge: Edge, state: SymbolicState) -> None:
@@ -54,13 +54,22 @@ class Guided(Searcher):
         self.inner = inner
         self.automaton = automaton
         self.states: dict[Node, State] = {}  # the product: automaton state at each decision
+        # and at each branch of each path, for a search that follows a path's branches
+        self.paths: dict[Path, list[State]] | None = {} if inner.follows_branches else None
         self._follow: Follow | None = None
-        self.product = self.ctx.product = ProductDistances(self.ctx.program, automaton, self.state_of)
+        self.product = self.ctx.product = ProductDistances(self.ctx.program, automaton, self.state_of,
+                                                           self.state_at)
 
     def state_of(self, node: Node) -> State:
         """The automaton state at ``node``'s decision (TOP for nodes found before this
         automaton guided the search)."""
         return self.states.get(node, TOP)
+
+    def state_at(self, path: Path, position: int) -> State:
+        """The automaton state at the branch at trace ``position`` of ``path`` (TOP where
+        not followed)."""
+        states = self.paths.get(path) if self.paths is not None else None
+        return states[position] if states is not None and position < len(states) else TOP
 
     def select(self, tree: ExecutionTree) -> Node | None:
         return self.inner.select(tree)
@@ -72,8 +81,12 @@ class Guided(Searcher):
             q = self.state_of(resumed)
             if q != TOP:
                 q = self.automaton.step(q, resumed.edge)
-            d = resumed.path.decisions[resumed.index]  # type: ignore[union-attr]
-            self._follow = Follow(self.automaton, TOP if q is None else q, d.position + 1)
+            path = resumed.path
+            assert path is not None
+            position = path.decisions[resumed.index].position
+            # (without ``paths`` never read: those nodes exist already)
+            before: list[State] = [self.state_at(path, k) for k in range(position + 1)]
+            self._follow = Follow(self.automaton, TOP if q is None else q, before)
         return [self._follow, *self.inner.observers(resumed)]
 
     def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
@@ -82,6 +95,8 @@ class Guided(Searcher):
             if follow.left:
                 path.left_automaton = True
                 self.ctx.count("monitor_divergences")
+            if self.paths is not None:
+                self.paths[path] = follow.at_branch
             for n in nodes:
                 if n.path is not path:
                     continue

@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Protocol
 
-from cooptest.analyses.concolic.execution_tree import Node
+from cooptest.analyses.concolic.execution_tree import Node, Path
 from cooptest.cfa.calls import callee_name
 from cooptest.cfa.ir import AssumeEdge, CallEdge, Edge, Location, Program, ReturnEdge
 from cooptest.core.automaton import TOP, EdgeAutomaton, State
@@ -58,11 +58,12 @@ def weight(edge: Edge) -> int:
 class ProductDistances:
     """The product of ``program`` and ``automaton``, explored once from the automaton's
     initial state; ``state_of`` gives the automaton state at an execution-tree node's
-    decision (``Guided.state_of``)."""
+    decision (``Guided.state_of``), ``state_at`` the state at a path's branch (its trace
+    position; ``Guided.state_at``, for searches that follow a path's branches)."""
 
-    def __init__(self, program: Program, automaton: EdgeAutomaton,
-                 state_of: Callable[[Node], State], limit: int = PRODUCT_STATES) -> None:
-        self.program, self.automaton, self.state_of = program, automaton, state_of
+    def __init__(self, program: Program, automaton: EdgeAutomaton, state_of: Callable[[Node], State],
+                 state_at: Callable[[Path, int], State], limit: int = PRODUCT_STATES) -> None:
+        self.program, self.automaton, self.state_of, self.state_at = program, automaton, state_of, state_at
         # product state -> (edge, product state or, where the automaton is TOP, the
         # program's location, weight)
         self.edges: dict[State, list[tuple[Edge, State | Location, int]]] = {}
@@ -141,8 +142,14 @@ class ProductDistances:
         """The distance after ``node``'s negation, in the product (None: no copy of an
         open goal is reachable from there; the program's distance where the automaton
         says nothing, or beyond the states explored)."""
-        edge = node.negation
-        q = self.state_of(node)
+        return self.along(self.state_of(node), node.negation, open_edges, program)
+
+    def allows(self, q: State, edge: Edge) -> bool:
+        """Whether the product has ``edge`` in automaton state ``q``."""
+        return is_top(q) or self.automaton.step(q, edge) is not None
+
+    def along(self, q: State, edge: Edge, open_edges: frozenset[Edge], program: dict[Location, int]) -> int | None:
+        """The distance after ``edge`` taken in automaton state ``q``, as ``after``."""
         nxt = TOP if is_top(q) else self.automaton.step(q, edge)
         if nxt is None:
             return None
