@@ -216,14 +216,19 @@ def test_crest_cfg_records_the_calls_and_returns_between_a_paths_branches(make_p
         assert [e for e in events if e >= 0] == list(range(len(path.trace)))
 
 
-def test_crest_cfg_covers_what_cfg_covers_on_triangle(make_program) -> None:
-    """Every goal of the triangle classifier within 40 runs, as cfg."""
+def test_crest_cfg_covers_triangle_from_most_seeds(make_program) -> None:
+    """Every goal of the triangle classifier within 100 runs from most seeds (five of
+    six when written). From
+    seed 0 the search leaves the equilateral path with a == 7 (the error) unnegated and,
+    as CREST's, negates only the current path's decisions: 31 of 33 there."""
     from pathlib import Path
     source = (Path(__file__).resolve().parents[2] / "examples" / "triangle.c").read_text()
-    for search in ("crest-cfg", "cfg"):
+    covered = []
+    for seed in range(6):
         board = make_program(source)
-        run(board, search, 40, fresh_inputs="both")
-        assert len(board.covered) == len(board.goals), search
+        run(board, "crest-cfg", 100, fresh_inputs="both", rng_seed=seed)
+        covered.append(len(board.covered) == len(board.goals))
+    assert sum(covered) >= 4
 
 
 # (a > 5 && a < 3) is never true: the search keeps going back over decided branches.
@@ -241,15 +246,25 @@ int main(void) {
 """
 
 
-def test_crest_cfg_counts_the_runs_it_answers_from_the_tree_as_iterations(make_program) -> None:
-    """A negation the tree has already run is answered from it, as an iteration CREST
-    would have run: the iterations are the native runs and those answers, and they stop
-    at ``--max-iterations`` like runs."""
+def test_crest_cfg_solves_a_negated_decision_again_and_runs_it(make_program) -> None:
+    """As CREST, crest-cfg solves a decision a path negated already again, from the
+    current run's inputs, and runs it: every iteration is a native run."""
     board = make_program(NEVER)
-    run(board, "crest-cfg", 1000, fresh_inputs="both")
-    runs, reused = board.executions, board.stats.get("crest_cfg_runs_reused", 0)
-    assert reused > 0 and board.stats["iterations"] == runs + reused  # the tree, exhausted
-    last = runs + reused - 2
+    run(board, "crest-cfg", 40, fresh_inputs="both")
+    assert board.stats["negations_solved_again"] > 0
+    assert board.stats["iterations"] == board.executions
+
+
+def test_a_negation_along_a_run_keeps_that_runs_other_inputs(make_program) -> None:
+    """The engine solves a decision along the run a search names (``Searcher.along``):
+    the inputs the query does not constrain are that run's, not the first path's."""
+    from cooptest.analyses.concolic.execution_tree import Pending
     board = make_program(NEVER)
-    run(board, "crest-cfg", last, fresh_inputs="both")
-    assert board.stats["iterations"] == last and board.executions + board.stats["crest_cfg_runs_reused"] == last
+    concolic = ConcolicAnalysis(max_iterations=3)
+    state = concolic.new_state(board)
+    state.pending = [Pending(["6", "20"]), Pending(["0", "0"]), Pending(["7", "1"])]
+    concolic.run(board, Job(frozenset(board.goals), Budget.seconds(30), state=state))
+    first, third = state.tree.root.children[next(k for k in state.tree.root.children if k[1])], state.last
+    assert first.closed == "explored" and third.decisions[0].outcome  # a > 5 on both
+    solve = lambda along: concolic._solve(board, state, first, Budget.seconds(10), along=along)
+    assert solve(None)[1] == "20" and solve(third)[1] == "1" and int(solve(third)[0]) <= 5

@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 import random
 import time
-from functools import partial
 from typing import Any, TypedDict
 
 import z3
@@ -122,7 +121,6 @@ class ConcolicAnalysis:
         started = time.monotonic() - state.seconds
         state.searcher.ctx.covered = program.covered
         state.searcher.ctx.count = program.count
-        state.searcher.ctx.reuse = partial(self._reuse, program, state)
         searcher = _guided(state, job)
         while not budget.expired() and program.has_open(goals) and state.iterations < self.max_iterations:
             negated: Node | None = None
@@ -139,8 +137,6 @@ class ConcolicAnalysis:
                         continue
             else:
                 negated = searcher.select(state.tree)
-                if state.iterations >= self.max_iterations:
-                    break  # spent on runs the search answered from the tree (``_reuse``)
                 if negated is None and state.undecided and \
                         state.retry_seconds <= RETRY_SHARE * (time.monotonic() - started):
                     negated, limit_ms = state.undecided.pop(0)
@@ -158,12 +154,15 @@ class ConcolicAnalysis:
                         break  # the program reads no input: every run is the same
                     program.count("restarts")
                     inputs = self._random_inputs(state)
-                elif negated.target in program.covered and state.searcher.ctx.static.dead_end(negated.negation):
+                elif negated.closed is None and negated.target in program.covered \
+                        and state.searcher.ctx.static.dead_end(negated.negation):
                     state.tree.close(negated, DEAD_END)  # its one path would cover nothing new
                     program.count("dead_ends")
                     continue
                 else:
-                    inputs = self._solve(program, state, negated, budget)
+                    if negated.closed is not None:
+                        program.count("negations_solved_again")
+                    inputs = self._solve(program, state, negated, budget, along=searcher.along(negated))
                     if inputs is None:
                         continue
             path = self._execute(program, state, searcher, inputs, negated, job, fill)
@@ -198,9 +197,11 @@ class ConcolicAnalysis:
         return finish(program, job, state)
 
     def _solve(self, program: Board, state: ConcolicSearchState, node: Node, budget: Budget,
-               limit_ms: int | None = None) -> list[str] | None:
-        """Inputs for the path to ``node.parent`` followed by the other side of ``node``.
-        The time limit is the solver's own (or ``limit_ms``, a retry's), capped at what the
+               limit_ms: int | None = None, along: Path | None = None) -> list[str] | None:
+        """Inputs for the path to ``node.parent`` followed by the other side of ``node``:
+        those of ``along`` (else of the node's first path) with the solver's model in
+        place of the ones the query constrains. A node a path negated already (asked
+        again ``along`` another run) is left as it was whatever the answer. The time limit is the solver's own (or ``limit_ms``, a retry's), capped at what the
         budget has left; an "unknown" of a query so capped leaves the node open,
         pending. One the solver gave up on within the limit closes the node for now:
         it is undecided, asked again with twice the limit when nothing else is left to
@@ -209,13 +210,15 @@ class ConcolicAnalysis:
         most ``RETRY_SHARE`` of the analysis' time (the rest goes to restarts from random
         inputs, which cover arctan_Pade's float branches z3 gives up on), and a query
         undecided at ``RETRY_LIMIT`` times the solver's limit is given up for good."""
-        path = node.path
+        path = along or node.path
         assert path is not None
         limit_ms = limit_ms or state.solver.timeout_ms
         timeout_ms = budget.solver_timeout_ms(limit_ms / 1000)
-        prefix, negated = path.query(node.index)
+        prefix, negated = path.query(node.depth if along is not None else node.index)
         result = state.solver.solve(prefix, negated, state.small, timeout_ms=timeout_ms)
         program.count("solver_calls")
+        if node.closed is not None and result.status != solver.SAT:
+            return None
         if result.status == solver.UNKNOWN and timeout_ms < limit_ms:
             state.pending.insert(0, Pending(None, node))
             return None
@@ -308,18 +311,10 @@ class ConcolicAnalysis:
                 or path.truncated:
             state.exact = False
         state.overflowing |= path.overflowing
-        _notify_iteration(program)
+        program.notify(Iteration(program.stats.get("iterations", 0), len(program.covered),
+                                 program.stats.get("divergences", 0)))
         state.last = path
         return path
-
-    def _reuse(self, program: Board, state: ConcolicSearchState) -> bool:
-        """An iteration without a run: the search answered from the tree a negation the
-        tool it reproduces would have run again (``SearchContext.reuse``). Whether
-        iterations are left."""
-        program.count("iterations")
-        state.iterations += 1
-        _notify_iteration(program)
-        return state.iterations < self.max_iterations
 
     def _random_inputs(self, state: ConcolicSearchState) -> list[str]:
         """Random values of the types the last path read (a CREST-style restart)."""
@@ -409,8 +404,3 @@ def from_settings(settings: Settings) -> ConcolicAnalysis:
                             addresses=settings.extra.get("addresses", ADDRESSES[0]),
                             library=settings.extra.get("library", LIBRARY[0]),
                             unconstrained=settings.extra.get("unconstrained", UNCONSTRAINED[0]))
-
-
-def _notify_iteration(program: Board) -> None:
-    program.notify(Iteration(program.stats.get("iterations", 0), len(program.covered),
-                             program.stats.get("divergences", 0)))

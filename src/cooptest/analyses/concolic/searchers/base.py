@@ -2,7 +2,9 @@
 
 A searcher sees the execution tree grow path by path (``update``) and chooses the next
 node to negate (``select``), or None when it has nothing left to propose. A node it
-returns must be open; the engine closes it whatever the outcome. Searchers compose by
+returns must be open, and the engine closes it whatever the outcome; or, for a search
+that solves a decision again from another run's inputs as CREST does (``along``), one a
+path has negated already (explored, mispredicted or a dead end), which stays as it was. Searchers compose by
 wrapping (``Interleaved``, ``Guided``); a searcher that needs to follow each path edge by
 edge hands symbolic execution its ``observers``.
 """
@@ -25,12 +27,9 @@ from cooptest.cfa.ir import Edge, Program
 class SearchContext:
     """What strategies may consult besides the tree: the CFA and its static facts, the
     goals covered so far (live), the CFA edges symbolic executions traversed, a seeded RNG;
-    ``count``, the statistics of the board the analysis currently runs on; ``reuse``,
-    which charges an iteration for a run the search answers from the tree where the
-    tool it reproduces would have run the program again (an iteration as that tool
-    counts them), False once the iteration allowance is spent; and ``product``, the
-    product of the program and the automaton that guides the search (``Guided``), where
-    distances are measured (None: the program alone)."""
+    ``count``, the statistics of the board the analysis currently runs on; and
+    ``product``, the product of the program and the automaton that guides the search
+    (``Guided``), where distances are measured (None: the program alone)."""
 
     program: Program
     covered: Mapping[str, str]
@@ -38,7 +37,6 @@ class SearchContext:
     static: StaticInfo
     covered_edges: set[Edge] = field(default_factory=set)
     count: Callable[[str], None] = lambda stat: None
-    reuse: Callable[[], bool] = lambda: True
     product: ProductDistances | None = None
     goals: frozenset[str] = field(init=False)
 
@@ -67,6 +65,12 @@ class Searcher(ABC):
     @abstractmethod
     def select(self, tree: ExecutionTree) -> Node | None:
         """An open node to negate next."""
+
+    def along(self, node: Node) -> Path | None:
+        """The path whose inputs the negation of ``node`` starts from, the solver's
+        model replacing those it constrains (CREST's ``SolveAtBranch`` on its current
+        run), or None: the node's first path."""
+        return None
 
     def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
         """``path`` was run and inserted: ``nodes`` are its tree nodes in order (those

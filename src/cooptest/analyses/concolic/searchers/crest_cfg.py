@@ -37,13 +37,15 @@ i in the CFG" (``CollectNextBranches``) are read off the path's branches and the
 and returns between them, which an observer records as symbolic execution passes them.
 
 Differences, where the engine decides: the engine, not the searcher, runs a
-negation, so the recursion is a generator that yields the node to negate and is sent
-the run it gave (None where there was none); a decision the tree has already negated
-is not solved and run again, as CREST would: the run is the tree's first path through
-its other side, or none where that side was unsatisfiable or the run went elsewhere
-(an iteration all the same, as CREST counts them, but no run: report.json's
-``crest_cfg_runs_reused`` says how many of the iterations were such answers); a RESET is the engine's restart from fresh inputs (``--fresh-inputs``),
-and the runs the engine starts from (a seed suite's, the first) each begin a round in
+negation, so the recursion is a generator that yields the node to negate, with the run
+whose inputs the solver's model amends (CREST's ``prev``: ``along``), and is sent the
+run it gave (None where there was none). A decision the tree has negated already is
+solved and run again from that run's inputs, as CREST does, unless the tree knows the
+solver finds no input (unsatisfiable after the same prefix, given up on, or cut by a
+monitor); whether the run took the negated side is read off the tree (CREST's
+``CheckPrediction`` compares the branches, here the symbolic decisions). A RESET is
+the engine's restart from fresh inputs (``--fresh-inputs``), and the runs the engine
+starts from (a seed suite's, the first) each begin a round in
 the order they came. CREST's CFG has no return edges (a function's last branch has no
 successor in its callers); the distances here follow returns.
 
@@ -59,7 +61,7 @@ from collections import deque
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from cooptest.analyses.concolic.execution_tree import EXPLORED, MISPREDICTED, ExecutionTree, Node, Path
+from cooptest.analyses.concolic.execution_tree import DEAD_END, EXPLORED, MISPREDICTED, ExecutionTree, Node, Path
 from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 from cooptest.analyses.concolic.symbolic_execution import Observer, SymbolicState
 from cooptest.cfa.ir import AssumeEdge, CallEdge, Edge, Location, Program, ReturnEdge, branch_goal_id
@@ -96,7 +98,12 @@ class Run:
 
 
 Answer = Run | None  # what the engine made of a negation: its run, or none
-Plan = Generator[Node, Answer, None]
+Ask = tuple[Node, Path]  # a decision to negate, from the inputs of this run (CREST's SolveAtBranch)
+Plan = Generator[Ask, Answer, None]
+SOLVED_AGAIN = (None, EXPLORED, MISPREDICTED, DEAD_END)
+"""Closures under which CREST's solver still finds inputs for a negation: open, or a path
+negated it already from other inputs (the new run may take the side this time, or go on
+elsewhere after it)."""
 
 
 class Events:
@@ -140,6 +147,7 @@ class CrestCfg(Searcher):
         self.events: dict[Path, array] = {}  # each path's events, for runs resumed after a prefix
         self._plan: Plan | None = None
         self._asked: Node | None = None
+        self._along: Path | None = None  # the run the asked negation starts from (CREST's prev)
         self._answer: Answer = None
         self._recording: Events | None = None
 
@@ -152,32 +160,17 @@ class CrestCfg(Searcher):
                     return None  # RESET: the engine runs fresh inputs, ``update`` queues them
                 self._plan, answer = self._round(self.starts.popleft()), None
             try:
-                node = self._plan.send(answer)
+                node, self._along = self._plan.send(answer)
             except StopIteration:
                 self._plan = None
                 continue
-            if node.closed is None:
+            if node.closed in SOLVED_AGAIN:
                 self._asked = node
                 return node
-            answer = self._known(tree, node)
-            if answer is not None:
-                self.ctx.count("crest_cfg_runs_reused")  # a run CREST would have made again
-                if not self.ctx.reuse():  # and counted: the allowance is spent
-                    self._answer = answer
-                    return None
+            answer = None  # unsatisfiable after this prefix, or cut: CREST's solver finds no input
 
-    def _known(self, tree: ExecutionTree, node: Node) -> Answer:
-        """The run the tree already has through the other side of ``node`` (the first
-        path through it), where a path took that side; CREST would solve and run it
-        again."""
-        other = node.sibling() if node.closed == EXPLORED else None
-        if other is None or other.path is None:
-            return None
-        path, nodes, at = other.path, [], tree.root
-        for d in path.decisions:
-            at = at.children[(d.branch, d.outcome)]
-            nodes.append(at)
-        return Run(path, nodes, self.events.get(path) or _untraced(len(path.trace)))
+    def along(self, node: Node) -> Path | None:
+        return self._along if node is self._asked else None
 
     def observers(self, resumed: Node | None = None) -> list[Observer]:
         prefix = array("i")
@@ -212,7 +205,7 @@ class CrestCfg(Searcher):
             self._distances()
             ex = success
 
-    def _do_search(self, iters: int, pos: int, max_dist: int, prev: Run) -> Generator[Node, Answer, Run | None]:
+    def _do_search(self, iters: int, pos: int, max_dist: int, prev: Run) -> Generator[Ask, Answer, Run | None]:
         """``DoSearch``: the run it succeeded with (CREST's ``success_ex_``), or None."""
         constraints = prev.path.decisions
         if pos >= len(constraints):
@@ -230,13 +223,13 @@ class CrestCfg(Searcher):
             if iters <= 0 or score[i] > max_dist:
                 return None
             node = prev.nodes[i]
-            cur = yield node
+            cur = yield node, prev.path
             if cur is None:
                 continue
             iters -= 1
             b_idx = prev.event_of(constraints[i].position)
             new = self._cover(cur)
-            mispredicted = node.closed == MISPREDICTED
+            mispredicted = not _took_other_side(cur, node)
             if new and mispredicted:
                 return cur
             d = self._dist(node)
@@ -252,7 +245,7 @@ class CrestCfg(Searcher):
                 return cur
         return None
 
-    def _solve_along_cfg(self, i: int, max_dist: int, prev: Run) -> Generator[Node, Answer, Run | None]:
+    def _solve_along_cfg(self, i: int, max_dist: int, prev: Run) -> Generator[Ask, Answer, Run | None]:
         """``SolveAlongCfg``: force the path along the CFG toward a goal at most
         ``max_dist`` branches from the branch at ``prev.events[i]``."""
         following = _next_branches(prev.events, i + 1)
@@ -271,12 +264,12 @@ class CrestCfg(Searcher):
             if k is None or self._side(prev, j, True) > max_dist:
                 continue  # concrete, or forcing it leads nowhere near
             node = prev.nodes[k]
-            cur = yield node
+            cur = yield node, prev.path
             if cur is None:
                 continue
             if self._cover(cur):
                 return cur
-            if node.closed == MISPREDICTED:
+            if not _took_other_side(cur, node):
                 continue
             found = yield from self._solve_along_cfg(j, _less(max_dist), cur)
             if found is not None:
@@ -341,6 +334,12 @@ class CrestCfg(Searcher):
     @staticmethod
     def _goal(ex: Run, event: int) -> str:
         return branch_goal_id(*ex.path.trace[ex.events[event]])
+
+
+def _took_other_side(run: Run, node: Node) -> bool:
+    """Whether ``run`` took the other side of ``node``'s decision after its prefix
+    (CREST's ``CheckPrediction``, over the symbolic decisions)."""
+    return len(run.nodes) > node.depth and run.nodes[node.depth] is node.sibling()
 
 
 def _untraced(branches: int) -> array:

@@ -74,6 +74,9 @@ class Guided(Searcher):
     def select(self, tree: ExecutionTree) -> Node | None:
         return self.inner.select(tree)
 
+    def along(self, node: Node) -> Path | None:
+        return self.inner.along(node)
+
     def observers(self, resumed: Node | None = None) -> list[Observer]:
         if resumed is None:
             self._follow = Follow(self.automaton, self.automaton.initial())
