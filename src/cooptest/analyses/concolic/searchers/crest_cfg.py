@@ -67,7 +67,7 @@ from cooptest.analyses.concolic.symbolic_execution import Observer, SymbolicStat
 from cooptest.cfa.ir import AssumeEdge, CallEdge, Edge, Location, Program, ReturnEdge, branch_goal_id
 from cooptest.core.automaton import TOP, State
 
-INF = 10_000_000  # CREST's kInfiniteDistance
+INF = 10_000  # CREST's kInfiniteDistance (concolic_search.h)
 ITERS = 30  # runs a top-level DoSearch may make (``DoSearch(5, 30, 0, kInfiniteDistance, ex)``)
 CALL, RETURN = -1, -2  # markers between the trace positions of a path's events (CREST's kCallId, kReturnId)
 
