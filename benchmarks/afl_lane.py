@@ -25,7 +25,7 @@ Each row gives the executions per second of the run's fuzzer: AFL++'s own
 (``fuzzer executions`` over the run's seconds) for afl, the board's native runs for
 random; and the load average before and after, since the machine is shared.
 
-    python benchmarks/afl_lane.py [--subjects replace grep] [--tasks 10] [--budget 30]
+    python benchmarks/afl_lane.py [--subjects replace grep] [--tasks 10] [--task T.yml ...] [--budget 30]
         [--real-budget 60] [--configs afl random auto auto-afl auto-random auto-old] [--old SRC] [--runs R]
         [--seed-suite FILE] [--out DIR]
 
@@ -175,6 +175,8 @@ def table(rows: list[dict[str, Any]], configs: list[str]) -> str:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tasks", type=int, default=10)
+    p.add_argument("--task", action="append", default=[], type=Path,
+                   help="a task .yml to run besides the sample (repeatable; e.g. the largest dev tasks)")
     p.add_argument("--budget", type=float, default=30)
     p.add_argument("--real-budget", type=float, default=60, help="seconds on replace and grep")
     p.add_argument("--subjects", nargs="*", default=["replace"], choices=["replace", "grep"])
@@ -202,6 +204,7 @@ def main() -> int:
     if not args.table:
         work = [real_subject(s, out, args.real_budget) for s in args.subjects]
         work += dev_tasks(args.tasks, args.budget)
+        work += [Subject(str(t.resolve().relative_to(SHARED)), (str(t.resolve()),), args.budget) for t in args.task]
         done = {(r["task"], r["config"], r["seed"]) for r in rows}
         for subject in work:
             for seed in range(args.runs):
