@@ -268,3 +268,17 @@ def test_a_negation_along_a_run_keeps_that_runs_other_inputs(make_program) -> No
     assert first.closed == "explored" and third.decisions[0].outcome  # a > 5 on both
     solve = lambda along: concolic._solve(board, state, first, Budget.seconds(10), along=along)
     assert solve(None)[1] == "20" and solve(third)[1] == "1" and int(solve(third)[0]) <= 5
+
+
+def test_crest_dfs_solves_a_decision_a_seed_negated_along_its_own_path(make_program) -> None:
+    """CREST's DFS solves each decision of its path from that path's inputs, even where
+    another run took the other side: from (6, 20), the first run, with (0, 0) run after
+    it, negating a > 5 keeps b = 20, a path (a <= 5, b > 10) no run had taken."""
+    from cooptest.analyses.concolic.execution_tree import Pending
+    board = make_program(NEVER)
+    concolic = ConcolicAnalysis(search="crest-dfs", max_iterations=3)
+    state = concolic.new_state(board)
+    state.pending = [Pending(["6", "20"]), Pending(["0", "0"])]
+    concolic.run(board, Job(frozenset(board.goals), Budget.seconds(30), state=state))
+    a, b = state.last.inputs[:2]
+    assert board.stats["negations_solved_again"] == 1 and int(a) <= 5 and b == "20"

@@ -30,6 +30,10 @@ UNKNOWN = "unknown"  # the solver gave up (timeout, unsupported theory)
 MISPREDICTED = "mispredicted"  # inputs were found but the native run went elsewhere
 CUT = "cut"  # the other side leaves the automaton guiding the search (searchers.Guided)
 DEAD_END = "dead end"  # the other side runs straight into abort(), its goal covered already
+SOLVABLE_AGAIN = (None, EXPLORED, MISPREDICTED, DEAD_END)
+"""Closures under which CREST's solver, asked again from another run's inputs, still
+finds some (``Searcher.along``): open, or negated already by a path; the new run may
+take the side this time, or go on elsewhere after it."""
 
 
 @dataclass(eq=False)
@@ -214,3 +218,10 @@ class ConcolicSearchState(AnalysisState):
 
     def frontier_size(self) -> int:
         return len(self.tree.frontier)
+
+
+def took_other_side(nodes: list[Node], node: Node) -> bool:
+    """Whether the path whose tree nodes are ``nodes`` took the other side of ``node``'s
+    decision after the same prefix (CREST's ``CheckPrediction``, over the symbolic
+    decisions)."""
+    return len(nodes) > node.depth and nodes[node.depth] is node.sibling()

@@ -61,7 +61,8 @@ from collections import deque
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from cooptest.analyses.concolic.execution_tree import DEAD_END, EXPLORED, MISPREDICTED, ExecutionTree, Node, Path
+from cooptest.analyses.concolic.execution_tree import (SOLVABLE_AGAIN, ExecutionTree, Node, Path,
+                                                       took_other_side)
 from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 from cooptest.analyses.concolic.symbolic_execution import Observer, SymbolicState
 from cooptest.cfa.ir import AssumeEdge, CallEdge, Edge, Location, Program, ReturnEdge, branch_goal_id
@@ -100,10 +101,6 @@ class Run:
 Answer = Run | None  # what the engine made of a negation: its run, or none
 Ask = tuple[Node, Path]  # a decision to negate, from the inputs of this run (CREST's SolveAtBranch)
 Plan = Generator[Ask, Answer, None]
-SOLVED_AGAIN = (None, EXPLORED, MISPREDICTED, DEAD_END)
-"""Closures under which CREST's solver still finds inputs for a negation: open, or a path
-negated it already from other inputs (the new run may take the side this time, or go on
-elsewhere after it)."""
 
 
 class Events:
@@ -164,7 +161,7 @@ class CrestCfg(Searcher):
             except StopIteration:
                 self._plan = None
                 continue
-            if node.closed in SOLVED_AGAIN:
+            if node.closed in SOLVABLE_AGAIN:
                 self._asked = node
                 return node
             answer = None  # unsatisfiable after this prefix, or cut: CREST's solver finds no input
@@ -229,7 +226,7 @@ class CrestCfg(Searcher):
             iters -= 1
             b_idx = prev.event_of(constraints[i].position)
             new = self._cover(cur)
-            mispredicted = not _took_other_side(cur, node)
+            mispredicted = not took_other_side(cur.nodes, node)
             if new and mispredicted:
                 return cur
             d = self._dist(node)
@@ -269,7 +266,7 @@ class CrestCfg(Searcher):
                 continue
             if self._cover(cur):
                 return cur
-            if not _took_other_side(cur, node):
+            if not took_other_side(cur.nodes, node):
                 continue
             found = yield from self._solve_along_cfg(j, _less(max_dist), cur)
             if found is not None:
@@ -334,12 +331,6 @@ class CrestCfg(Searcher):
     @staticmethod
     def _goal(ex: Run, event: int) -> str:
         return branch_goal_id(*ex.path.trace[ex.events[event]])
-
-
-def _took_other_side(run: Run, node: Node) -> bool:
-    """Whether ``run`` took the other side of ``node``'s decision after its prefix
-    (CREST's ``CheckPrediction``, over the symbolic decisions)."""
-    return len(run.nodes) > node.depth and run.nodes[node.depth] is node.sibling()
 
 
 def _untraced(branches: int) -> array:

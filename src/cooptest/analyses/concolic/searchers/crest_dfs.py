@@ -8,17 +8,19 @@ it before going on with the next decision of this one::
         if solve(ex, i) and the run ex' of the solution takes branch i negated:
           depth -= 1; DFS(i + 1, depth, ex')
 
-The recursion is a stack of frames (a path's nodes, the next position, the depth left),
-since the engine, not the searcher, runs each negation. As in CREST a run whose
-prediction failed is not searched; a query without a solution moves on to the next
-position. CREST's default depth (``run_crest PROGRAM N -dfs``) is 1,000,000. One
-difference: CREST solves a decision again when an earlier path already took its other
-side; here the execution tree knows it is explored and skips it."""
+The recursion is a stack of frames (a path, its nodes, the next position, the depth
+left), since the engine, not the searcher, runs each negation; it solves each along the
+frame's path (``along``: CREST's ``SolveAtBranch(ex, i)`` amends ex's inputs), also
+where an earlier path negated the decision already, as CREST does, unless the tree
+knows no input exists (unsatisfiable after the same prefix, given up on, cut). As in
+CREST a run whose prediction failed is not searched; a query without a solution moves
+on to the next position. CREST's default depth (``run_crest PROGRAM N -dfs``) is
+1,000,000."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cooptest.analyses.concolic.execution_tree import MISPREDICTED, ExecutionTree, Node, Path
+from cooptest.analyses.concolic.execution_tree import SOLVABLE_AGAIN, ExecutionTree, Node, Path, took_other_side
 from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 
 DEPTH = 1_000_000  # CREST's default
@@ -26,8 +28,10 @@ DEPTH = 1_000_000  # CREST's default
 
 @dataclass
 class Frame:
-    """One call ``DFS(pos, depth, ex)``: ``nodes`` are ex's decisions, ``next`` is i."""
+    """One call ``DFS(pos, depth, ex)``: ``path`` is ex, ``nodes`` its decisions,
+    ``next`` is i."""
 
+    path: Path
     nodes: list[Node]
     next: int
     depth: int
@@ -47,16 +51,20 @@ class CrestDepthFirst(Searcher):
             while frame.next < len(frame.nodes) and frame.depth > 0:
                 node = frame.nodes[frame.next]
                 frame.next += 1
-                if node.closed is None:
+                if node.closed in SOLVABLE_AGAIN:
                     return node
             self.frames.pop()
         return None
 
+    def along(self, node: Node) -> Path | None:
+        frame = self.frames[-1] if self.frames else None
+        return frame.path if frame is not None and frame.nodes[frame.next - 1] is node else None
+
     def update(self, tree: ExecutionTree, path: Path, nodes: list[Node], negated: Node | None) -> None:
         if negated is None:  # a first run, a test of the board, a restart: DFS(0, depth, ex),
             # after the searches of the runs before it (CREST's one initial run is the first)
-            self.frames.insert(0, Frame(nodes, 0, self.depth))
-        elif negated.closed != MISPREDICTED and self.frames:
+            self.frames.insert(0, Frame(path, nodes, 0, self.depth))
+        elif took_other_side(nodes, negated) and self.frames:
             caller = self.frames[-1]
             caller.depth -= 1
-            self.frames.append(Frame(nodes, negated.depth + 1, caller.depth))
+            self.frames.append(Frame(path, nodes, negated.depth + 1, caller.depth))
