@@ -54,6 +54,7 @@ from crest_subjects import GREP, GREP_FILES, GREP_FLAGS
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+REFEREE = True  # measure each suite (``--no-referee``: not)
 TESTCOMP = SHARED / "benchmarks" / "testcomp"
 REPLACE = SHARED / "benchmarks" / "realworld" / "crest" / "replace" / "replace.c"
 MEASURE = SHARED / "tools" / "testcov-measure"
@@ -113,6 +114,8 @@ def run(subject: Subject, config: str, out: Path, seed: int) -> dict[str, Any]:
     if not (folder / "report.json").exists():
         return {**row, "error": proc.stderr.strip()[-300:]}
     row.update(figures(folder))
+    if not REFEREE:
+        return row
     suite = str(folder / "test-suite.zip")
     measure = [str(MEASURE), subject.program[0], suite] if subject.testcov else \
         [sys.executable, "-m", "cooptest.cli", "coverage", *subject.program, suite, "--json"]
@@ -148,18 +151,20 @@ def table(rows: list[dict[str, Any]], configs: list[str]) -> str:
     for r in rows:
         by.setdefault((r["task"], r["config"]), []).append(r)
     tasks = list(dict.fromkeys(r["task"] for r in rows))
-    lines = ["| task | " + " | ".join(f"{c} TestCov (exec/s)" for c in configs) + " |",
+    metric = "testcov" if REFEREE else "covered"
+    lines = ["| task | " + " | ".join(f"{c} {'TestCov' if REFEREE else 'goals covered'} (exec/s)"
+                                      for c in configs) + " |",
              "|---|" + "---|" * len(configs)]
 
     def mean_testcov(t: str, c: str) -> float | None:
-        values = [r["testcov"] for r in by.get((t, c), []) if "testcov" in r]
+        values = [r[metric] for r in by.get((t, c), []) if metric in r]
         return statistics.mean(values) if values else None
 
     for t in tasks:
         cells = []
         for c in configs:
             rs, m = by.get((t, c), []), mean_testcov(t, c)
-            runs = f" [{', '.join(str(r.get('testcov', 'n/a')) for r in rs)}]" if len(rs) > 1 else ""
+            runs = f" [{', '.join(str(r.get(metric, 'n/a')) for r in rs)}]" if len(rs) > 1 else ""
             rate = statistics.mean(r.get("executions_per_s", 0) for r in rs) if rs else 0
             cells.append("-" if m is None else f"{m:.2f}{runs} ({rate:.0f})")
         lines.append(f"| {t} | " + " | ".join(cells) + " |")
@@ -186,10 +191,14 @@ def main() -> int:
     p.add_argument("--table", action="store_true")
     p.add_argument("--old", help="auto-old's cooptest sources (a worktree's src/)")
     p.add_argument("--seed-suite", type=Path, help="the tests (or CREST input file) every run starts from")
+    p.add_argument("--no-referee", action="store_true",
+                   help="no TestCov or gcov measurement: the goals each run's replays covered only "
+                        "(TestCov takes hours on the suites of the largest tasks under load)")
     args = p.parse_args()
     if "auto-old" in args.configs and not args.old and not args.table:
         p.error("auto-old needs --old TREE/src")
-    global OLD_SOURCES, SEED_SUITE
+    global OLD_SOURCES, SEED_SUITE, REFEREE
+    REFEREE = not args.no_referee
     OLD_SOURCES = args.old and str(Path(args.old).resolve())
     SEED_SUITE = ["--seed-suite", str(args.seed_suite.resolve())] if args.seed_suite else []
     out = Path(args.out).resolve()
