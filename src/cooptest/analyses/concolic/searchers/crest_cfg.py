@@ -139,7 +139,7 @@ class CrestCfg(Searcher):
         # covered, and each location's fewest branch edges to one of them
         self.uncovered: frozenset[str] = frozenset()
         self.dist: dict[Location, int] = {}
-        self.open: frozenset[Edge] = frozenset()  # on a product: the uncovered goals' edges
+        self.open: frozenset[Edge] = frozenset()  # their edges (a product's distances are to them)
         self.starts: deque[Run] = deque()  # runs the engine started from, each a round's start
         self.events: dict[Path, array] = {}  # each path's events, for runs resumed after a prefix
         self._plan: Plan | None = None
@@ -298,9 +298,8 @@ class CrestCfg(Searcher):
         static = self.ctx.static
         self.uncovered = frozenset(g for g in self.ctx.goals if g.startswith("B") and g not in self.covered)
         self.dist = static.distances(self.uncovered)
-        if self.ctx.product is not None:
-            edges = static.goal_edges()
-            self.open = frozenset(edges[g] for g in self.uncovered)
+        edges = static.goal_edges()
+        self.open = frozenset(edges[g] for g in self.uncovered)
 
     def _edge_distance(self, goal: str, edge: Edge, q: State) -> int:
         """``dist_`` of the branch ``edge`` (goal ``goal``) taken in automaton state ``q``:
