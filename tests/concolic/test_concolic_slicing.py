@@ -125,12 +125,13 @@ def test_a_symbolic_execution_the_deadline_interrupts_is_pending_not_inexact(mak
 
 
 def test_an_unknown_answers_only_queries_with_no_more_time() -> None:
-    # factoring two 17-bit primes: about a second, so that z3's timer fires first even
-    # when the machine is loaded (65521 × 65519 took tens of milliseconds, and under load
-    # was sometimes solved before a 1-ms timer was served)
-    x, y = z3.BitVecs("in0 in1", 34)
-    hard = z3.And(x * y == 114649 * 86993, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, 1 << 17), z3.ULT(y, 1 << 17))
+    # factoring two random 20-bit primes: z3 takes most of a minute, so that no 1-ms or
+    # 50-ms limit can be outrun even when the timer is served late on a loaded machine
+    # (65521 x 65519, tens of milliseconds, sometimes came back sat there)
+    x, y = z3.BitVecs("in0 in1", 40)
+    hard = z3.And(x * y == 665179 * 978077, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, 1 << 20), z3.ULT(y, 1 << 20))
     solver = PathSolver(timeout=30.0)
     assert solver.solve([], hard, timeout_ms=1).status == UNKNOWN
     assert solver.solve([], hard, timeout_ms=1).status == UNKNOWN and solver.stats.cache_hits == 1
-    assert solver.solve([], hard).status == SAT
+    assert solver.solve([], hard, timeout_ms=50).status == UNKNOWN  # asked again: more time
+    assert solver.stats.cache_hits == 1 and solver.stats.z3_calls == 2
