@@ -10,7 +10,7 @@ import z3
 
 from cooptest.analyses.concolic import ConcolicAnalysis
 from cooptest.analyses.concolic.searchers.cgs import ContextGuided
-from cooptest.analyses.concolic.solver import SAT, UNKNOWN, PathSolver
+from cooptest.analyses.concolic.solver import UNKNOWN, PathSolver
 from cooptest.core.analysis import Job, Outcome
 from cooptest.core.budget import Budget
 
