@@ -201,7 +201,8 @@ class ConcolicAnalysis:
         """Inputs for the path to ``node.parent`` followed by the other side of ``node``:
         those of ``along`` (else of the node's first path) with the solver's model in
         place of the ones the query constrains. A node a path negated already (asked
-        again ``along`` another run) is left as it was whatever the answer. The time limit is the solver's own (or ``limit_ms``, a retry's), capped at what the
+        again ``along`` another run) is left as it was whatever the answer. The time
+        limit is the solver's own (or ``limit_ms``, a retry's), capped at what the
         budget has left; an "unknown" of a query so capped leaves the node open,
         pending. One the solver gave up on within the limit closes the node for now:
         it is undecided, asked again with twice the limit when nothing else is left to

@@ -310,7 +310,7 @@ class CrestCfg(Searcher):
             return INF
         if goal in self.uncovered:
             return 0
-        d = self.dist.get(edge.dst) if product is None else product.along(q, edge, self.open, self.dist)
+        d = self.dist.get(edge.dst) if product is None else product.after_edge(q, edge, self.open, self.dist)
         return INF if d is None else d + 1
 
     def _dist(self, node: Node) -> int:

@@ -142,13 +142,14 @@ class ProductDistances:
         """The distance after ``node``'s negation, in the product (None: no copy of an
         open goal is reachable from there; the program's distance where the automaton
         says nothing, or beyond the states explored)."""
-        return self.along(self.state_of(node), node.negation, open_edges, program)
+        return self.after_edge(self.state_of(node), node.negation, open_edges, program)
 
     def allows(self, q: State, edge: Edge) -> bool:
         """Whether the product has ``edge`` in automaton state ``q``."""
         return is_top(q) or self.automaton.step(q, edge) is not None
 
-    def along(self, q: State, edge: Edge, open_edges: frozenset[Edge], program: dict[Location, int]) -> int | None:
+    def after_edge(self, q: State, edge: Edge, open_edges: frozenset[Edge],
+                   program: dict[Location, int]) -> int | None:
         """The distance after ``edge`` taken in automaton state ``q``, as ``after``."""
         nxt = TOP if is_top(q) else self.automaton.step(q, edge)
         if nxt is None:
