@@ -215,7 +215,7 @@ class ConcolicAnalysis:
         assert path is not None
         limit_ms = limit_ms or state.solver.timeout_ms
         timeout_ms = budget.solver_timeout_ms(limit_ms / 1000)
-        prefix, negated = path.query(node.depth if along is not None else node.index)
+        prefix, negated = path.query(node.depth)  # its index on every path through it
         result = state.solver.solve(prefix, negated, state.small, timeout_ms=timeout_ms)
         program.count("solver_calls")
         if node.closed is not None and result.status != solver.SAT:

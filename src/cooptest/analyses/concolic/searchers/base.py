@@ -4,9 +4,9 @@ A searcher sees the execution tree grow path by path (``update``) and chooses th
 node to negate (``select``), or None when it has nothing left to propose. A node it
 returns must be open, and the engine closes it whatever the outcome; or, for a search
 that solves a decision again from another run's inputs as CREST does (``along``), one a
-path has negated already (explored, mispredicted or a dead end), which stays as it was. Searchers compose by
-wrapping (``Interleaved``, ``Guided``); a searcher that needs to follow each path edge by
-edge hands symbolic execution its ``observers``.
+path has negated already (explored, mispredicted or a dead end), which stays as it was.
+Searchers compose by wrapping (``Interleaved``, ``Guided``); a searcher that needs to
+follow each path edge by edge hands symbolic execution its ``observers``.
 """
 from __future__ import annotations
 

@@ -306,10 +306,8 @@ class CrestCfg(Searcher):
         on a product (``Guided``), the product's distance from there, and none where
         the product has no such edge (the automaton proved nothing is left there)."""
         product = self.ctx.product
-        if product is not None and not product.allows(q, edge):
-            return INF
         if goal in self.uncovered:
-            return 0
+            return 0 if product is None or product.allows(q, edge) else INF
         d = self.dist.get(edge.dst) if product is None else product.after_edge(q, edge, self.open, self.dist)
         return INF if d is None else d + 1
 

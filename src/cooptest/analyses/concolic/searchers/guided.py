@@ -87,8 +87,9 @@ class Guided(Searcher):
             path = resumed.path
             assert path is not None
             position = path.decisions[resumed.index].position
+            states = self.paths.get(path) if self.paths is not None else None
             # (without ``paths`` never read: those nodes exist already)
-            before: list[State] = [self.state_at(path, k) for k in range(position + 1)]
+            before: list[State] = states[:position + 1] if states is not None else [TOP] * (position + 1)
             self._follow = Follow(self.automaton, TOP if q is None else q, before)
         return [self._follow, *self.inner.observers(resumed)]
 
