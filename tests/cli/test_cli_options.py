@@ -150,7 +150,7 @@ def test_an_error_call_task_ends_once_the_error_is_covered(tmp_path: Path, strat
 def test_crabs_searches_as_the_paper_unless_told(tmp_path: Path, small: Path) -> None:
     """Crabs' concolic testing is CREST's CFG-directed search in the paper (before:
     cooptest's default, cgs); --search still names another."""
-    for options, search in (([], "cfg"), (["--search", "dfs"], "dfs")):
+    for options, search in (([], "crest-cfg"), (["--search", "dfs"], "dfs")):
         out = tmp_path / search
         proc = cooptest("generate", small, "--budget", "10", "--out", out, "--strategy", "crabs",
                         *options, "--quiet")
@@ -159,4 +159,4 @@ def test_crabs_searches_as_the_paper_unless_told(tmp_path: Path, small: Path) ->
     out = tmp_path / "bench"  # bench runs each strategy's own search too, and records it
     proc = cooptest("bench", small, "--strategy", "crabs", "--budget", "5", "--out", out)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads((out / "results.json").read_text())["config"]["search"] == "cfg"
+    assert json.loads((out / "results.json").read_text())["config"]["search"] == "crest-cfg"
