@@ -21,6 +21,7 @@ rate measured under load is not an idle one.
     python benchmarks/cgs_table.py [--subjects replace grep] [--searches cgs cfg crest-dfs]
         [--runs 1] [--max-iterations 4000] [--budget 900] [--jobs 1] [--memory MB] [--out DIR]
         [--initial-input FILE] [--library concrete] [--addresses concrete] [--unconstrained fresh]
+        [--dfs-depth D]
 
 ``--initial-input FILE`` is run_crest's INITIAL_INPUT: one value per line, the first
 run's inputs in the order the program reads them (CREST reads it for the first
@@ -29,6 +30,9 @@ execution tree takes as its first path, before the random and zero starts.
 ``inputs/grep-backref.input`` starts grep with a back-reference in its pattern,
 ``\\(a\\)\\1aaa``, and a line it matches: GNU regex's matcher runs only for such a
 pattern, and a search from random patterns has not built one (see RESULTS.md).
+
+``--dfs-depth D`` gives crest-dfs CREST's depth bound (``run_crest PROGRAM N -dfs D``);
+a table of runs with one bound belongs in an ``--out`` of its own.
 
 ``--jobs 2`` runs two at a time, one per core of the machine: figures per iteration
 count do not depend on it, rates do (the load column says so).
@@ -94,7 +98,8 @@ def run(subject: str, search: str, seed: int, args: argparse.Namespace) -> dict[
            *(["--memory", str(args.memory)] if args.memory else []),
            *(["--addresses", args.addresses] if args.addresses else []),
            *(["--library", args.library] if args.library else []),
-           *(["--unconstrained", args.unconstrained] if args.unconstrained else [])]
+           *(["--unconstrained", args.unconstrained] if args.unconstrained else []),
+           *(["--dfs-depth", str(args.dfs_depth)] if args.dfs_depth and search == "crest-dfs" else [])]
     load = os.getloadavg()[0]
     started = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
@@ -191,6 +196,8 @@ def main() -> None:
                     help="each run's --library (default generate's: symbolic)")
     ap.add_argument("--unconstrained", choices=("keep", "fresh"),
                     help="each run's --unconstrained (default generate's: keep)")
+    ap.add_argument("--dfs-depth", type=int, metavar="D",
+                    help="crest-dfs runs' --dfs-depth (CREST's -dfs D; default generate's: 1,000,000)")
     ap.add_argument("--initial-input", metavar="FILE",
                     help="run_crest's INITIAL_INPUT: the first run's values, one a line")
     args = ap.parse_args()

@@ -202,6 +202,10 @@ def build_parser() -> Parser:
     g.add_argument("--max-iterations", type=positive_count, metavar="N",
                    help="end concolic search after N native runs, as CREST's run_crest PROGRAM N "
                         "(concolic; auto: each concolic lane)")
+    g.add_argument("--dfs-depth", type=positive_count, metavar="D",
+                   help="--search crest-dfs: CREST's depth bound (run_crest PROGRAM N -dfs D): the "
+                        "first path's search recurses into D of its negations, the i-th path's into D - i "
+                        "(default CREST's 1,000,000)")
     g.add_argument("--fresh-inputs", choices=FRESH_INPUTS,
                    help="concolic search: the value of an input neither the solver nor an earlier "
                         "run chose (the first run's, and those a longer path reads): random (as CREST), "
@@ -350,7 +354,7 @@ APPLIED = {"--search": "search", "--partitions": "partitions", "--partitioning":
            "--time-pair": "time_pair", "--reuse": "reuse", "--parallel": "parallel",
            "--testing-share": "testing_share", "--no-monitor": "no_monitor",
            "--frontier-order": "frontier_order", "--jobs": "jobs", "--fuzzer": "fuzzer",
-           "--max-iterations": "max_iterations", "--fresh-inputs": "fresh_inputs",
+           "--max-iterations": "max_iterations", "--dfs-depth": "dfs_depth", "--fresh-inputs": "fresh_inputs",
            "--unconstrained": "unconstrained", "--addresses": "addresses", "--library": "library"}
 """The options of a strategy (``registry.OPTIONS``) by their attribute of the parsed
 command line, which is also their name in report.json's ``configuration``."""
@@ -370,7 +374,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.config_file:
         applied["config_file"] = args.config_file
     extra: dict[str, object] = {k: applied[k] for k in ("sequence", "time_pair", "reuse", "parallel", "jobs", "fuzzer",
-                                                         "no_monitor", "testing_share", "max_iterations", "fresh_inputs",
+                                                         "no_monitor", "testing_share", "max_iterations", "dfs_depth", "fresh_inputs",
                                                          "unconstrained", "addresses", "library",
                                                          "partitioning", "partition_size")
                                 if k in applied}

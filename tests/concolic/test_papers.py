@@ -192,6 +192,19 @@ def test_crest_dfs_negates_the_shallowest_decision_first_and_recurses(make_progr
     assert signs["dfs"][:2] == [(False, False), (False, True)]
 
 
+def test_crest_dfs_depth_bound_ends_the_search_as_crest_does(make_program) -> None:
+    """CREST's ``-dfs 1``: the first path recurses into one negation, (+, 0), which may
+    negate nothing more (depth 0), and the first path's own depth is spent too: the
+    search ends, and the third run is a restart from fresh inputs, not (+, +). Nothing
+    is claimed of the decisions it left open."""
+    board = make_program(TWO)
+    state = run(board, "crest-dfs", 4, depth=1)  # the first iteration starves: no inputs yet
+    assert board.stats["restarts"] == 1 and state.tree.frontier and not state.complete
+    board = make_program(TWO)
+    run(board, "crest-dfs", 4)
+    assert board.stats.get("restarts", 0) == 0
+
+
 def test_crest_cfg_collects_the_branches_that_follow_as_crest_does() -> None:
     """CREST's own example (``CollectNextBranches``): on the path
     ``* ( ( ( 1 2 ) 4 ) ( 5 ( 6 7 ) ) 8 ) 9`` the branches that follow ``*`` in the CFG are

@@ -137,6 +137,7 @@ OPTIONS: dict[str, Applies] = {
     "--jobs": Applies(("auto",)),
     "--fuzzer": Applies(("auto",)),
     "--max-iterations": Applies(("concolic", "auto"), "strategies with concolic search: concolic, auto"),
+    "--dfs-depth": Applies(("concolic",), "--strategy concolic --search crest-dfs"),
     "--fresh-inputs": CONCOLIC_SEARCH,
     "--unconstrained": CONCOLIC_SEARCH,
     "--addresses": CONCOLIC_SEARCH,
@@ -182,6 +183,8 @@ def check_options(strategy: str, given: dict[str, Any]) -> None:
     for a, b in EXCLUSIVE:
         if a in given and b in given:
             raise UserError(f"give either {a} or {b}, not both")
+    if "--dfs-depth" in given and given.get("--search") != "crest-dfs":
+        raise UserError(f"--dfs-depth applies to {OPTIONS['--dfs-depth'].what}")
     size = given.get("--partitioning") == "size"  # parts of a size, not a number of parts
     if "--partition-size" in given and not size:
         raise UserError("--partition-size applies to --partitioning size")

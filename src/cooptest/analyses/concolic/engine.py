@@ -404,4 +404,5 @@ def from_settings(settings: Settings) -> ConcolicAnalysis:
                             fresh_inputs=settings.extra.get("fresh_inputs", FRESH_INPUTS[0]),
                             addresses=settings.extra.get("addresses", ADDRESSES[0]),
                             library=settings.extra.get("library", LIBRARY[0]),
-                            unconstrained=settings.extra.get("unconstrained", UNCONSTRAINED[0]))
+                            unconstrained=settings.extra.get("unconstrained", UNCONSTRAINED[0]),
+                            **({"depth": settings.extra["dfs_depth"]} if "dfs_depth" in settings.extra else {}))

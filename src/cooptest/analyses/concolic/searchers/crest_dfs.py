@@ -15,7 +15,9 @@ where an earlier path negated the decision already, as CREST does, unless the tr
 knows no input exists (unsatisfiable after the same prefix, given up on, cut). As in
 CREST a run whose prediction failed is not searched; a query without a solution moves
 on to the next position. CREST's default depth (``run_crest PROGRAM N -dfs``) is
-1,000,000."""
+1,000,000; ``--dfs-depth D`` is its ``-dfs D``. When the depth is spent, CREST's search
+ends; here the engine restarts from fresh inputs (as the CGS author's CREST does), and
+the decisions the search left open stay open in the tree: a bound proves nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass
