@@ -20,6 +20,8 @@ from cooptest.report.plots import relative_coverage
 
 TASKS = [EXAMPLES / "triangle.c", EXAMPLES / "guarded.c"]
 BENCH = ["--strategy", "random", "--budget", "4", "--seed", "3"]  # 2 s left nothing under load
+DECIDED = ["--strategy", "concolic", "--budget", "20", "--seed", "3"]  # ends by itself in ~2 s:
+# its figures do not depend on how fast the machine or the cluster runs it
 
 
 def rows_of(out: Path) -> dict[str, dict]:
@@ -85,22 +87,19 @@ def ray_address() -> str:
 
 def test_bench_on_a_ray_cluster_gives_the_local_results(ray_address: str, tmp_path: Path) -> None:
     local, remote = tmp_path / "local", tmp_path / "ray"
-    assert cooptest("bench", *TASKS, *BENCH, "--out", local).returncode == 0
-    proc = cooptest("bench", *TASKS, *BENCH, "--out", remote, "--ray", ray_address,
+    assert cooptest("bench", *TASKS, *DECIDED, "--out", local).returncode == 0
+    proc = cooptest("bench", *TASKS, *DECIDED, "--out", remote, "--ray", ray_address,
                     "--memory", "512", timeout=600)
     assert proc.returncode == 0, proc.stderr
     a, b = rows_of(local), rows_of(remote)
     assert a.keys() == b.keys() == {"triangle.c", "guarded.c"}
     for name in a:
         assert b[name]["exit_code"] == 0 and b[name]["error"] == ""
-        if a[name]["goals"] is not None and b[name]["goals"] is not None:  # else stopped loading
-            assert b[name]["goals"] == a[name]["goals"]
+        assert (b[name]["goals"], b[name]["cov_b"]) == (a[name]["goals"], a[name]["cov_b"])
         assert b[name]["cores"] == 1 and b[name]["cpu_s"] > 0  # Ray's num_cpus, generate's --jobs
-        if a[name]["cov_b"] and b[name]["cov_b"]:  # else stopped loading or before a test ran
-            assert abs(b[name]["cov_b"] - a[name]["cov_b"]) <= 25  # random testing, 4 s: noise
         assert (remote / f"examples__{Path(name).stem}" / "report.html").exists()
     assert rows_of(remote)["triangle.c"]["task"] == str(TASKS[0])  # as given, not made absolute
-    resumed = cooptest("bench", *TASKS, *BENCH, "--out", remote, "--ray", ray_address)
+    resumed = cooptest("bench", *TASKS, *DECIDED, "--out", remote, "--ray", ray_address)
     assert resumed.returncode == 0 and "resuming: 2 of 2 tasks" in resumed.stderr
 
 
