@@ -149,7 +149,9 @@ either applied or refused, never accepted and ignored. ``auto`` takes the option
 analyses it runs: ``--search`` its concolic lanes and BiTe, ``--frontier-order`` BiTe,
 ``--reuse``/``--sequence``/``--time-pair`` its CoVeriTest lane. ``--parallel`` is
 CoVeriTest's own lanes, which a lane of ``auto`` cannot fork. ``--max-iterations`` is
-not crabs' (a fresh execution tree each round: N per round is not CREST's N)."""
+not crabs' (a fresh execution tree each round: N per round is not CREST's N);
+``--dfs-depth`` is CREST's ``-dfs D`` and so the concolic strategy's with ``--search
+crest-dfs`` alone (``check_options`` refuses it with another search)."""
 SEQUENCED = ("coveritest", "auto")  # their --sequence names analyses, whose options apply too
 EXCLUSIVE = (("--sequence", "--time-pair"),)
 
