@@ -195,7 +195,7 @@ def test_crest_dfs_negates_the_shallowest_decision_first_and_recurses(make_progr
 def test_crest_dfs_depth_bound_ends_the_search_as_crest_does(make_program) -> None:
     """CREST's ``-dfs 1``: the first path recurses into one negation, (+, 0), which may
     negate nothing more (depth 0), and the first path's own depth is spent too: the
-    search ends, and the third run is a restart from fresh inputs, not (+, +). Nothing
+    search ends, and the run after (+, 0) is a restart from fresh inputs, not (+, +). Nothing
     is claimed of the decisions it left open."""
     board = make_program(TWO)
     state = run(board, "crest-dfs", 4, depth=1)  # the first iteration starves: no inputs yet

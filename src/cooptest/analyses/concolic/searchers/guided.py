@@ -68,8 +68,12 @@ class Guided(Searcher):
     def state_at(self, path: Path, position: int) -> State:
         """The automaton state at the branch at trace ``position`` of ``path`` (TOP where
         not followed)."""
-        states = self.paths.get(path) if self.paths is not None else None
+        states = self._states(path)
         return states[position] if states is not None and position < len(states) else TOP
+
+    def _states(self, path: Path) -> list[State] | None:
+        """The automaton states at ``path``'s branches, if it was followed and kept."""
+        return self.paths.get(path) if self.paths is not None else None
 
     def select(self, tree: ExecutionTree) -> Node | None:
         return self.inner.select(tree)
@@ -87,8 +91,7 @@ class Guided(Searcher):
             path = resumed.path
             assert path is not None
             position = path.decisions[resumed.index].position
-            states = self.paths.get(path) if self.paths is not None else None
-            # (without ``paths`` never read: those nodes exist already)
+            states = self._states(path)  # (without ``paths`` never read: those nodes exist already)
             before: list[State] = states[:position + 1] if states is not None else [TOP] * (position + 1)
             self._follow = Follow(self.automaton, TOP if q is None else q, before)
         return [self._follow, *self.inner.observers(resumed)]
