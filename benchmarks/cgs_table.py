@@ -162,9 +162,10 @@ def table(results: list[dict[str, Any]]) -> str:
                 continue
             cells = [subject, search, str(len(rs))]
             for k, n in enumerate(COUNTS):
-                got = [r["at"][str(n)] for r in rs if r["at"][str(n)] is not None]
+                at_n = [r["at"][str(n)] for r in rs]
+                got = [c for c in at_n if c is not None]
                 # a run that ended before n covers at n at least what it covered at its end
-                floor = mean([r["at"][str(n)] if r["at"][str(n)] is not None else r["at"]["last"] for r in rs])
+                floor = mean([r["at"]["last"] if c is None else c for c, r in zip(at_n, rs)])
                 ours = f"{mean(got):.1f}" if len(got) == len(rs) else \
                     (f"{mean(got):.1f} ({len(got)} runs), all >= {floor:.1f}" if got else f">= {floor:.1f}")
                 cells.append(f"{ours} ({PAPER[subject, search][k]})")
