@@ -19,6 +19,7 @@ from cooptest.analyses.random_testing import RandomTesting
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
+from cooptest.core.parallel import Lane, run_lanes
 from cooptest.frontend import load_program
 from cooptest.harness.byte_harness import ByteBuilds, afl_compiler, build, decode, encode
 from cooptest.harness.executor import Executor
@@ -191,3 +192,26 @@ def test_a_run_given_seeds_fuzzes_with_afl_by_default_and_says_why(tmp_path: Pat
                      "afl" in {a["analysis"] for a in doc["analyses"]})
     assert ran == {"seeded": ("afl", "a seed suite, and AFL++ installed", True),
                    "unseeded": ("random", None, False), "chosen": ("random", None, False)}
+
+
+UNREACHABLE = """extern unsigned __VERIFIER_nondet_uint(void);
+int main(void) {
+  unsigned u = __VERIFIER_nondet_uint();
+  if (u * u == 3u) return 1;
+  return u > 1000u;
+}
+"""
+
+
+@pytest.mark.slow
+def test_a_fuzzing_lane_that_lasts_the_budget_reports_its_executions(tmp_path: Path) -> None:
+    """``u * u == 3`` has no solution modulo 2^32, so the lanes run until the deadline;
+    afl-fuzz says how often it ran only as it ends, and that count, and the entries the
+    lane replayed, reach the parent's board before it stops the workers."""
+    board = board_of(tmp_path, UNREACHABLE)
+    lanes = [Lane([(AFLFuzzing(), None)], "fuzzing"), Lane([(RandomTesting(), None)], "random")]
+    runs = run_lanes(board, lanes, frozenset(board.goals), Budget.seconds(8))
+    assert board.stats["fuzzer executions"] > 1000
+    assert board.stats["fuzzer entries replayed"] >= 1
+    assert board.stats["iterations"] > 100
+    assert {(r.analysis, r.stopped) for r in runs} == {("afl", "budget"), ("random", "budget")}

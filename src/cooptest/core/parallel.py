@@ -42,6 +42,11 @@ from cooptest.harness.executor import Execution
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
 REPORT_EVERY = 0.5  # seconds between a worker's reports of its native runs and counts
 LAST_BATCH = 0.3  # seconds the parent waits for the workers' last reports, out of its budget
+# seconds (at most a tenth of the budget) before the parent's deadline at which the
+# workers' analyses end: a worker's last report (its native runs and counts since the
+# one before, AFL++'s executions, which afl-fuzz writes only as it ends) then reaches
+# the parent within the budget, where at the deadline the parent terminates it
+WORKER_MARGIN = 0.5
 
 
 def usable_cores() -> list[int]:
@@ -293,9 +298,10 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
     # they have ended: a worker terminated at the deadline cleans up nothing itself.
     scratch = tempfile.mkdtemp(prefix="cooptest-lanes-")
     workers = []
+    deadline = budget.deadline - min(WORKER_MARGIN, budget.remaining() / 10)
     for k, lane in enumerate(lanes):
         wb = WorkerBoard(board, k, outbox, inboxes[k])
-        p = ctx.Process(target=_work, args=(lane, wb, goals, budget.deadline, os.getpid(), scratch),
+        p = ctx.Process(target=_work, args=(lane, wb, goals, deadline, os.getpid(), scratch),
                         daemon=True)
         start_forked(p)
         workers.append(p)
