@@ -180,7 +180,8 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str | Sequence[str
             break
         if request[0] == "test" and meter is not None:
             try:
-                covered[request[1]] = meter.covered_by(request[2])
+                known = fuzzer.covers.pop(tuple(request[2]), None)  # a mutant it found, kept
+                covered[request[1]] = meter.covered_by(request[2]) if known is None else known
                 hit |= covered[request[1]]
                 fuzzer.add(request[2])
                 so_far.value = len(covered) * SO_FAR_BASE + round(percent(meter, hit, len(covered)) * 100)

@@ -151,7 +151,7 @@ class CoverageMeter:
     def _count(self) -> tuple[set[int], set[int]]:
         """The goals with code, and those the runs since the counts were last
         forgotten hit."""
-        counts = [_gcov_line_counts(self.build, program) for program in self.programs]
+        counts = _gcov_line_counts(self.build, self.programs)
         goals = {g for g, (unit, line) in self.goto_lines.items() if line in counts[unit]}
         return goals, {g for g in goals if counts[self.goto_lines[g][0]][self.goto_lines[g][1]] > 0}
 
@@ -283,23 +283,29 @@ class _Labeller:
         return node
 
 
-def _gcov_line_counts(build: str, program: str) -> dict[int, int]:
-    """Line → execution count of ``program`` from gcov's JSON (lines with code only)."""
-    # gcc names the notes after the (temporary) output and the source: *-labelled.gcno
-    stem = os.path.splitext(os.path.basename(program))[0]
-    mine = [os.path.join(build, n) for n in os.listdir(build) if n.endswith(f"-{stem}.gcno")]
-    if not mine:
-        raise UserError("gcc produced no coverage notes", program)
-    proc = subprocess.run(["gcov", "--json-format", "--stdout", mine[0]], cwd=build,
-                          capture_output=True, text=True)
-    counts: dict[int, int] = {}
+def _gcov_line_counts(build: str, programs: list[str]) -> list[dict[int, int]]:
+    """Line → execution count of each of ``programs`` (lines with code only), from one
+    run of gcov's JSON over all their notes: a run per unit cost grep's eight units
+    eight process starts per test measured."""
+    notes = []
+    for program in programs:
+        # gcc names the notes after the (temporary) output and the source: *-labelled.gcno
+        stem = os.path.splitext(os.path.basename(program))[0]
+        mine = [os.path.join(build, n) for n in os.listdir(build) if n.endswith(f"-{stem}.gcno")]
+        if not mine:
+            raise UserError("gcc produced no coverage notes", program)
+        notes.append(mine[0])
+    proc = subprocess.run(["gcov", "--json-format", "--stdout", *notes], cwd=build, capture_output=True, text=True)
+    unit = {os.path.basename(p): i for i, p in enumerate(programs)}
+    counts: list[dict[int, int]] = [{} for _ in programs]
     for chunk in proc.stdout.splitlines():
         if not chunk.strip():
             continue
         for f in json.loads(chunk).get("files", []):
-            if os.path.basename(f["file"]) != os.path.basename(program):
+            i = unit.get(os.path.basename(f["file"]))
+            if i is None:  # a header the unit includes
                 continue
             for line in f["lines"]:
                 n = line["line_number"]
-                counts[n] = max(counts.get(n, 0), line["count"])
+                counts[i][n] = max(counts[i].get(n, 0), line["count"])
     return counts

@@ -53,6 +53,9 @@ class LabelFuzzer:
         self.tried: set[tuple[str, ...]] = set()
         self.found: list[list[str]] = []
         self.found_goals: set[int] = set()
+        # what each mutant found covers here: the run keeps it and sends it back as a
+        # test, measured at the end of the run where every tenth of a second counts
+        self.covers: dict[tuple[str, ...], set[int]] = {}
         self.runs = 0  # mutants run
         # A token bucket: mutants earn ``SHARE`` of every second and spend what they
         # take; the credit is capped at ``BURST``, so a long stretch of measuring tests
@@ -93,3 +96,4 @@ class LabelFuzzer:
         if goals - hit - self.found_goals:
             self.found.append(mutant)
             self.found_goals |= goals
+            self.covers[tuple(mutant)] = goals
