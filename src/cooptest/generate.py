@@ -182,17 +182,9 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
     """Run test generation; returns the final report document (None if a signal came
     before the program was even parsed) and the exit code."""
     seed_tests = read_seeds(opts.seed_suite) if opts.seed_suite else []
-    # The whole run stays within the budget: the TestCov-style coverage count is kept up
-    # to date beside the analysis (``LiveMeter``), which leaves at the end only the time
-    # to write the reports; report.html's grows with the program (past what is left, the
-    # page is written unhighlighted).
-    page = page_seconds(sum(map(os.path.getsize, task.files)))
-    reserve = END_TIME + page
-    analysis_time = opts.budget - min(reserve, RESERVE_SHARE_MAX * opts.budget)
     analysis = make_analysis(opts.strategy, opts.settings)
     output_folder(opts.out)
     deadline = Budget(opts.started + opts.budget)
-    budget = deadline.child(analysis_time - (time.monotonic() - opts.started))
     safe = SafePoints(deadline, deadline)
     work = work_folder(opts.out)  # not in the temporary folder: see ``core.lifetime``
     board: GoalBoard | None = None
@@ -261,6 +253,14 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 report.publication.clear()  # a previous run's report would not match the suite
                 suite = SuiteWriter(os.path.join(opts.out, SUITE), task, eager=False)
                 frontend = load_program(task, work)
+                # The whole run stays within the budget: the TestCov-style coverage count
+                # is kept up to date beside the analysis (``LiveMeter``), which leaves at
+                # the end only the time to write the reports; report.html's grows with the
+                # program and its goals (past what is left, the page is written
+                # unhighlighted).
+                page = page_seconds(sum(map(os.path.getsize, task.files)), len(frontend.program.goals()))
+                reserve = min(END_TIME + page, RESERVE_SHARE_MAX * opts.budget)
+                budget = deadline.child(opts.budget - reserve - (time.monotonic() - opts.started))
                 concrete = left_concrete(frontend.program, task.environment)
                 report.left_concrete = [c.describe() for c in concrete]
                 if not opts.quiet:

@@ -46,15 +46,19 @@ BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "ori
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
 CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
-# Highlighting and laying out the page take about 10 µs per byte of source (Pygments'
-# C lexer most of it: 5 s for a 20k-line program); a little more is what a run keeps
-# for its page (``page_seconds``), and a run with less time left writes it unhighlighted.
-PAGE_SECONDS_PER_BYTE = 1.2e-5
+# Highlighting and laying out the page take about 2.5 µs per byte of source (Pygments'
+# C lexer most of it) and 80 µs per goal (its mark, row and notes), idle: grep 2.2's
+# 361 kB and 3,920 goals 1.1 s, pals_lcr.8's 230 kB and 13,556 goals 1.7 s, diskperf's
+# 169 kB and 303 goals 0.4 s. Twice that is what a run keeps for its page
+# (``page_seconds``), and a run with less time left writes it unhighlighted.
+PAGE_SECONDS_PER_BYTE = 5e-6
+PAGE_SECONDS_PER_GOAL = 1.6e-4
 
 
-def page_seconds(source_bytes: int) -> float:
-    """The time to keep for writing the highlighted page of a source of this size."""
-    return 0.05 + PAGE_SECONDS_PER_BYTE * source_bytes
+def page_seconds(source_bytes: int, goals: int) -> float:
+    """The time to keep for writing the highlighted page of a source of this size
+    with this many goals."""
+    return 0.05 + PAGE_SECONDS_PER_BYTE * source_bytes + PAGE_SECONDS_PER_GOAL * goals
 
 # The templates of every file cooptest writes for people (this page, ``cooptest export``'s
 # C files and Makefile); HTML escaping for HTML templates only.
@@ -172,7 +176,7 @@ def render(doc: dict[str, Any], tests: list[TestCase], seconds: float | None = N
             # them on each of pals_lcr's 7,790 open goals' marks took 1.5 MB of the page
             g["mark_note"] = "; ".join([g["reached"], "gave up: " + ", ".join(
                 who for who, _ in g["gave_up"])]) if g["gave_up"] else g["why_open"]
-    highlighted = seconds is None or seconds > page_seconds(len(source))
+    highlighted = seconds is None or seconds > page_seconds(len(source), len(goals))
     late = seconds is not None and seconds <= 0  # past the budget: the summary and tables only
     views = [SourceView(t, [] if late else source_lines(
         sources[t.path], [g for g in goals if g["file"] == t.path], highlighted, prefix[t.path]))
