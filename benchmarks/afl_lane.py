@@ -132,7 +132,8 @@ def figures(folder: Path) -> dict[str, Any]:
     """What a row needs of one run's report.json. The fuzzer's rate is AFL++'s
     executions (``fuzzer executions``) or, where cooptest's random testing fuzzed, its
     native runs (``iterations``: in auto they count concolic iterations too), per
-    second of the run."""
+    second of the run; ``testcov_style`` is the live meter's count (None where the run
+    ended before the meter had counted every test)."""
     doc = json.loads((folder / "report.json").read_text())
     s = doc["summary"]
     fuzzed, iterations = s.get("fuzzer executions", 0), s.get("iterations", 0)
@@ -140,6 +141,7 @@ def figures(folder: Path) -> dict[str, Any]:
     return {"goals": s["goals"], "covered": s["covered"], "tests": s["tests"], "seconds": s["time_s"],
             "fuzzer_executions": fuzzed, "iterations": iterations,
             "executions_per_s": round((fuzzed or iterations) / seconds, 1),
+            "testcov_style": s.get("coverage_testcov_style"),
             "configuration": doc.get("configuration"),
             "why_not": [a.get("why_not") for a in doc.get("analyses", []) if a.get("why_not")]}
 

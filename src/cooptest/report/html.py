@@ -46,11 +46,12 @@ BASE_FIELDS = ("id", "kind", "line", "function", "status", "test", "proof", "ori
 MAX_INPUTS_SHOWN = 100  # per test: the rest is summarised (a test may read thousands)
 CHUNK_LINES = 100  # source lines laid out together (off-screen chunks are skipped)
 PLOT_W, PLOT_H = 640, 220  # the coverage-over-time drawing, in SVG user units
-# Highlighting and laying out the page take about 2.5 µs per byte of source (Pygments'
+# Highlighting and laying out the page take up to 2.5 µs per byte of source (Pygments'
 # C lexer most of it) and 80 µs per goal (its mark, row and notes), idle: grep 2.2's
-# 361 kB and 3,920 goals 1.1 s, pals_lcr.8's 230 kB and 13,556 goals 1.7 s, diskperf's
-# 169 kB and 303 goals 0.4 s. Twice that is what a run keeps for its page
-# (``page_seconds``), and a run with less time left writes it unhighlighted.
+# 362 kB and 3,920 goals 0.7-1.1 s, pals_lcr.8's 231 kB and 13,556 goals 1.4-1.7 s,
+# diskperf's 169 kB and 303 goals 0.3-0.4 s (benchmarks/page_time.py). Twice that is
+# what a run keeps for its page (``page_seconds``), and a run with less time left
+# writes it unhighlighted.
 PAGE_SECONDS_PER_BYTE = 5e-6
 PAGE_SECONDS_PER_GOAL = 1.6e-4
 
