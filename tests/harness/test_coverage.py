@@ -191,7 +191,8 @@ def test_mutants_take_their_share_and_no_saved_up_burst(monkeypatch) -> None:
 
 def test_the_meter_finds_small_mutants_covering_goals_no_test_covers(tmp_path) -> None:
     """The meter, idle, runs mutants of the kept tests on TestCov's build and reports
-    those covering new goals there, once; the board keeps them, and the count grows."""
+    those covering new goals there, once; the board keeps them, and the count grows
+    without running them there again (the end of a run waits for it)."""
     import time
 
     from cooptest.core.budget import Budget
@@ -208,6 +209,10 @@ def test_the_meter_finds_small_mutants_covering_goals_no_test_covers(tmp_path) -
             found += meter.found(Budget.seconds(5.0))[0]
             time.sleep(0.2)
         assert found == [["0"], ["1"]]  # then every goal is hit: no mutant runs after them
+        programs = list((tmp_path / "live").glob("coverage-*/prog"))
+        assert programs
+        for built in programs:  # a mutant measured again now fails the count: the meter knows its goals
+            built.unlink()
         for inputs in found:
             ex = board.keep(inputs, "label-fuzz")
             assert ex.new  # here the board's build agrees: new goals for it too
