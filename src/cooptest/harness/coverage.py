@@ -285,8 +285,8 @@ class _Labeller:
 
 def _gcov_line_counts(build: str, programs: list[str]) -> list[dict[int, int]]:
     """Line → execution count of each of ``programs`` (lines with code only), from one
-    run of gcov's JSON over all their notes: a run per unit cost grep's eight units
-    eight process starts per test measured."""
+    run of gcov's JSON over all their notes: the live meter measures every kept test,
+    and a process start per unit was most of a measurement of a program of many."""
     notes = []
     for program in programs:
         # gcc names the notes after the (temporary) output and the source: *-labelled.gcno
