@@ -18,6 +18,7 @@ hands the rest of its budget to random testing, and says why.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import shutil
@@ -78,6 +79,12 @@ class AFLFuzzing:
     seed: int = 0
     executions: int | None = None
     name: str = "afl"
+
+    def prepare(self, board: Board) -> None:
+        """The builds, made now (``byte_harness.build`` keeps them for the run); a build
+        that fails fails again in ``run``, which says why and fuzzes randomly instead."""
+        with contextlib.suppress(UserError):
+            _build(board)
 
     def run(self, board: Board, job: Job) -> Outcome:
         state = job.state if isinstance(job.state, FuzzingState) else FuzzingState(self.name)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from cooptest.core.automaton import EdgeAutomaton
 from cooptest.core.board_view import Board
@@ -133,6 +133,16 @@ class Analysis(Protocol):
     name: str
 
     def run(self, board: Board, job: Job) -> Outcome: ...
+
+
+@runtime_checkable
+class Prepares(Protocol):
+    """An analysis with work to do before its run that does not depend on the goals,
+    such as AFL++'s instrumented builds: ``run`` does it too where it was not done, so
+    ``prepare`` changes when it happens, never what the run does (``core.parallel``'s
+    ``Niced`` prepares at the lane's priority before lowering it)."""
+
+    def prepare(self, board: Board) -> None: ...
 
 
 def finish(board: Board, job: Job, state: AnalysisState, interrupted: bool = False) -> Outcome:

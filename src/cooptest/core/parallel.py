@@ -29,7 +29,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from cooptest.core.analysis import Analysis, Job, Outcome, Run, Started, noted
+from cooptest.core.analysis import Analysis, Job, Outcome, Prepares, Run, Started, noted
 from cooptest.core.board import GoalBoard, evidence, prover_of
 from cooptest.core.board_events import BoardEvent, LaneBegan, LaneRan, Tick, WorkerError
 from cooptest.core.board_view import Board
@@ -198,7 +198,11 @@ class Niced:
     the other lanes and the parent's board leave idle (the scheduler still gives it a
     sliver of a busy core, and the parent accepts its tests at normal priority). For the
     last analysis of a lane (``run_lanes`` runs each lane in a worker process, whose
-    priority this lowers for good)."""
+    priority this lowers for good).
+
+    What the analysis prepares (``Prepares``) it prepares first, at the lane's priority:
+    at the lowest, beside concolic search and the live meter's build, AFL++'s builds of
+    grep 2.2 (5.2 s idle) ended 9.7 s into its turn."""
 
     analysis: Analysis
     name: str = field(init=False)
@@ -207,6 +211,8 @@ class Niced:
         self.name = self.analysis.name
 
     def run(self, board: Board, job: Job) -> Outcome:
+        if isinstance(self.analysis, Prepares):
+            self.analysis.prepare(board)
         os.nice(LOWEST_PRIORITY - os.nice(0))
         return self.analysis.run(board, job)
 
