@@ -258,6 +258,28 @@ def test_a_niced_analysis_runs_at_the_lowest_priority_in_its_worker_alone(progra
     assert [(r.lane, r.analysis) for r in runs] == [("proving", "niceness")]
 
 
+class _PreparingNiceness(_Niceness):
+    """As ``_Niceness``, with work to prepare (``core.analysis.Prepares``), whose
+    niceness it records."""
+
+    def prepare(self, board):
+        import os
+        board.set_stat("prepared at", os.nice(0))
+
+
+def test_a_niced_analysis_prepares_at_the_lanes_priority(program_of) -> None:
+    """AFL++'s builds are prepared before the lane's priority is lowered: at the
+    lowest, beside concolic search, they took nearly twice their time."""
+    import os
+    from cooptest.core.parallel import LOWEST_PRIORITY, Niced
+    board = program_of("extern int __VERIFIER_nondet_int(void);\n"
+                       "int main(void) { if (__VERIFIER_nondet_int()) return 1; return 0; }\n")
+    before = os.nice(0)
+    run_lanes(board, [Lane([(Niced(_PreparingNiceness()), None)], "proving")], board.open(), Budget.seconds(60))
+    assert before < LOWEST_PRIORITY
+    assert board.stats["prepared at"] == before and board.stats["niceness"] == LOWEST_PRIORITY
+
+
 def test_the_figures_an_analysis_sets_in_a_worker_reach_the_parent(program_of, monkeypatch) -> None:
     """BiTe sets it_b and it_f (the iterations that reached its final counts): set on a
     worker's board alone, they never reached report.json when BiTe ran in a lane. The
