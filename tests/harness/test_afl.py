@@ -215,3 +215,18 @@ def test_a_fuzzing_lane_that_lasts_the_budget_reports_its_executions(tmp_path: P
     assert board.stats["fuzzer entries replayed"] >= 1
     assert board.stats["iterations"] > 100
     assert {(r.analysis, r.stopped) for r in runs} == {("afl", "budget"), ("random", "budget")}
+
+
+@pytest.mark.slow
+def test_the_builds_prepared_are_those_the_run_fuzzes(tmp_path: Path) -> None:
+    """``prepare`` makes both builds ahead of the run (``Niced`` calls it before lowering
+    the lane's priority); the run then fuzzes the same build, not a second one."""
+    board = board_of(tmp_path, MAGIC)
+    AFLFuzzing().prepare(board)
+    built = list(tmp_path.rglob("afl-build/fuzzed-*"))
+    assert len(built) == 1
+    made = built[0].stat().st_mtime_ns
+    outcome = AFLFuzzing(executions=500).run(board, Job(frozenset(board.goals), Budget.seconds(120)))
+    assert outcome.state.builds is not None and Path(outcome.state.builds.fuzzed) == built[0]
+    assert built[0].stat().st_mtime_ns == made
+    assert board.stats["fuzzer executions"] > 0
