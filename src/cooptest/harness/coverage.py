@@ -287,11 +287,11 @@ def _gcov_line_counts(build: str, programs: list[str]) -> list[dict[int, int]]:
     """Line → execution count of each of ``programs`` (lines with code only), from one
     run of gcov's JSON over all their notes: the live meter measures every kept test,
     and a process start per unit was most of a measurement of a program of many."""
-    notes = []
+    notes, built = [], os.listdir(build)
     for program in programs:
         # gcc names the notes after the (temporary) output and the source: *-labelled.gcno
         stem = os.path.splitext(os.path.basename(program))[0]
-        mine = [os.path.join(build, n) for n in os.listdir(build) if n.endswith(f"-{stem}.gcno")]
+        mine = [os.path.join(build, n) for n in built if n.endswith(f"-{stem}.gcno")]
         if not mine:
             raise UserError("gcc produced no coverage notes", program)
         notes.append(mine[0])
