@@ -118,6 +118,42 @@ def test_the_live_count_of_any_subset_of_the_kept_tests_is_the_joint_measurement
         meter.close()
 
 
+def test_a_batch_of_tests_counts_and_is_rescued_as_its_members_run_together(tmp_path, data):
+    """Tests the meter runs as one batch (one gcov) are known by their union only: the
+    count of any subset must still be the joint measurement (a batch's members among
+    others are run again), and the rescue keeps a batch whole, so that the reduced suite
+    loses no TestCov goal of the suite it came from."""
+    from itertools import combinations
+
+    from cooptest.core.live_coverage import MeasuredTests
+    from cooptest.harness.coverage import CoverageMeter
+
+    program = data / "harness_labels.c"
+    task = load_task(str(program))
+    meter = CoverageMeter(task, preprocess(task, str(tmp_path)), str(tmp_path / "meter"))
+    runs = {"a": ["7"], "b": ["99"], "c": ["-7"], "d": ["3"], "e": ["0"]}
+    tested = MeasuredTests()
+    tested.add([("a", runs["a"])], meter.covered_by, lambda inputs: None)  # alone
+    tested.add([(n, runs[n]) for n in "bcd"], meter.covered_by, lambda inputs: None)  # a batch
+    tested.add([(n, runs[n]) for n in "e"], meter.covered_by, lambda inputs: None)
+    assert (set(tested.alone), tested.batches[0][0]) == ({"a", "e"}, ["b", "c", "d"])
+
+    def joint(names):
+        return measure(program, [runs[n] for n in names], tmp_path).covered_goals
+
+    for k in range(1, 6):
+        for names in combinations("abcde", k):
+            assert tested.union(list(names), meter.covered_by) == joint(names), names
+    assert tested.hit == joint("abcde")
+    # a kept member keeps its batch; a batch with none kept goes whole or not at all
+    assert tested.rescue(["a", "c"], ["b", "d", "e"])[:2] == ["b", "d"]
+    for kept in (["a"], ["e"], ["a", "e"], []):
+        dropped = [n for n in "abcde" if n not in kept]
+        saved = tested.rescue(kept, dropped)
+        assert set(saved) & set("bcd") in (set(), set("bcd"))
+        assert joint([*kept, *saved]) == joint("abcde"), (kept, saved)
+
+
 def test_the_live_meter_killed_leaves_no_temporary_files(tmp_path, data, monkeypatch):
     """The meter's child is killed at the end of a run; its tests' working folders are in
     its own folder, not in the system's temporary folder (it left one there per run)."""
