@@ -131,27 +131,43 @@ def test_a_batch_of_tests_counts_and_is_rescued_as_its_members_run_together(tmp_
     program = data / "harness_labels.c"
     task = load_task(str(program))
     meter = CoverageMeter(task, preprocess(task, str(tmp_path)), str(tmp_path / "meter"))
-    runs = {"a": ["7"], "b": ["99"], "c": ["-7"], "d": ["3"], "e": ["0"]}
+    runs = {"a": ["7"], "b": ["99"], "c": ["-7"], "d": ["3"], "e": ["0"], "f": ["7"], "g": ["0"]}
     tested = MeasuredTests()
     tested.add([("a", runs["a"])], meter.covered_by, lambda inputs: None)  # alone
     tested.add([(n, runs[n]) for n in "bcd"], meter.covered_by, lambda inputs: None)  # a batch
     tested.add([(n, runs[n]) for n in "e"], meter.covered_by, lambda inputs: None)
-    assert (set(tested.alone), tested.batches[0][0]) == ({"a", "e"}, ["b", "c", "d"])
+    tested.add([(n, runs[n]) for n in "fg"], meter.covered_by, lambda inputs: None)  # a and e again
+    assert (set(tested.alone), [m for m, _ in tested.batches]) == ({"a", "e"}, [["b", "c", "d"], ["f", "g"]])
+    measured: dict[frozenset[str], set[int]] = {}
 
     def joint(names):
-        return measure(program, [runs[n] for n in names], tmp_path).covered_goals
+        key = frozenset(names)
+        if key not in measured:
+            measured[key] = measure(program, [runs[n] for n in sorted(key)], tmp_path).covered_goals
+        return measured[key]
 
     for k in range(1, 6):
         for names in combinations("abcde", k):
             assert tested.union(list(names), meter.covered_by) == joint(names), names
-    assert tested.hit == joint("abcde")
-    # a kept member keeps its batch; a batch with none kept goes whole or not at all
-    assert tested.rescue(["a", "c"], ["b", "d", "e"])[:2] == ["b", "d"]
-    for kept in (["a"], ["e"], ["a", "e"], []):
-        dropped = [n for n in "abcde" if n not in kept]
-        saved = tested.rescue(kept, dropped)
-        assert set(saved) & set("bcd") in (set(), set("bcd"))
-        assert joint([*kept, *saved]) == joint("abcde"), (kept, saved)
+    assert tested.hit == joint("abcdefg")
+    with pytest.raises(KeyError):  # a test it never measured: no count, not a low one
+        tested.union(["a", "z"], meter.covered_by)
+
+    # the rescue loses no goal of the whole suite, and the reduced suite's count needs
+    # no run, for every choice of tests the reduction keeps
+    def no_run(*tests):
+        raise AssertionError("a run")
+
+    for k in range(4):
+        for kept in map(list, combinations("abcdefg", k)):
+            saved = tested.rescue(kept, [n for n in "abcdefg" if n not in kept])
+            for batch in ("bcd", "fg"):
+                assert set(saved) & set(batch) in (set(), set(batch) - set(kept)), (kept, saved)
+            assert joint([*kept, *saved]) == joint("abcdefg"), (kept, saved)
+            assert tested.union([*kept, *saved], no_run) == joint([*kept, *saved]), (kept, saved)
+    # a batch whose union the others hold stays out, even with a member kept
+    assert tested.rescue(["a", "e", "f"], ["b", "c", "d", "g"]) == ["b", "c", "d"]
+    assert tested.rescue(["a", "e"], ["f", "g"]) == []
 
 
 def test_the_live_meter_killed_leaves_no_temporary_files(tmp_path, data, monkeypatch):

@@ -10,8 +10,9 @@ end, less the time to write the reports.
 
 Tests that arrive while the child is busy are run together as a *batch*, one gcov for
 all (``MeasuredTests``): on grep a test's run takes 0.02 s and gcov 0.05 s, and a
-fuzzer's queue comes in bursts. A batch is known by its union only, so the reduction's
-rescue keeps or drops a batch whole, and a count of some of its members runs them again.
+fuzzer's queue comes in bursts. A batch is known by its union only: the reduction's
+rescue brings back its dropped members together, where the union adds goals to the
+suite's, and a count runs some of its members again only where it has to.
 
 Idle, the child runs small mutants of the kept tests on the labelled program
 (``harness.label_fuzz``): where the program reads indeterminate memory, one covers
@@ -260,35 +261,48 @@ class MeasuredTests:
             self.hit |= union
 
     def union(self, names: list[str], covered_by: Callable[..., set[int]]) -> set[int]:
-        """The goals the tests ``names`` cover together: a batch counts with its union
-        when all its members are among them; the members of another are run again."""
+        """The goals the tests ``names`` cover together. A batch all of whose members are
+        among them counts with its union; the members of another add nothing where what
+        the rest cover holds its union, else they are run again. A name it never
+        measured raises ``KeyError``: no count beats a low one."""
         chosen = set(names)
-        goals = set().union(*(self.alone[n] for n in names if n in self.alone))
-        partly: list[str] = []
-        for b in {self.batch_of[n] for n in names if n in self.batch_of}:
+        goals = set().union(*(self.alone[n] for n in names if n not in self.batch_of))
+        part: list[int] = []
+        for b in sorted({self.batch_of[n] for n in names if n in self.batch_of}):
             members, union = self.batches[b]
             if chosen.issuperset(members):
                 goals |= union
             else:
-                partly += [m for m in members if m in chosen]
-        return goals | covered_by(*(self.inputs[m] for m in partly)) if partly else goals
+                part.append(b)
+        again = [m for b in part if not self.batches[b][1] <= goals for m in self.batches[b][0] if m in chosen]
+        return goals | covered_by(*(self.inputs[m] for m in again)) if again else goals
 
     def rescue(self, kept: list[str], dropped: list[str]) -> list[str]:
         """The dropped tests, in order, that add goals to what the kept ones (and those
-        rescued before) cover. A batch goes whole, so that the suite's count needs no
-        run: a batch with a kept member keeps the others; one with none is rescued if
-        its union adds goals."""
-        whole = {self.batch_of[n] for n in kept if n in self.batch_of}
-        hit = set().union(*(self.alone.get(n, set()) for n in kept), *(self.batches[b][1] for b in whole))
-        saved = []
+        rescued before) cover. A batch is known by its union: its dropped members are
+        rescued together, where its union adds goals; else the rest hold all they
+        cover, and the suite's count (``union``) needs no run either way."""
+        chosen = set(kept)
+        whole = {b for b in {self.batch_of[n] for n in kept if n in self.batch_of}
+                 if chosen.issuperset(self.batches[b][0])}
+        hit = set().union(*(self.alone.get(n, set()) for n in kept if n not in self.batch_of),
+                          *(self.batches[b][1] for b in whole))
+        saved: list[str] = []
+        decided, rescued = set(whole), set()
         for name in dropped:
             b = self.batch_of.get(name)
-            goals = self.alone.get(name, set()) if b is None else self.batches[b][1]
-            if b in whole or goals - hit:
+            if b is None:
+                if self.alone.get(name, set()) - hit:
+                    saved.append(name)
+                    hit |= self.alone[name]
+                continue
+            if b not in decided:
+                decided.add(b)
+                if self.batches[b][1] - hit:
+                    rescued.add(b)
+                    hit |= self.batches[b][1]
+            if b in rescued:
                 saved.append(name)
-                hit |= goals
-                if b is not None:
-                    whole.add(b)
         return saved
 
 
