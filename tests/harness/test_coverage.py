@@ -154,20 +154,32 @@ def test_a_batch_of_tests_counts_and_is_rescued_as_its_members_run_together(tmp_
         tested.union(["a", "z"], meter.covered_by)
 
     # the rescue loses no goal of the whole suite, and the reduced suite's count needs
-    # no run, for every choice of tests the reduction keeps
+    # no run, for every choice of tests the reduction keeps, whether or not there is
+    # time to run a batch's kept members (then it rescues at least as much)
     def no_run(*tests):
         raise AssertionError("a run")
 
+    def run_together(tests):
+        return meter.covered_by(*tests)
+
     for k in range(4):
         for kept in map(list, combinations("abcdefg", k)):
-            saved = tested.rescue(kept, [n for n in "abcdefg" if n not in kept])
-            for batch in ("bcd", "fg"):
-                assert set(saved) & set(batch) in (set(), set(batch) - set(kept)), (kept, saved)
-            assert joint([*kept, *saved]) == joint("abcdefg"), (kept, saved)
-            assert tested.union([*kept, *saved], no_run) == joint([*kept, *saved]), (kept, saved)
-    # a batch whose union the others hold stays out, even with a member kept
-    assert tested.rescue(["a", "e", "f"], ["b", "c", "d", "g"]) == ["b", "c", "d"]
-    assert tested.rescue(["a", "e"], ["f", "g"]) == []
+            dropped = [n for n in "abcdefg" if n not in kept]
+            late = tested.rescue(kept, dropped, lambda tests: None)
+            saved = tested.rescue(kept, dropped, run_together)
+            assert set(saved) <= set(late), (kept, saved, late)
+            for rescued in (saved, late):
+                for batch in ("bcd", "fg"):
+                    assert set(rescued) & set(batch) in (set(), set(batch) - set(kept)), (kept, rescued)
+                assert joint([*kept, *rescued]) == joint("abcdefg"), (kept, rescued)
+                tested.rescue(kept, dropped, (lambda tests: None) if rescued is late else run_together)
+                assert tested.union([*kept, *rescued], no_run) == joint([*kept, *rescued]), (kept, rescued)
+    # a batch whose union the others hold stays out, even with a member kept; with its
+    # kept member run, one whose members add nothing to it
+    assert tested.rescue(["a", "e", "f"], ["b", "c", "d", "g"], lambda tests: None) == ["b", "c", "d"]
+    assert tested.rescue(["a", "e"], ["f", "g"], lambda tests: None) == []
+    assert tested.rescue(["f"], ["a", "b", "c", "d", "e", "g"], lambda tests: None) == ["a", "b", "c", "d", "e"]
+    assert tested.rescue(["f"], ["a", "b", "c", "d", "e", "g"], run_together) == ["b", "c", "d", "e"]
 
 
 def test_the_live_meter_killed_leaves_no_temporary_files(tmp_path, data, monkeypatch):

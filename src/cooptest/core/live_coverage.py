@@ -87,7 +87,9 @@ class LiveMeter:
         """Of the tests ``dropped`` from the suite, those that cover TestCov goals the
         tests ``kept`` and the ones rescued before them do not; none if the child has
         not answered by ``deadline``. The child computes it: only names cross the pipe."""
-        saved: list[str] | None = self._ask(("rescue", kept, dropped), deadline)
+        # half the time left for the runs the child may need (``MeasuredTests.rescue``)
+        until = time.monotonic() + deadline.remaining() / 2  # CLOCK_MONOTONIC: the child's too
+        saved: list[str] | None = self._ask(("rescue", kept, dropped, until), deadline)
         return saved or []
 
     def found(self, deadline: Budget, finish: float = 0.0) -> tuple[list[list[str]], int]:
@@ -214,7 +216,14 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str | Sequence[str
                 meter = None
             outbox.send(("count", count))
         elif request[0] == "rescue":
-            outbox.send(("rescue", None if meter is None else measured.rescue(request[1], request[2])))
+            saved = None
+            try:
+                if meter is not None:
+                    m, until = meter, request[3]
+                    saved = measured.rescue(request[1], request[2], lambda tests: _joint(m, tests, until))
+            except Exception:  # noqa: BLE001 - as above
+                meter = None
+            outbox.send(("rescue", saved))
         elif request[0] == "found":
             until = time.monotonic() + request[1]  # the mutants left, unthrottled, until then
             while time.monotonic() < until and mutant_wait() is not None:
@@ -233,6 +242,7 @@ class MeasuredTests:
     batch_of: dict[str, int] = field(default_factory=dict)
     inputs: dict[str, list[str]] = field(default_factory=dict)  # a batch's members', to run again
     hit: set[int] = field(default_factory=set)  # by every test so far
+    suite: tuple[frozenset[str], frozenset[int]] | None = None  # the rescue's suite and its goals
 
     def __len__(self) -> int:
         return len(self.alone) + len(self.batch_of)
@@ -266,6 +276,8 @@ class MeasuredTests:
         the rest cover holds its union, else they are run again. A name it never
         measured raises ``KeyError``: no count beats a low one."""
         chosen = set(names)
+        if self.suite is not None and chosen == self.suite[0]:
+            return set(self.suite[1])
         goals = set().union(*(self.alone[n] for n in names if n not in self.batch_of))
         part: list[int] = []
         for b in sorted({self.batch_of[n] for n in names if n in self.batch_of}):
@@ -277,16 +289,21 @@ class MeasuredTests:
         again = [m for b in part if not self.batches[b][1] <= goals for m in self.batches[b][0] if m in chosen]
         return goals | covered_by(*(self.inputs[m] for m in again)) if again else goals
 
-    def rescue(self, kept: list[str], dropped: list[str]) -> list[str]:
+    def rescue(self, kept: list[str], dropped: list[str],
+               joint: Callable[[list[list[str]]], set[int] | None]) -> list[str]:
         """The dropped tests, in order, that add goals to what the kept ones (and those
-        rescued before) cover. A batch is known by its union: its dropped members are
-        rescued together, where its union adds goals; else the rest hold all they
-        cover, and the suite's count (``union``) needs no run either way."""
-        chosen = set(kept)
-        whole = {b for b in {self.batch_of[n] for n in kept if n in self.batch_of}
-                 if chosen.issuperset(self.batches[b][0])}
+        rescued before) cover. A batch is known by its union: the kept members of
+        batches the suite keeps in part are run together (``joint``: None when there
+        is no time left), and a batch's dropped members are rescued together where its
+        union adds goals to all that. Without that run more are rescued, never fewer
+        than the suite's count needs; its count is kept for ``union``."""
+        chosen, everyone = set(kept), set(kept) | set(dropped)
+        batches = {self.batch_of[n] for n in kept if n in self.batch_of}
+        whole = {b for b in batches if chosen.issuperset(self.batches[b][0])}
         hit = set().union(*(self.alone.get(n, set()) for n in kept if n not in self.batch_of),
                           *(self.batches[b][1] for b in whole))
+        part = [m for b in sorted(batches - whole) for m in self.batches[b][0] if m in chosen]
+        hit |= (joint([self.inputs[m] for m in part]) or set()) if part else set()
         saved: list[str] = []
         decided, rescued = set(whole), set()
         for name in dropped:
@@ -303,7 +320,15 @@ class MeasuredTests:
                     hit |= self.batches[b][1]
             if b in rescued:
                 saved.append(name)
+        if all(everyone.issuperset(self.batches[b][0]) for b in rescued):
+            self.suite = (frozenset(chosen | set(saved)), frozenset(hit))
         return saved
+
+
+def _joint(meter: CoverageMeter, tests: list[list[str]], until: float) -> set[int] | None:
+    """The goals ``tests`` cover together, None if their runs would end after ``until``."""
+    result = meter.measure([TestCase(inputs) for inputs in tests], until)
+    return None if result is None else result.covered_goals
 
 
 def _receive(inbox: Any, requests: queue.SimpleQueue[tuple[Any, ...]]) -> None:
