@@ -8,12 +8,6 @@ of the run to a subset of the tests kept) needs no run at the end, only the chil
 have caught up. Nothing of the budget is reserved for it: the analysis runs until the
 end, less the time to write the reports.
 
-Tests that arrive while the child is busy are run together as a *batch*, one gcov for
-all (``MeasuredTests``): on grep a test's run takes 0.02 s and gcov 0.05 s, and a
-fuzzer's queue comes in bursts. A batch is known by its union only: the reduction's
-rescue brings back its dropped members together, where the union adds goals to the
-suite's, and a count runs some of its members again only where it has to.
-
 Idle, the child runs small mutants of the kept tests on the labelled program
 (``harness.label_fuzz``): where the program reads indeterminate memory, one covers
 there what the board's build credits to a test that does not; the parent keeps the
@@ -36,8 +30,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from cooptest.core.board import GoalBoard
@@ -87,9 +80,7 @@ class LiveMeter:
         """Of the tests ``dropped`` from the suite, those that cover TestCov goals the
         tests ``kept`` and the ones rescued before them do not; none if the child has
         not answered by ``deadline``. The child computes it: only names cross the pipe."""
-        # half the time left for the runs the child may need (``MeasuredTests.rescue``)
-        until = time.monotonic() + deadline.remaining() / 2  # CLOCK_MONOTONIC: the child's too
-        saved: list[str] | None = self._ask(("rescue", kept, dropped, until), deadline)
+        saved: list[str] | None = self._ask(("rescue", kept, dropped), deadline)
         return saved or []
 
     def found(self, deadline: Budget, finish: float = 0.0) -> tuple[list[list[str]], int]:
@@ -159,7 +150,8 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str | Sequence[str
         goals = meter.goals()
     except Exception:  # noqa: BLE001 - no count is better than a failed run
         meter = None
-    measured = MeasuredTests()
+    covered: dict[str, set[int]] = {}
+    hit: set[int] = set()  # by every test so far
 
     def percent(m: CoverageMeter, goals_hit: set[int], tests: int) -> float:
         """The count, rounded as TestCov prints it."""
@@ -169,61 +161,38 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str | Sequence[str
 
     def mutant_wait() -> float | None:
         """Seconds until the next mutant's turn; None when none is to run."""
-        return fuzzer.wait() if meter is not None and measured.hit | fuzzer.found_goals < goals else None
+        return fuzzer.wait() if meter is not None and hit | fuzzer.found_goals < goals else None
 
     def mutant_turn() -> None:
         nonlocal meter
         try:
-            fuzzer.step(meter.covered_by, measured.hit)  # type: ignore[union-attr]
+            fuzzer.step(meter.covered_by, hit)  # type: ignore[union-attr]
         except Exception:  # noqa: BLE001 - as below
             meter = None
 
-    held: list[tuple[Any, ...]] = []  # the request that ended a batch of tests, answered next
     while True:
         try:
-            request = held.pop() if held else requests.get(timeout=mutant_wait())
+            request = requests.get(timeout=mutant_wait())
         except queue.Empty:  # idle: a mutant's turn
             mutant_turn()
             continue
         if request[0] == "stop":
             break
-        if request[0] == "test":
-            batch = [request]
-            while not held:  # every test already waiting
-                try:
-                    waiting = requests.get_nowait()
-                except queue.Empty:
-                    break
-                (batch if waiting[0] == "test" else held).append(waiting)
-            if meter is None:
-                continue
+        if request[0] == "test" and meter is not None:
             try:
-                # a mutant it found, kept and sent back, is known already
-                measured.add([(r[1], r[2]) for r in batch], meter.covered_by,
-                             lambda inputs: fuzzer.covers.pop(tuple(inputs), None))
-                for r in batch:
-                    fuzzer.add(r[2])
-                so_far.value = len(measured) * SO_FAR_BASE + round(percent(meter, measured.hit, len(measured)) * 100)
+                known = fuzzer.covers.pop(tuple(request[2]), None)  # a mutant it found, kept
+                covered[request[1]] = meter.covered_by(request[2]) if known is None else known
+                hit |= covered[request[1]]
+                fuzzer.add(request[2])
+                so_far.value = len(covered) * SO_FAR_BASE + round(percent(meter, hit, len(covered)) * 100)
             except Exception:  # noqa: BLE001 - as above
                 meter = None
         elif request[0] == "count":
             names: list[str] = request[1]
-            count = None
-            try:
-                if meter is not None:
-                    count = percent(meter, measured.union(names, meter.covered_by), len(names))
-            except Exception:  # noqa: BLE001 - as above
-                meter = None
-            outbox.send(("count", count))
+            outbox.send(("count", None if meter is None else
+                         percent(meter, set().union(*(covered[n] for n in names)), len(names))))
         elif request[0] == "rescue":
-            saved = None
-            try:
-                if meter is not None:
-                    m, until = meter, request[3]
-                    saved = measured.rescue(request[1], request[2], lambda tests: _joint(m, tests, until))
-            except Exception:  # noqa: BLE001 - as above
-                meter = None
-            outbox.send(("rescue", saved))
+            outbox.send(("rescue", None if meter is None else _rescue(covered, request[1], request[2])))
         elif request[0] == "found":
             until = time.monotonic() + request[1]  # the mutants left, unthrottled, until then
             while time.monotonic() < until and mutant_wait() is not None:
@@ -232,103 +201,16 @@ def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str | Sequence[str
             fuzzer.found = []
 
 
-@dataclass
-class MeasuredTests:
-    """The TestCov goals of the tests the child has run: a test run alone has its own
-    (``alone``); a batch, tests run together for one gcov, has their union."""
-
-    alone: dict[str, set[int]] = field(default_factory=dict)
-    batches: list[tuple[list[str], set[int]]] = field(default_factory=list)  # members, union
-    batch_of: dict[str, int] = field(default_factory=dict)
-    inputs: dict[str, list[str]] = field(default_factory=dict)  # a batch's members', to run again
-    hit: set[int] = field(default_factory=set)  # by every test so far
-    suite: tuple[frozenset[str], frozenset[int]] | None = None  # the rescue's suite and its goals
-
-    def __len__(self) -> int:
-        return len(self.alone) + len(self.batch_of)
-
-    def add(self, tests: list[tuple[str, list[str]]], covered_by: Callable[..., set[int]],
-            known: Callable[[list[str]], set[int] | None]) -> None:
-        """Measure ``tests`` (name, inputs), whose goals ``known`` may know already:
-        alone if one is left, else as one batch."""
-        unknown = []
-        for name, inputs in tests:
-            goals = known(inputs)
-            if goals is None:
-                unknown.append((name, inputs))
-            else:
-                self.alone[name] = goals
-                self.hit |= goals
-        if len(unknown) == 1:
-            name, inputs = unknown[0]
-            self.alone[name] = covered_by(inputs)
-            self.hit |= self.alone[name]
-        elif unknown:
-            union = covered_by(*(inputs for _, inputs in unknown))
-            self.batches.append(([name for name, _ in unknown], union))
-            for name, inputs in unknown:
-                self.batch_of[name], self.inputs[name] = len(self.batches) - 1, inputs
-            self.hit |= union
-
-    def union(self, names: list[str], covered_by: Callable[..., set[int]]) -> set[int]:
-        """The goals the tests ``names`` cover together. A batch all of whose members are
-        among them counts with its union; the members of another add nothing where what
-        the rest cover holds its union, else they are run again. A name it never
-        measured raises ``KeyError``: no count beats a low one."""
-        chosen = set(names)
-        if self.suite is not None and chosen == self.suite[0]:
-            return set(self.suite[1])
-        goals = set().union(*(self.alone[n] for n in names if n not in self.batch_of))
-        part: list[int] = []
-        for b in sorted({self.batch_of[n] for n in names if n in self.batch_of}):
-            members, union = self.batches[b]
-            if chosen.issuperset(members):
-                goals |= union
-            else:
-                part.append(b)
-        again = [m for b in part if not self.batches[b][1] <= goals for m in self.batches[b][0] if m in chosen]
-        return goals | covered_by(*(self.inputs[m] for m in again)) if again else goals
-
-    def rescue(self, kept: list[str], dropped: list[str],
-               joint: Callable[[list[list[str]]], set[int] | None]) -> list[str]:
-        """The dropped tests, in order, that add goals to what the kept ones (and those
-        rescued before) cover. A batch is known by its union: the kept members of
-        batches the suite keeps in part are run together (``joint``: None when there
-        is no time left), and a batch's dropped members are rescued together where its
-        union adds goals to all that. Without that run more are rescued, never fewer
-        than the suite's count needs; its count is kept for ``union``."""
-        chosen, everyone = set(kept), set(kept) | set(dropped)
-        batches = {self.batch_of[n] for n in kept if n in self.batch_of}
-        whole = {b for b in batches if chosen.issuperset(self.batches[b][0])}
-        hit = set().union(*(self.alone.get(n, set()) for n in kept if n not in self.batch_of),
-                          *(self.batches[b][1] for b in whole))
-        part = [m for b in sorted(batches - whole) for m in self.batches[b][0] if m in chosen]
-        hit |= (joint([self.inputs[m] for m in part]) or set()) if part else set()
-        saved: list[str] = []
-        decided, rescued = set(whole), set()
-        for name in dropped:
-            b = self.batch_of.get(name)
-            if b is None:
-                if self.alone.get(name, set()) - hit:
-                    saved.append(name)
-                    hit |= self.alone[name]
-                continue
-            if b not in decided:
-                decided.add(b)
-                if self.batches[b][1] - hit:
-                    rescued.add(b)
-                    hit |= self.batches[b][1]
-            if b in rescued:
-                saved.append(name)
-        if all(everyone.issuperset(self.batches[b][0]) for b in rescued):
-            self.suite = (frozenset(chosen | set(saved)), frozenset(hit))
-        return saved
-
-
-def _joint(meter: CoverageMeter, tests: list[list[str]], until: float) -> set[int] | None:
-    """The goals ``tests`` cover together, None if their runs would end after ``until``."""
-    result = meter.measure([TestCase(inputs) for inputs in tests], until)
-    return None if result is None else result.covered_goals
+def _rescue(covered: dict[str, set[int]], kept: list[str], dropped: list[str]) -> list[str]:
+    """The dropped tests, in order, that add goals to what the kept ones (and those
+    rescued before) cover."""
+    hit = set().union(*(covered.get(n, set()) for n in kept))
+    saved = []
+    for name in dropped:
+        if covered.get(name, set()) - hit:
+            saved.append(name)
+            hit |= covered[name]
+    return saved
 
 
 def _receive(inbox: Any, requests: queue.SimpleQueue[tuple[Any, ...]]) -> None:

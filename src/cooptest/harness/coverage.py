@@ -136,14 +136,11 @@ class CoverageMeter:
         self._forget_counts()
         return self._count()[0]
 
-    def covered_by(self, *tests: list[str]) -> set[int]:
-        """The goals ``tests`` cover, run one after the other and counted by one gcov:
-        the counts add up over runs, so this is the union of what each covers alone (a
-        run over TestCov's time limit, or killed by a signal other than abort, writes
-        no counts and covers nothing)."""
+    def covered_by(self, inputs: list[str]) -> set[int]:
+        """The goals one test covers, run alone (a run over TestCov's time limit, or
+        killed by a signal other than abort, writes no counts and covers nothing)."""
         self._forget_counts()
-        for inputs in tests:
-            self.binary.run(inputs, timeout=TIMEOUT)
+        self.binary.run(inputs, timeout=TIMEOUT)
         return self._count()[1]
 
     def _forget_counts(self) -> None:
