@@ -26,7 +26,6 @@ from typing import Any, Callable, Iterator
 
 from cooptest.cfa.concrete_inputs import left_concrete
 from cooptest.cfa.ctype import DataModel
-from cooptest.cooperation.portfolio import large
 from cooptest.core.analysis import Job
 from cooptest.core.board import GoalBoard
 from cooptest.core.board_events import BoardEvent, Covered
@@ -35,7 +34,6 @@ from cooptest.core.run_context import RunContext
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import leave, temporary_files_in, work_folder
 from cooptest.core.live_coverage import LiveMeter
-from cooptest.core.parallel import usable_cores
 from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
 from cooptest.core.registry import DEFAULT_STRATEGY, STRATEGIES, Settings, make_analysis
 from cooptest.errors import UserError
@@ -262,8 +260,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 # the end only the time to write the reports; report.html's grows with the
                 # program and its goals (past what is left, the page is written
                 # unhighlighted).
-                goals = len(frontend.program.goals())
-                page = page_seconds(sum(map(os.path.getsize, task.files)), goals)
+                page = page_seconds(sum(map(os.path.getsize, task.files)), len(frontend.program.goals()))
                 reserve = min(END_TIME + page, RESERVE_SHARE_MAX * opts.budget)
                 budget = deadline.child(opts.budget - reserve - (time.monotonic() - opts.started))
                 concrete = left_concrete(frontend.program, task.environment)
@@ -274,8 +271,7 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
                 executor = Executor(frontend, os.path.join(work, "build"), policy=safe)
                 executor.budget = budget
                 executor.learnt = LearntLimit()
-                meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"),
-                                  niced=large(goals) and len(usable_cores()) > 1)
+                meter = LiveMeter(task, frontend.preprocessed, os.path.join(work, "coverage"))
                 board = GoalBoard(frontend.program, executor, RunContext(suite))
                 goal = PropertyGoal(task, board, budget)
                 board.run.listeners += [report, meter.listen, goal]

@@ -118,33 +118,6 @@ def test_the_live_count_of_any_subset_of_the_kept_tests_is_the_joint_measurement
         meter.close()
 
 
-def test_a_niced_meter_runs_at_the_lowest_priority_and_still_counts(tmp_path, data):
-    """On a large program the meter shares the fuzzer's core at its priority; its count
-    is the joint measurement all the same."""
-    import os
-
-    from cooptest.core.board import GoalBoard
-    from cooptest.core.budget import Budget
-    from cooptest.core.live_coverage import LiveMeter
-    from cooptest.frontend import load_program
-    from cooptest.harness.executor import Executor
-
-    program = data / "harness_labels.c"
-    task = load_task(str(program))
-    frontend = load_program(task, str(tmp_path))
-    board = GoalBoard(frontend.program, Executor(frontend, str(tmp_path / "build")))
-    meter = LiveMeter(task, frontend.preprocessed, str(tmp_path / "live"), niced=True)
-    board.run.listeners.append(meter.listen)
-    try:
-        for inputs in (["7"], ["99"], ["3"]):
-            board.submit(inputs, "test")
-        assert meter.count(board.tests, Budget.seconds(30.0)) == \
-            round(measure(program, [t.inputs for t in board.tests], tmp_path).percent, 2)
-        assert os.getpriority(os.PRIO_PROCESS, meter.child.pid) == 19
-    finally:
-        meter.close()
-
-
 def test_a_missing_count_says_how_far_the_meter_got(tmp_path, data):
     """A run that ends without the count says why in report.json: the tests the meter
     had counted of those kept, or that its process ended."""

@@ -105,13 +105,6 @@ def chosen_fuzzer(settings: Settings) -> Fuzzing:
     return Fuzzing(FUZZERS[0])
 
 
-def large(goals: int) -> bool:
-    """Whether a program of ``goals`` goals is large (see the module docstring): one
-    lane of concolic search, and the other core's fuzzing at the lowest priority beside
-    the live meter, which runs there too (``generate``)."""
-    return goals > LARGE
-
-
 def lanes_for(jobs: int, settings: Settings, goals: int, budget: float) -> list[Lane]:
     """The lanes of ``jobs`` cores for a program with ``goals`` goals and a job of
     ``budget`` seconds, to which the CoVeriTest lane's pairs are scaled (see the module
@@ -139,7 +132,7 @@ def lanes_for(jobs: int, settings: Settings, goals: int, budget: float) -> list[
         return [Lane([(make("callgraph"), None), (make("fields"), None),
                       (make("random"), RANDOM_SHARE), (make("concolic"), 0.5), (coveritest(), None),
                       (make("random", 1), None)], "all")]
-    if large(goals):
+    if goals > LARGE:
         lanes = [Lane([(make("concolic"), None), (make("random", 1), None)], "testing"),
                  Lane([(make("callgraph"), None), (make("fields"), None),
                        (Niced(make("random", 2)), None)], "proving")]

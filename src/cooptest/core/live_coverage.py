@@ -14,12 +14,11 @@ there what the board's build credits to a test that does not; the parent keeps t
 mutants found at the end of the run (``found``, ``GoalBoard.keep``).
 
 The child has the labelled program's compiler, its test runs and gcov to itself, on the
-spare core when there is one. On a large program (``portfolio.large``) that core runs
-fuzzing at the lowest priority, and the child runs at it too (``niced``): its count is
-needed only at the end, when the analyses have stopped and the cores are free, and at
-normal priority it took grep's fuzzer a fifth of the run's CPU (21 of 116 s). It
-receives tests on a thread of its own, so that the parent's sending a large test never
-waits for a run in progress. It dies with the run:
+spare core when there is one, at normal priority: at the lowest, beside the fuzzing
+that a large program's other core runs there, it fell 31-36 tests behind on pals_lcr
+(558 tests kept in a minute) and the run ended without its count. It receives tests on
+a thread of its own, so that the parent's sending a large test never waits for a run in
+progress. It dies with the run:
 neither a signal nor a kill leaves it behind or waits for it.
 
 It is a part of the run beside the board, as ``core.memory``'s watch is, and lives in
@@ -41,7 +40,6 @@ from cooptest.core.board import GoalBoard
 from cooptest.core.board_events import BoardEvent, Covered, Kept
 from cooptest.core.budget import Budget
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
-from cooptest.core.parallel import LOWEST_PRIORITY
 from cooptest.harness.coverage import CoverageMeter
 from cooptest.harness.label_fuzz import LabelFuzzer
 from cooptest.harness.testsuite import TestCase
@@ -56,14 +54,14 @@ class LiveMeter:
     test so far in shared memory (``_so_far``): what a run stopped before it could ask
     (a signal, an analysis that overran the budget) reports, without waiting."""
 
-    def __init__(self, task: Task, preprocessed: str | Sequence[str], work_dir: str, niced: bool = False) -> None:
+    def __init__(self, task: Task, preprocessed: str | Sequence[str], work_dir: str) -> None:
         ctx = multiprocessing.get_context("fork")
         inbox, self.requests = ctx.Pipe(duplex=False)
         self.replies, outbox = ctx.Pipe(duplex=False)
         self._so_far = ctx.RawValue(ctypes.c_longlong, -1)  # one word (no lock): read whole
         self.child = ctx.Process(target=_serve, daemon=True,
                                  args=(inbox, outbox, task, preprocessed, work_dir, os.getpid(),
-                                       self._so_far, niced))
+                                       self._so_far))
         start_forked(self.child)
         inbox.close()
         outbox.close()
@@ -150,13 +148,11 @@ class LiveMeter:
 
 
 def _serve(inbox: Any, outbox: Any, task: Task, preprocessed: str | Sequence[str], work_dir: str,
-           parent: int, so_far: Any, niced: bool) -> None:
+           parent: int, so_far: Any) -> None:
     """The child's body: build, then answer requests in the order they were sent."""
     die_with_parent(signal.SIGKILL, parent)
     take_own_signals()
     os.setpgrp()
-    if niced:
-        os.nice(LOWEST_PRIORITY)
     temporary_files_in(work_dir)  # the tests' working folders: killed, the child removes none
     requests: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
     threading.Thread(target=_receive, args=(inbox, requests), daemon=True).start()
