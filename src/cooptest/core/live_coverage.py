@@ -18,8 +18,8 @@ spare core when there is one, at normal priority: at the lowest, beside the fuzz
 that a large program's other core runs there, it fell 31-36 tests behind on pals_lcr
 (558 tests kept in a minute) and the run ended without its count. It receives tests on
 a thread of its own, so that the parent's sending a large test never waits for a run in
-progress. It dies with the run:
-neither a signal nor a kill leaves it behind or waits for it.
+progress. It dies with the run: neither a signal nor a kill leaves it behind or waits
+for it.
 
 It is a part of the run beside the board, as ``core.memory``'s watch is, and lives in
 core: it listens to the board, and the harness it runs tests with knows of no board.
