@@ -125,13 +125,18 @@ def test_a_missing_count_says_how_far_the_meter_got(tmp_path, data):
     import signal
 
     from cooptest.core.budget import Budget
+    from cooptest.report.progress import summary_line
 
     board, meter = _metered_board(data / "harness_labels.c", tmp_path)
     try:
         for inputs in (["7"], ["99"]):
             board.submit(inputs, "test")
         assert meter.count(board.tests, Budget.seconds(30.0)) is not None
-        assert meter.why_not_counted().startswith("the meter had counted 2 of the 2 tests")
+        said = meter.why_not_counted()
+        assert said.startswith("the meter had counted 2 of the 2 tests kept by the end and was still busy")
+        summary = {"covered": 3, "goals": 9, "infeasible": 0, "unknown": 6, "cov_b": 33.3, "cov_f": 33.3,
+                   "tests": 2, "time_s": 1.0, "coverage_testcov_style_missing": said}
+        assert f", no TestCov-style count: {said};" in summary_line("p.c", summary)
         board.submit(["3"], "test")
         os.kill(meter.child.pid, signal.SIGKILL)
         meter.child.join()

@@ -124,9 +124,9 @@ class LiveMeter:
             return "the meter's process ended (the labelled program did not build, or it died)"
         word = self._so_far.value
         counted = word // SO_FAR_BASE if word >= 0 else 0
-        return (f"the meter had counted {counted} of the {len(self.sent)} tests kept when the run "
-                "ended" + (", and was still busy" if counted == len(self.sent) else "")
-                + "; `cooptest coverage` measures the suite")
+        return (f"the meter had counted {counted} of the {len(self.sent)} tests kept by the end"
+                + (" and was still busy" if counted == len(self.sent) else "")
+                + " (`cooptest coverage` measures the suite)")
 
     def _send(self, message: tuple[Any, ...]) -> bool:
         try:

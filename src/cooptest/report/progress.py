@@ -73,7 +73,9 @@ def summary_line(name: str, summary: dict[str, Any], found: str = "") -> str:
     return (f"{name}: {summary['covered']}/{summary['goals']} goals covered, "
             f"{summary['infeasible']} infeasible, {summary['unknown']} open ({GOAL}); "
             f"cov_b {summary['cov_b']:.1f}% = {COV_B}, cov_f {summary['cov_f']:.1f}% = {COV_F}"
-            + (f", TestCov-style {testcov:.1f}% {TESTCOV_SHORT}" if testcov is not None else "")
+            + (f", TestCov-style {testcov:.1f}% {TESTCOV_SHORT}" if testcov is not None else
+               f", no TestCov-style count: {summary['coverage_testcov_style_missing']}"
+               if summary.get("coverage_testcov_style_missing") else "")
             + f"; {summary['tests']} tests, {summary['time_s']:.1f}s"
             + (f"; {summary['every_run_failed']}" if summary.get("every_run_failed") else "")
             + (f"; {found}" if found else "")
