@@ -112,21 +112,26 @@ class LiveMeter:
     def count_so_far(self, tests: list[TestCase]) -> float | None:
         """The count of ``tests`` if they are every test sent and the child has counted
         them all already; else None."""
-        word = self._so_far.value
-        n, hundredths = divmod(word, SO_FAR_BASE)
-        if word < 0 or n != len(self.sent) or {t.name for t in tests} != set(self.sent):
+        posted = self._posted()
+        if posted is None or posted[0] != len(self.sent) or {t.name for t in tests} != set(self.sent):
             return None
-        return hundredths / 100
+        return posted[1] / 100
 
     def why_not_counted(self) -> str:
         """Why a run ends without the count, for report.json: how far the child got."""
         if not self.child.is_alive():
             return "the meter's process ended (the labelled program did not build, or it died)"
-        word = self._so_far.value
-        counted = word // SO_FAR_BASE if word >= 0 else 0
+        counted = posted[0] if (posted := self._posted()) else 0
         return (f"the meter had counted {counted} of the {len(self.sent)} tests kept by the end"
                 + (" and was still busy" if counted == len(self.sent) else "")
                 + " (`cooptest coverage` measures the suite)")
+
+    def _posted(self) -> tuple[int, int] | None:
+        """What the child last posted after a test: the tests it has counted and their
+        count in hundredths of a percent; None before its first (the word read once: the
+        child may write it meanwhile)."""
+        word = self._so_far.value
+        return None if word < 0 else divmod(word, SO_FAR_BASE)
 
     def _send(self, message: tuple[Any, ...]) -> bool:
         try:
