@@ -125,3 +125,25 @@ def test_symbols_past_their_limit_start_again_and_stay_right() -> None:
         if step % 100 == 0:
             gc.collect()
     assert largest < symbols.LIMIT + 200, largest  # one term's sub-terms past the limit at most
+
+
+def test_queries_over_memory_are_answered_by_a_child_with_the_inputs_values() -> None:
+    """A query reading an array (memory) is checked in a forked child (z3's SMT core may
+    outrun its time limit there); its model's bit-vector and float values come back as
+    in-process solving gives them, NaN included, and an unsat query stays unsat."""
+    mem = z3.Array("mem", z3.BitVecSort(64), z3.BitVecSort(8))
+    i, c = z3.BitVec("i", 64), z3.BitVec("c", 8)
+    f = z3.FP("f", z3.Float64())
+    g = z3.FP("g", z3.Float32())
+    symbols = Symbols()
+    solver = PathSolver(symbols, cache=False)
+    prefix = [z3.ULT(i, 8), z3.Select(mem, i) == c + 1, z3.fpGT(f, z3.FPVal(1.5, z3.Float64()))]
+    result = solver.solve(prefix, z3.And(c == 41, z3.fpIsNaN(g), z3.fpLT(f, z3.FPVal(1e9, z3.Float64()))))
+    assert mem.get_id() in symbols.arrays and not {i.get_id(), c.get_id()} & symbols.arrays
+    assert result.status == SAT
+    values = result.model
+    assert values[c.get_id()].as_long() == 41 and values[i.get_id()].as_long() < 8
+    assert values[f.get_id()].sort() == z3.Float64() and z3.is_true(z3.simplify(z3.fpGT(values[f.get_id()], 1.5)))
+    assert values[g.get_id()].isNaN() and values[g.get_id()].sort() == z3.Float32()
+    assert mem.get_id() not in values  # the array itself does not come back: no input is one
+    assert solver.solve(prefix, z3.UGT(i, 9)).status == "unsat"

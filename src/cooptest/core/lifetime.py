@@ -17,9 +17,13 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
+import pickle
+import select
 import shutil
 import signal
 import tempfile
+import time
+from collections.abc import Callable
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
@@ -46,6 +50,61 @@ def start_forked(process: Any) -> None:
         process.start()
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+
+
+def call_forked(function: Callable[..., Any], *args: Any, seconds: float) -> Any | None:
+    """``function(*args)`` in a forked child that dies with this process: its result
+    (pickled through a pipe), or None when the child did not answer within
+    ``seconds`` (it is killed) or died. For work that may not stop when asked and that
+    can be abandoned: a native library's call that outlives its own time limit. The
+    child shares the parent's memory as it was (copied only where written) and leaves
+    by ``os._exit``, never through the parent's code."""
+    parent = os.getpid()
+    reader, writer = os.pipe()
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        raise
+    finally:
+        if os.getpid() == parent:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+    if pid == 0:  # the child
+        code = 1
+        try:
+            os.close(reader)
+            die_with_parent(parent=parent)
+            with os.fdopen(writer, "wb") as out:
+                out.write(pickle.dumps(function(*args)))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    data: bytes | None = None
+    try:
+        data = _read_within(reader, seconds)
+    finally:
+        os.close(reader)
+        if data is None:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return pickle.loads(data) if data else None
+
+
+def _read_within(fd: int, seconds: float) -> bytes | None:
+    """All ``fd`` gives until its end, or None at ``seconds`` from now."""
+    deadline = time.monotonic() + seconds
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def take_own_signals() -> None:

@@ -30,6 +30,8 @@ from typing import Any
 
 import z3
 
+from cooptest.core.lifetime import call_forked
+
 SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
 
 
@@ -51,6 +53,8 @@ class _C:
     Z3_get_decl_kind = staticmethod(_unchecked(z3.Z3_get_decl_kind))
     Z3_get_app_arg = staticmethod(_unchecked(z3.Z3_get_app_arg))
     Z3_get_ast_id = staticmethod(_unchecked(z3.Z3_get_ast_id))
+    Z3_get_sort = staticmethod(_unchecked(z3.Z3_get_sort))
+    Z3_get_sort_kind = staticmethod(_unchecked(z3.Z3_get_sort_kind))
 
 
 _NONE: frozenset[int] = frozenset()
@@ -70,6 +74,7 @@ class Symbols:
     LIMIT = 250_000
 
     def __init__(self) -> None:
+        self.arrays: set[int] = set()  # the symbols of array sort (memory) met so far
         self._memo: dict[int, frozenset[int]] = {}
         self._alive: list[z3.ExprRef] = []
         self._roots: dict[int, frozenset[int]] = {}  # by AST address: no call into z3
@@ -83,6 +88,7 @@ class Symbols:
             self._memo.clear()
             self._alive.clear()
             self._roots.clear()
+            self.arrays.clear()  # their ids go to new terms
         ctx = term.ctx_ref()
         root = term.as_ast()
         rid = _C.Z3_get_ast_id(ctx, root)
@@ -121,6 +127,8 @@ class Symbols:
                     if n == 0:
                         free = c.Z3_get_decl_kind(ctx, c.Z3_get_app_decl(ctx, app)) == z3.Z3_OP_UNINTERPRETED
                         memo[aid] = frozenset((aid,)) if free else _NONE
+                        if free and c.Z3_get_sort_kind(ctx, c.Z3_get_sort(ctx, a)) == z3.Z3_ARRAY_SORT:
+                            self.arrays.add(aid)
                         stack.pop()
                         continue
                     args = [c.Z3_get_app_arg(ctx, app, i) for i in range(n)]
@@ -193,7 +201,7 @@ class PathSolver:
         # only symbols of the query: a bound on another would give it a new value
         solved = frozenset().union(self.symbols.of(negated), *map(self.symbols.of, query))
         bounds = [b for i in solved if (b := (preferred or {}).get(i)) is not None]
-        result = self._check(query, negated, bounds, limit)
+        result = self._check(query, negated, bounds, limit, isolated=not solved.isdisjoint(self.symbols.arrays))
         st.seconds += time.perf_counter() - t0
         st.z3_calls += 1
         setattr(st, result.status, getattr(st, result.status) + 1)
@@ -231,7 +239,7 @@ class PathSolver:
         return [c for c, s in zip(prefix, syms) if s and find(next(iter(s))) in wanted]
 
     def _check(self, query: list[z3.BoolRef], negated: z3.BoolRef, bounds: list[z3.BoolRef],
-               timeout_ms: int) -> Result:
+               timeout_ms: int, isolated: bool) -> Result:
         """``query`` and ``negated`` with the bounds, then (unless that was sat) without,
         both checks together within ``timeout_ms``.
 
@@ -265,7 +273,7 @@ class PathSolver:
             s.set("timeout", limit_ms)
             s.add(negated, *extra)
             try:
-                return _outcome(s, timeout_ms)
+                return _isolated(s, timeout_ms, limit_ms) if isolated else _answer(s, s.check(), timeout_ms)
             finally:
                 if self.incremental:
                     s.pop()
@@ -279,11 +287,62 @@ class PathSolver:
         return attempt([], max(1, left))
 
 
-def _outcome(s: z3.Solver, timeout_ms: int) -> Result:
-    """Check ``s``; an "unknown" is recorded with ``timeout_ms``, the whole query's
-    limit (of which the check may have had only what the first one left)."""
-    r = s.check()
+def _answer(s: z3.Solver, r: z3.CheckSatResult, timeout_ms: int) -> Result:
+    """The result of ``s``'s check ``r``; an "unknown" is recorded with ``timeout_ms``,
+    the whole query's limit (of which the check may have had only what the first one
+    left)."""
     if r == z3.sat:
         m = s.model()
         return Result(SAT, {d().get_id(): m[d] for d in m.decls() if d.arity() == 0})
     return Result(UNSAT) if r == z3.unsat else Result(UNKNOWN, limit_ms=timeout_ms)
+
+
+def _isolated(s: z3.Solver, timeout_ms: int, limit_ms: int) -> Result:
+    """Check ``s`` in a forked child killed ``GRACE`` after its limit ``limit_ms``; the
+    kill, or a child that died, is an "unknown" as z3's own limit is.
+
+    z3 bit-blasts a query of bit-vectors alone to its SAT solver, which polls the time
+    limit; a query over memory (arrays) goes to its SMT core, some of whose propagation
+    never does: on grep, such queries over dfa.c's character classes ran in
+    ``theory_bv::propagate_bits`` past their 1-s limit until the lane's end, 10-25 s of
+    concolic search's minute in most runs (the same query read from its SMT-LIB text
+    took 3 ms). In the child the query is the parent's terms as they are, and only the
+    model's input values come back. A fork costs 2 ms for a small process and 50 ms for
+    one of 900 MB, so queries of bit-vectors alone stay in this process."""
+    answer = call_forked(_check_in_child, s, timeout_ms, seconds=limit_ms / 1000 + GRACE)
+    if answer is None:
+        return Result(UNKNOWN, limit_ms=timeout_ms)
+    status, values, limit = answer
+    return Result(status, {k: _value(v) for k, v in values.items()}, limit)
+
+
+GRACE = 0.25  # seconds past its limit a check's child has to answer
+
+
+def _check_in_child(s: z3.Solver, timeout_ms: int) -> tuple[str, dict[int, tuple[int, int, int]], int]:
+    r = _answer(s, s.check(), timeout_ms)
+    return r.status, {k: p for k, v in r.model.items() if (p := _portable(v)) is not None}, r.limit_ms
+
+
+def _portable(v: z3.ExprRef) -> tuple[int, int, int] | None:
+    """A model value as numbers a pipe carries: ``(0, width, bits)`` for a bit-vector,
+    ``(ebits, sbits, IEEE bits)`` for a float (-1 for NaN, whose bits z3 leaves
+    unspecified); None for the arrays of memory (only inputs are read from a model)."""
+    if z3.is_bv_value(v):
+        return 0, v.size(), v.as_long()
+    if isinstance(v, z3.FPNumRef):
+        sort = v.sort()
+        bits = -1 if v.isNaN() else z3.simplify(z3.fpToIEEEBV(v)).as_long()
+        return sort.ebits(), sort.sbits(), bits
+    return None
+
+
+def _value(v: tuple[int, int, int]) -> z3.ExprRef:
+    """The z3 value ``_portable`` gave ``v`` for."""
+    first, second, bits = v
+    if first == 0:
+        return z3.BitVecVal(bits, second)
+    sort = z3.FPSort(first, second)
+    if bits < 0:
+        return z3.fpNaN(sort)
+    return z3.simplify(z3.fpBVToFP(z3.BitVecVal(bits, first + second), sort))
