@@ -127,10 +127,12 @@ def test_symbols_past_their_limit_start_again_and_stay_right() -> None:
     assert largest < symbols.LIMIT + 200, largest  # one term's sub-terms past the limit at most
 
 
-def test_queries_over_memory_are_answered_by_a_child_with_the_inputs_values() -> None:
-    """A query reading an array (memory) is checked in a forked child (z3's SMT core may
-    outrun its time limit there); its model's bit-vector and float values come back as
-    in-process solving gives them, NaN included, and an unsat query stays unsat."""
+def test_queries_over_memory_go_to_a_child_once_one_came_back_unknown() -> None:
+    """Queries reading an array (memory) are checked in this process until one of them
+    comes back unknown (z3's SMT core may then outrun its time limit on the next, as
+    on grep); from then on in a forked child, whose model's bit-vector and float
+    values come back as in-process solving gives them, NaN included. An unsat query
+    stays unsat; queries of bit-vectors alone never leave."""
     mem = z3.Array("mem", z3.BitVecSort(64), z3.BitVecSort(8))
     i, c = z3.BitVec("i", 64), z3.BitVec("c", 8)
     f = z3.FP("f", z3.Float64())
@@ -138,12 +140,25 @@ def test_queries_over_memory_are_answered_by_a_child_with_the_inputs_values() ->
     symbols = Symbols()
     solver = PathSolver(symbols, cache=False)
     prefix = [z3.ULT(i, 8), z3.Select(mem, i) == c + 1, z3.fpGT(f, z3.FPVal(1.5, z3.Float64()))]
-    result = solver.solve(prefix, z3.And(c == 41, z3.fpIsNaN(g), z3.fpLT(f, z3.FPVal(1e9, z3.Float64()))))
+    negated = z3.And(c == 41, z3.fpIsNaN(g), z3.fpLT(f, z3.FPVal(1e9, z3.Float64())))
+
+    def check(result) -> None:
+        assert result.status == SAT
+        values = result.model
+        assert values[c.get_id()].as_long() == 41 and values[i.get_id()].as_long() < 8
+        assert values[f.get_id()].sort() == z3.Float64()
+        assert z3.is_true(z3.simplify(z3.fpGT(values[f.get_id()], 1.5)))
+        assert values[g.get_id()].isNaN() and values[g.get_id()].sort() == z3.Float32()
+
+    check(solver.solve(prefix, negated))
     assert mem.get_id() in symbols.arrays and not {i.get_id(), c.get_id()} & symbols.arrays
-    assert result.status == SAT
-    values = result.model
-    assert values[c.get_id()].as_long() == 41 and values[i.get_id()].as_long() < 8
-    assert values[f.get_id()].sort() == z3.Float64() and z3.is_true(z3.simplify(z3.fpGT(values[f.get_id()], 1.5)))
-    assert values[g.get_id()].isNaN() and values[g.get_id()].sort() == z3.Float32()
-    assert mem.get_id() not in values  # the array itself does not come back: no input is one
+    assert solver.stats.isolated == 0 and not solver.isolating
+    x, y = z3.BitVecs("x y", 64)  # factoring a 64-bit number: no answer within 50 ms
+    hard = [x * y == 0x7FFFFFFFFFFFFFE7 * 3 + 12345, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, 2**32)]
+    assert solver.solve(hard, z3.Select(mem, x) == 1, timeout_ms=50).status == "unknown"
+    assert solver.isolating
+    check(solver.solve(prefix, negated))
+    assert solver.stats.isolated == 1
     assert solver.solve(prefix, z3.UGT(i, 9)).status == "unsat"
+    assert solver.stats.isolated == 2
+    assert solver.solve([x > 3], x < 2).status == "unsat" and solver.stats.isolated == 2

@@ -216,8 +216,11 @@ class ConcolicAnalysis:
         limit_ms = limit_ms or state.solver.timeout_ms
         timeout_ms = budget.solver_timeout_ms(limit_ms / 1000)
         prefix, negated = path.query(node.depth)  # its index on every path through it
+        isolated = state.solver.stats.isolated
         result = state.solver.solve(prefix, negated, state.small, timeout_ms=timeout_ms)
         program.count("solver_calls")
+        if state.solver.stats.isolated > isolated:
+            program.count("solver_isolated")
         if node.closed is not None and result.status != solver.SAT:
             return None
         if result.status == solver.UNKNOWN and timeout_ms < limit_ms:

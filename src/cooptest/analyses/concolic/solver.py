@@ -160,6 +160,7 @@ class SolverStats:
     sat: int = 0
     unsat: int = 0
     unknown: int = 0
+    isolated: int = 0  # queries checked in a child
     seconds: float = 0.0
     constraints_in: int = 0  # constraints of the queries as asked
     constraints_solved: int = 0  # constraints left after slicing
@@ -177,6 +178,7 @@ class PathSolver:
         self.stats = SolverStats()
         self._z3 = z3.Solver()
         self._scopes: list[int] = []  # ids of the constraints asserted, one scope each
+        self.isolating = False  # queries over memory go to a child (``_isolated``)
 
     def solve(self, prefix: list[z3.BoolRef], negated: z3.BoolRef,
               preferred: Mapping[int, z3.BoolRef | None] | None = None,
@@ -201,8 +203,14 @@ class PathSolver:
         # only symbols of the query: a bound on another would give it a new value
         solved = frozenset().union(self.symbols.of(negated), *map(self.symbols.of, query))
         bounds = [b for i in solved if (b := (preferred or {}).get(i)) is not None]
-        result = self._check(query, negated, bounds, limit, isolated=not solved.isdisjoint(self.symbols.arrays))
-        st.seconds += time.perf_counter() - t0
+        memory = not solved.isdisjoint(self.symbols.arrays)
+        isolated = memory and self.isolating
+        result = self._check(query, negated, bounds, limit, isolated)
+        took = time.perf_counter() - t0
+        if memory and (result.status == UNKNOWN or took > limit / 1000 + GRACE):
+            self.isolating = True  # z3's core gave up or overran on memory: the next may hang
+        st.isolated += isolated
+        st.seconds += took
         st.z3_calls += 1
         setattr(st, result.status, getattr(st, result.status) + 1)
         if self.cache is not None:
@@ -308,7 +316,11 @@ def _isolated(s: z3.Solver, timeout_ms: int, limit_ms: int) -> Result:
     concolic search's minute in most runs (the same query read from its SMT-LIB text
     took 3 ms). In the child the query is the parent's terms as they are, and only the
     model's input values come back. A fork costs 2 ms for a small process and 50 ms for
-    one of 900 MB, so queries of bit-vectors alone stay in this process."""
+    one of 900 MB (Problem11 lost 0.4 points at 30 s, array23_pattern a third of its
+    runs, with every query over memory forked), so queries of bit-vectors alone stay in
+    this process, and those over memory go to a child only once one of them has come
+    back unknown or late (``PathSolver.isolating``): on grep the hangs came after such
+    answers."""
     answer = call_forked(_check_in_child, s, timeout_ms, seconds=limit_ms / 1000 + GRACE)
     if answer is None:
         return Result(UNKNOWN, limit_ms=timeout_ms)
