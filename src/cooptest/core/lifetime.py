@@ -14,6 +14,7 @@ into one output folder never remove each other's).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import os
@@ -23,7 +24,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
@@ -41,15 +42,25 @@ def die_with_parent(sig: int = signal.SIGKILL, parent: int | None = None) -> Non
 STOPPING = {signal.SIGTERM, signal.SIGINT}
 
 
-def start_forked(process: Any) -> None:
-    """Start a forked ``multiprocessing`` process with SIGTERM and SIGINT blocked: a
-    signal between the fork and the child's own handlers (``take_own_signals``) would
-    otherwise run the parent's handler in the child."""
+@contextlib.contextmanager
+def _stopping_blocked() -> Iterator[None]:
+    """SIGTERM and SIGINT blocked while a child is forked: a signal between the fork and
+    the child's own handlers (``take_own_signals``) would otherwise run the parent's
+    handler in the child. Unblocked again in the parent only: a child that leaves the
+    block keeps them blocked."""
+    parent = os.getpid()
     signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
     try:
-        process.start()
+        yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+        if os.getpid() == parent:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+
+
+def start_forked(process: Any) -> None:
+    """Start a forked ``multiprocessing`` process with SIGTERM and SIGINT blocked."""
+    with _stopping_blocked():
+        process.start()
 
 
 def call_forked(function: Callable[..., Any], *args: Any, seconds: float) -> Any | None:
@@ -61,16 +72,13 @@ def call_forked(function: Callable[..., Any], *args: Any, seconds: float) -> Any
     by ``os._exit``, never through the parent's code."""
     parent = os.getpid()
     reader, writer = os.pipe()
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
     try:
-        pid = os.fork()
+        with _stopping_blocked():
+            pid = os.fork()
     except OSError:
         os.close(reader)
         os.close(writer)
         raise
-    finally:
-        if os.getpid() == parent:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
     if pid == 0:  # the child
         code = 1
         try:

@@ -316,8 +316,7 @@ def _isolated(s: z3.Solver, timeout_ms: int, limit_ms: int) -> Result:
     concolic search's minute in most runs (the same query read from its SMT-LIB text
     took 3 ms). In the child the query is the parent's terms as they are, and only the
     model's input values come back. A fork costs 2 ms for a small process and 50 ms for
-    one of 900 MB (Problem11 lost 0.4 points at 30 s, array23_pattern a third of its
-    runs, with every query over memory forked), so queries of bit-vectors alone stay in
+    one of 900 MB, more than most queries take, so queries of bit-vectors alone stay in
     this process, and those over memory go to a child only once one of them has come
     back unknown or late (``PathSolver.isolating``): on grep the hangs came after such
     answers."""
