@@ -79,10 +79,9 @@ def dictionary(program: Program) -> tuple[int, ...]:
 
 @dataclass
 class RandomState(AnalysisState):
-    """All random testing knows: its RNG (so that slices continue one random sequence),
-    the corpus of tests that covered something new, the length of fresh vectors, and
-    what it draws from (the program's, found by its first slice: a warm-up runs in
-    slices of half a second, ``core.parallel.UntilStuck``)."""
+    """All random testing knows: its RNG (so that a state run again continues one
+    random sequence), the corpus of tests that covered something new, the length of
+    fresh vectors, and what it draws from (the program's, found by its first run)."""
 
     rng: random.Random = field(default_factory=random.Random)
     corpus: list[list[str]] = field(default_factory=list)

@@ -76,6 +76,7 @@ from cooptest.core.parallel import Lane, Niced, UntilStuck, run_lanes, usable_co
 from cooptest.core.registry import Settings, make_analysis
 
 RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search, at least
+SEARCH_LEAST = 0.1  # of a large program's testing lane: concolic search's turn, at least
 LARGE = 2000  # goals: above, one lane of concolic search
 COVERITEST_SHARE = 0.5  # of the proving lane: the rest goes to BiTe
 CHC_PAIR = 30.0  # Spacer's seconds per CoVeriTest round, of a 900-s run (as the 20/80 pair)
@@ -133,15 +134,13 @@ def lanes_for(jobs: int, settings: Settings, goals: int, budget: float) -> list[
                       (make("random"), RANDOM_SHARE), (make("concolic"), 0.5), (coveritest(), None),
                       (make("random", 1), None)], "all")]
     if goals > LARGE:
-        lanes = [Lane([(make("concolic"), None), (make("random", 1), None)], "testing"),
+        lanes = [Lane([(UntilStuck(make("concolic"), SEARCH_LEAST), None), (make("random", 1), None)], "testing"),
                  Lane([(make("callgraph"), None), (make("fields"), None),
                        (Niced(make("random", 2)), None)], "proving")]
     else:
         directed = make_analysis("concolic", replace(settings, search="cfg"))
-        # AFL++'s turn starts afl-fuzz anew: it is not run in slices to see whether it is stuck
-        warm_up = (UntilStuck(make("random"), RANDOM_SHARE), None) if fuzzer == "random" \
-            else (make("random"), RANDOM_SHARE)
-        lanes = [Lane([warm_up, (make("concolic"), None), (make("random", 1), None)], "testing"),
+        warm_up = UntilStuck(make("random"), RANDOM_SHARE)
+        lanes = [Lane([(warm_up, None), (make("concolic"), None), (make("random", 1), None)], "testing"),
                  Lane([(make("callgraph"), None), (make("fields"), None),
                        (coveritest(), COVERITEST_SHARE), (make("bite"), None), (directed, None),
                        (make("random", 2), None)], "proving")]

@@ -39,6 +39,11 @@ class Budget:
         own = math.inf if seconds is None else time.monotonic() + seconds
         return Budget(own, self)
 
+    def own_deadline(self) -> float:
+        """This budget's own deadline, before its ancestors' cap it (one that moves, as
+        ``core.parallel.UntilStuck``'s, overrides this)."""
+        return self._deadline
+
     @property
     def deadline(self) -> float:
         """The effective deadline: the earliest along the path to the root, 0 once
@@ -46,8 +51,8 @@ class Budget:
         if self.cancelled:
             return 0.0
         if self.parent is None:
-            return self._deadline
-        return min(self._deadline, self.parent.deadline)
+            return self.own_deadline()
+        return min(self.own_deadline(), self.parent.deadline)
 
     @property
     def cancelled(self) -> bool:

@@ -18,6 +18,7 @@ only its own analysis with it.
 """
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import queue
@@ -217,7 +218,6 @@ class Niced:
         return self.analysis.run(board, job)
 
 
-STUCK_SLICE = 0.5  # seconds: an ``UntilStuck`` analysis's slices, between its looks at the board
 STUCK_WINDOW = 1 / 3  # of a turn: the part at its end that covered no goal first, for ``stuck``
 
 
@@ -228,15 +228,17 @@ class UntilStuck:
     turn covered no goal first, and then hands its core to the lane's next analysis.
 
     Driller runs its fuzzer until it is stuck and only then concolic execution; this is
-    that hand-over for random testing's warm-up, with a criterion of our own (Driller
-    reads AFL's progress). A fixed share made the warm-up's length one number for every
-    program: on grep 2.2 random testing still covers a goal every few seconds after a
-    minute, while concolic search covered 3 goals in the 46 s it took over at 6 s
-    (benchmarks/RESULTS.md, "auto against AFL++"); on replace it is stuck within 7 s.
+    that hand-over, with a criterion of our own (Driller reads AFL's progress), for
+    random testing's warm-up and for concolic search on a large program. A fixed share
+    made the turn's length one number for every program: on grep 2.2 random testing
+    still covers a goal every few seconds after a minute, while on replace it is stuck
+    within 7 s; from grep's back-reference input concolic search covers nothing first
+    after about 25 s of a minute, where AFL++ started from its tests still does
+    (benchmarks/RESULTS.md, "auto against AFL++").
 
-    The analysis runs in slices of ``STUCK_SLICE`` seconds, its state passed back each
-    time, so that between two slices the board says what it found (tests that covered
-    a goal first); a state continues where the last slice stopped (``core.analysis``)."""
+    The analysis runs in one piece, under a budget whose deadline its own finds move
+    (``Stuck``): cut into slices, concolic search would lose the symbolic execution or
+    the query each slice's end interrupts."""
 
     analysis: Analysis
     least: float
@@ -246,18 +248,31 @@ class UntilStuck:
         self.name = self.analysis.name
 
     def run(self, board: Board, job: Job) -> Outcome:
-        started, least = time.monotonic(), self.least * job.budget.remaining()
-        state, seen, found_at = job.state, len(board.records), 0.0
-        while True:
-            outcome = self.analysis.run(board, replace(job, budget=job.budget.child(STUCK_SLICE), state=state))
-            state, turn = outcome.state, time.monotonic() - started
-            if any(r.first for r in board.records[seen:]):
-                found_at = turn
-            seen = len(board.records)
-            if outcome.stopped != "budget" or job.budget.expired():
-                return outcome  # done, exhausted, cancelled, or the lane's own time is up
-            if turn >= least and found_at < (1 - STUCK_WINDOW) * turn:
-                return noted(board, job, Outcome(outcome.state, "stuck"))
+        stuck = Stuck(job.budget, board, self.least * job.budget.remaining())
+        outcome = self.analysis.run(board, replace(job, budget=stuck))
+        if outcome.stopped == "budget" and not job.budget.expired():
+            return noted(board, job, Outcome(outcome.state, "stuck"))
+        return outcome  # done, exhausted, cancelled, or the lane's own time is up
+
+
+class Stuck(Budget):
+    """The budget of an ``UntilStuck`` turn: its deadline is ``least`` seconds after
+    the turn began, or later while the turn still finds goals, so that it passes once
+    the last ``STUCK_WINDOW`` of the turn covered no goal first. A goal found is read
+    off the board's tests (those that covered one first) whenever the deadline is."""
+
+    def __init__(self, parent: Budget, board: Board, least: float) -> None:
+        super().__init__(math.inf, parent)
+        self.board, self.least = board, least
+        self.began, self.seen, self.found_at = time.monotonic(), len(board.records), 0.0
+
+    def own_deadline(self) -> float:
+        records = self.board.records
+        if len(records) > self.seen:
+            if any(r.first for r in records[self.seen:]):
+                self.found_at = time.monotonic() - self.began
+            self.seen = len(records)
+        return self.began + max(self.least, self.found_at / (1 - STUCK_WINDOW))
 
 
 def _work(lane: Lane, board: WorkerBoard, goals: frozenset[str], deadline: float, parent: int,
