@@ -25,9 +25,8 @@ Spacer spent alone.
 Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random testing
 covers most easy goals within seconds at native speed and seeds concolic search with its
 tests; on two cores or more its warm-up lasts a tenth of the lane or, beyond that, as
-long as it still finds goals (``UntilStuck``: on a real program such as grep, where a
-concolic iteration costs half a second, the whole run; AFL++'s warm-up, ``--fuzzer afl``,
-keeps the tenth); concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
+long as it still finds goals (``UntilStuck``; AFL++'s warm-up too, ``--fuzzer afl``);
+concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
 value/predicate interleaving with ARG reuse is the analysis that proves goals infeasible
 (and finds the needle-in-a-haystack inputs concolic search misses, such as loop_foo's).
 Its proofs on small programs come within seconds; after half the lane, BiTe's backward
@@ -39,7 +38,10 @@ in the proving lane"). On one core the lane interleaves random, concolic and CoV
 On a large program (more than ``LARGE`` goals: pals_lcr's 13k) CoVeriTest's ARGs do not
 get far in a minute and cover little, while concolic search still finds new goals with
 every run, as fast as it gets CPU: there concolic search runs as the single strategy
-runs it, from the first second, and the other core proves what the call graph and the
+runs it, from the first second, until it is stuck (``UntilStuck``), and then the
+fuzzer, from the tests concolic search found (from grep's back-reference input concolic
+search covers nothing first after about 25 s of a minute, where AFL++ started from its
+tests still does; RESULTS.md, "auto against AFL++"); the other core proves what the call graph and the
 field invariants prove (0.8 s on pals_lcr), then runs random testing at the lowest
 priority (``Niced``) beside the board and its TestCov-style count. A second lane of
 concolic search took CPU from the first (session 7: at 60 s on pals_lcr.3.1, 75% of the
@@ -76,7 +78,7 @@ from cooptest.core.parallel import Lane, Niced, UntilStuck, run_lanes, usable_co
 from cooptest.core.registry import Settings, make_analysis
 
 RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search, at least
-SEARCH_LEAST = 0.1  # of a large program's testing lane: concolic search's turn, at least
+SEARCH_LEAST = 0.25  # of a large program's testing lane: concolic search's turn, at least
 LARGE = 2000  # goals: above, one lane of concolic search
 COVERITEST_SHARE = 0.5  # of the proving lane: the rest goes to BiTe
 CHC_PAIR = 30.0  # Spacer's seconds per CoVeriTest round, of a 900-s run (as the 20/80 pair)

@@ -34,9 +34,10 @@ Stopped = Literal["budget", "done", "exhausted", "cancelled", "iterations", "stu
 state again to go on); ``done``: every goal of the job is decided; ``exhausted``: the
 analysis explored everything it can (its proofs are on the board; running it again
 changes nothing); ``cancelled``: its budget was cancelled; ``iterations``: concolic
-search made the native runs the user allowed (``generate --max-iterations``); ``stuck``: a
-warm-up stopped finding goals and handed its core on (``core.parallel.UntilStuck``; its
-state may find more)."""
+search made the native runs the user allowed (``generate --max-iterations``); ``stuck``:
+an analysis run until stuck (a warm-up, concolic search on a large program) stopped
+finding goals and handed its core on (``core.parallel.UntilStuck``; its state may find
+more)."""
 
 
 @dataclass(frozen=True)
