@@ -113,10 +113,12 @@ class Exited(Event):
 @dataclass(frozen=True)
 class News:
     """What the parent accepted from another worker: goals ``covered`` (``value``: the
-    test), claims ``withdrawn`` (a test refuted them), goals proven ``infeasible``
-    (``value``: the proof), or ``no_overflow`` at ``site`` (``value``: the proof)."""
+    test, ``inputs``: its inputs), claims ``withdrawn`` (a test refuted them), goals
+    proven ``infeasible`` (``value``: the proof), or ``no_overflow`` at ``site``
+    (``value``: the proof)."""
 
     kind: Literal["covered", "withdrawn", "infeasible", "no_overflow"]
     goals: tuple[str, ...] = ()
     value: str = ""
     site: str = ""
+    inputs: tuple[str, ...] = ()
