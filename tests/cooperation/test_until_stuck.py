@@ -10,7 +10,7 @@ import pytest
 
 from cooptest.core.analysis import Job
 from cooptest.core.budget import Budget
-from cooptest.core.parallel import Lane, Stuck, UntilStuck, run_lanes
+from cooptest.core.parallel import Lane, StuckBudget, UntilStuck, run_lanes
 from cooptest.core.registry import Settings, make_analysis
 
 DRY = """extern int __VERIFIER_nondet_int(void);
@@ -83,11 +83,11 @@ def test_the_portfolio_hands_on_the_core_of_a_stuck_warm_up_or_search() -> None:
 
 
 def test_a_turns_finds_move_its_deadline_and_nothing_else_does(program_of) -> None:
-    """The deadline ``Stuck`` gives a turn: ``least`` after its start until a test covers
+    """The deadline ``StuckBudget`` gives a turn: ``least`` after its start until a test covers
     a goal first, then half as long again as the turn had run when it did; a test
     that covers nothing new leaves it where it was."""
     board = program_of(DRY)
-    stuck = Stuck(Budget.seconds(60), board, 0.5)
+    stuck = StuckBudget(Budget.seconds(60), board, 0.5)
     assert stuck.deadline == pytest.approx(stuck.began + 0.5)
     time.sleep(0.6)
     assert stuck.expired()

@@ -38,11 +38,13 @@ in the proving lane"). On one core the lane interleaves random, concolic and CoV
 On a large program (more than ``LARGE`` goals: pals_lcr's 13k) CoVeriTest's ARGs do not
 get far in a minute and cover little, while concolic search still finds new goals with
 every run, as fast as it gets CPU: there concolic search runs as the single strategy
-runs it, from the first second, until it is stuck (``UntilStuck``), and then the
-fuzzer, from the tests concolic search found (from grep's back-reference input concolic
-search covers nothing first after about 25 s of a minute, where AFL++ started from its
-tests still does; RESULTS.md, "auto against AFL++"); the other core proves what the call graph and the
-field invariants prove (0.8 s on pals_lcr), then runs random testing at the lowest
+runs it, from the first second, until it is stuck (``UntilStuck``, after half the lane
+at least: on pals_lcr.3.1 its first burst of finds is followed by seconds of padding and
+symbolic execution of long paths before the next), and then the fuzzer,
+from the run's tests (from grep's back-reference input concolic search covers nothing
+first after about 25 s of a minute, where AFL++ started from its tests and the other
+lane's still does; RESULTS.md, "auto against AFL++"); the other core proves what the
+call graph and the field invariants prove (0.8 s on pals_lcr), then runs random testing at the lowest
 priority (``Niced``) beside the board and its TestCov-style count. A second lane of
 concolic search took CPU from the first (session 7: at 60 s on pals_lcr.3.1, 75% of the
 goals against 78% for concolic search alone). Random testing at equal priority cost
@@ -78,7 +80,7 @@ from cooptest.core.parallel import Lane, Niced, UntilStuck, run_lanes, usable_co
 from cooptest.core.registry import Settings, make_analysis
 
 RANDOM_SHARE = 0.1  # of a lane's budget: the native warm-up before concolic search, at least
-SEARCH_LEAST = 0.25  # of a large program's testing lane: concolic search's turn, at least
+SEARCH_LEAST = 0.5  # of a large program's testing lane: concolic search's turn, at least
 LARGE = 2000  # goals: above, one lane of concolic search
 COVERITEST_SHARE = 0.5  # of the proving lane: the rest goes to BiTe
 CHC_PAIR = 30.0  # Spacer's seconds per CoVeriTest round, of a 900-s run (as the 20/80 pair)
@@ -136,7 +138,8 @@ def lanes_for(jobs: int, settings: Settings, goals: int, budget: float) -> list[
                       (make("random"), RANDOM_SHARE), (make("concolic"), 0.5), (coveritest(), None),
                       (make("random", 1), None)], "all")]
     if goals > LARGE:
-        lanes = [Lane([(UntilStuck(make("concolic"), SEARCH_LEAST), None), (make("random", 1), None)], "testing"),
+        search = UntilStuck(make("concolic"), SEARCH_LEAST)
+        lanes = [Lane([(search, None), (make("random", 1), None)], "testing"),
                  Lane([(make("callgraph"), None), (make("fields"), None),
                        (Niced(make("random", 2)), None)], "proving")]
     else:

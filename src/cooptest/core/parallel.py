@@ -249,7 +249,7 @@ class UntilStuck:
     (benchmarks/RESULTS.md, "auto against AFL++").
 
     The analysis runs in one piece, under a budget whose deadline its own finds move
-    (``Stuck``): cut into slices, concolic search would lose the symbolic execution or
+    (``StuckBudget``): cut into slices, concolic search would lose the symbolic execution or
     the query each slice's end interrupts."""
 
     analysis: Analysis
@@ -260,14 +260,14 @@ class UntilStuck:
         self.name = self.analysis.name
 
     def run(self, board: Board, job: Job) -> Outcome:
-        stuck = Stuck(job.budget, board, self.least * job.budget.remaining())
+        stuck = StuckBudget(job.budget, board, self.least * job.budget.remaining())
         outcome = self.analysis.run(board, replace(job, budget=stuck))
         if outcome.stopped == "budget" and not job.budget.expired():
             return noted(board, job, Outcome(outcome.state, "stuck"))
         return outcome  # done, exhausted, cancelled, or the lane's own time is up
 
 
-class Stuck(Budget):
+class StuckBudget(Budget):
     """The budget of an ``UntilStuck`` turn: its deadline is ``least`` seconds after
     the turn began, or later while the turn still finds goals, so that it passes once
     the last ``STUCK_WINDOW`` of the turn covered no goal first. A goal found is read
