@@ -113,12 +113,10 @@ class Exited(Event):
 @dataclass(frozen=True)
 class News:
     """What the parent accepted from another worker: goals ``covered`` (``value``: the
-    test, ``inputs``: its inputs), claims ``withdrawn`` (a test refuted them), goals
-    proven ``infeasible`` (``value``: the proof), or ``no_overflow`` at ``site``
-    (``value``: the proof)."""
+    test), claims ``withdrawn`` (a test refuted them), goals proven ``infeasible``
+    (``value``: the proof), or ``no_overflow`` at ``site`` (``value``: the proof)."""
 
     kind: Literal["covered", "withdrawn", "infeasible", "no_overflow"]
     goals: tuple[str, ...] = ()
     value: str = ""
     site: str = ""
-    inputs: tuple[str, ...] = ()

@@ -39,7 +39,6 @@ from cooptest.core.lane_events import (Began, Counts, Ended, Event, Executions, 
                                        News, Proved, ProvedNoOverflow, Refused, TestFound)
 from cooptest.core.lifetime import die_with_parent, start_forked, take_own_signals, temporary_files_in
 from cooptest.harness.executor import Execution
-from cooptest.harness.testsuite import TestCase
 
 POLL = 0.05  # seconds between the parent's looks at its budget while it waits for events
 REPORT_EVERY = 0.5  # seconds between a worker's reports of its native runs and counts
@@ -66,8 +65,7 @@ class WorkerBoard(GoalBoard):
         super().__init__(parent.program, parent.executor.clone())  # a context of its own
         self.covered, self.infeasible = dict(parent.covered), dict(parent.infeasible)
         self.worker, self.outbox, self.inbox = worker, outbox, inbox
-        self.records = list(parent.records)  # the tests so far, and those this lane found
-        self.others: list[TestCase] = []  # those the other lanes found since
+        self.records = list(parent.records)  # the tests so far: concolic and random seed from them
         self._reported = 0  # native runs the parent has been told of
         self._counts: dict[str, int] = {}  # counts the parent has not been told of
         self._figures: dict[str, int] = {}  # figures set since the parent was told
@@ -81,8 +79,6 @@ class WorkerBoard(GoalBoard):
                 return
             if news.kind == "no_overflow":
                 super().prove_no_overflow(news.site, news.value)
-            if news.kind == "covered":
-                self.others.append(TestCase(list(news.inputs), name=news.value))
             for g in news.goals:
                 if news.kind == "covered":
                     self.covered.setdefault(g, news.value)
@@ -91,14 +87,6 @@ class WorkerBoard(GoalBoard):
                     self.infeasible.pop(g, None)
                 elif g not in self.covered and g not in self.unconfirmed:
                     self.infeasible.setdefault(g, news.value)  # else the parent has the contradiction
-
-    @property
-    def tests(self) -> list[TestCase]:
-        """Every test of the run so far, the other lanes' too: the fuzzer, random
-        testing and concolic search seed from them (AFL++ after concolic search on grep
-        from what AFL++ in the other lane found)."""
-        self.sync()
-        return super().tests + self.others
 
     def open(self, among: Iterable[str] | None = None) -> frozenset[str]:
         self.sync()
@@ -361,8 +349,7 @@ def run_lanes(on: Board, lanes: list[Lane], goals: frozenset[str], budget: Budge
                 claimed = ex.covered & board.infeasible.keys()  # claims the test refutes
                 new = board.accept(inputs, origin, ex)
                 if new:
-                    test = board.records[-1].test
-                    _broadcast(inboxes, k, alive, News("covered", tuple(new), test.name, inputs=tuple(test.inputs)))
+                    _broadcast(inboxes, k, alive, News("covered", tuple(new), board.covered[next(iter(new))]))
                 if claimed - new:  # reached, not confirmed: open again
                     _broadcast(inboxes, k, alive, News("withdrawn", tuple(claimed - new)))
                 decided = bool(new)
