@@ -40,12 +40,12 @@ get far in a minute and cover little, while concolic search still finds new goal
 every run, as fast as it gets CPU: there concolic search runs as the single strategy
 runs it, from the first second, until it is stuck (``UntilStuck``, after half the lane
 at least: on pals_lcr.3.1 its first burst of finds is followed by seconds of padding and
-symbolic execution of long paths before the next), and then the fuzzer,
-from the run's tests (from grep's back-reference input concolic search covers nothing
-first after about 25 s of a minute, where AFL++ started from its tests and the other
-lane's still does; RESULTS.md, "auto against AFL++"); the other core proves what the
-call graph and the field invariants prove (0.8 s on pals_lcr), then runs random testing at the lowest
-priority (``Niced``) beside the board and its TestCov-style count. A second lane of
+symbolic execution of long paths before the next), and then the fuzzer from its
+tests (from grep's back-reference input concolic search covers nothing first after
+about 25 s of a minute, where AFL++ started from its tests still does; RESULTS.md,
+"auto against AFL++"); the other core proves what the call graph and the field
+invariants prove (0.8 s on pals_lcr), then runs the fuzzer at the lowest priority
+(``Niced``) beside the board and its TestCov-style count. A second lane of
 concolic search took CPU from the first (session 7: at 60 s on pals_lcr.3.1, 75% of the
 goals against 78% for concolic search alone). Random testing at equal priority cost
 concolic search 13-17% of its symbolic executions; niced, it runs mostly on the CPU concolic search
