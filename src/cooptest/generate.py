@@ -32,6 +32,7 @@ from cooptest.core.board_events import BoardEvent, Covered
 from cooptest.core.reduction import reduce_suite
 from cooptest.core.run_context import RunContext
 from cooptest.core.budget import Budget
+from cooptest.core.heap import FrozenHeap
 from cooptest.core.lifetime import leave, temporary_files_in, work_folder
 from cooptest.core.live_coverage import LiveMeter
 from cooptest.core.memory import DEFAULT_LIMIT_MB, MemoryWatch
@@ -248,13 +249,14 @@ def generate(task: Task, opts: Options) -> tuple[dict[str, Any] | None, int]:
         os._exit(0)
 
     try:
-        with _tmpdir(work), safe.installed(), Watchdog(deadline, ending, held):
+        with _tmpdir(work), safe.installed(), Watchdog(deadline, ending, held), FrozenHeap() as heap:
             try:
                 # valid from the start; published with the report, which lists its tests
                 report.publication = Publication(opts.out)
                 report.publication.clear()  # a previous run's report would not match the suite
                 suite = SuiteWriter(os.path.join(opts.out, SUITE), task, eager=False)
                 frontend = load_program(task, work)
+                heap.freeze()  # the ASTs and the CFA: alive to the end of the run
                 # The whole run stays within the budget: the TestCov-style coverage count
                 # is kept up to date beside the analysis (``LiveMeter``), which leaves at
                 # the end only the time to write the reports; report.html's grows with the
