@@ -37,7 +37,7 @@ from cooptest.harness import byte_harness
 from cooptest.harness.byte_harness import ByteBuilds, afl_compiler, decode, encode
 from cooptest.harness.cgroups import new_cgroups, remove_cgroup
 from cooptest.harness.nondet import needed_functions
-from cooptest.harness.runner import ADDRESS_SPACE, PROCESSES, kill_strays
+from cooptest.harness.runner import ADDRESS_SPACE, PROCESSES, kill_strays, test_environment
 
 INSTALL = "apt-get install -y afl++"
 POLL = 0.2  # seconds between looks at the queue when nothing new came
@@ -111,7 +111,7 @@ class AFLFuzzing:
                    "-m", str(ADDRESS_SPACE >> 20), "-s", str(self.seed), "-c", "0",
                    *(["-E", str(self.executions)] if self.executions else []),
                    "--", state.builds.fuzzed]
-        env = {**os.environ, **FUZZER_ENV, "COOPTEST_CGROUPS": ":".join(cgroups)}
+        env = {**test_environment(), **FUZZER_ENV, "COOPTEST_CGROUPS": ":".join(cgroups)}
         env.pop("COOPTEST_WRITABLE", None)
         with open(os.path.join(work, "afl-fuzz.log"), "wb") as log:
             # $$ is afl-fuzz's pid once sh execs it: the fork server contain.c checks

@@ -111,7 +111,7 @@ def _call(program: Program, edge: CallEdge, env: Environment, symbolic_files: se
 
 
 def _environment(where: str) -> ConcreteInput:
-    return ConcreteInput("environment", where, "the variables cooptest itself runs with", "")
+    return ConcreteInput("environment", where, "the variables cooptest itself runs with, LC_ALL=C", "")
 
 
 def _is_const(args: tuple[Expr, ...], value: int) -> bool:

@@ -58,6 +58,13 @@ FAULT_ADDRESSES = 16  # trace_runtime.c: the faulting instruction's, then return
 TRACE_HEADER = 4 + 2 * FAULT_ADDRESSES
 NOT_COUNTED = -1  # the inputs read, until the runtime counts them
 MAX_EVENTS = 4_000_000  # trace_runtime.c; one more event marks a truncated trace
+# The locale of every run of the program, whatever the caller's. A program starts in
+# the "C" locale (C11 7.11.1.1) and leaves it by ``setlocale(..., "")``, which reads
+# these variables: pinned, a suite replays alike on every machine and in CI, the ctype
+# tables the engine models (``ctype_tables``, asked of glibc in "C") stay the
+# program's, and no run loads the locale's files (a third of an AFL++ execution of
+# grep under C.UTF-8).
+LOCALE = {"LC_ALL": "C"}
 PR_SET_CHILD_SUBREAPER = 36
 SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture
 LANDLOCK_CREATE_RULESET_VERSION = 1
@@ -162,7 +169,7 @@ class Executable:
         if trace and not self.trace:
             raise ValueError(f"{self.path} was built without the trace runtime")
         workdir = self._private_dir()
-        env = dict(os.environ)
+        env = test_environment()
         env["COOPTEST_PARENT"] = str(os.getpid())
         env.pop("COOPTEST_WRITABLE", None)
         if self.writable is not None:
@@ -342,6 +349,11 @@ def kill_strays() -> None:
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
+
+
+def test_environment() -> dict[str, str]:
+    """The environment of a run of the program under test: the caller's, in ``LOCALE``."""
+    return {**os.environ, **LOCALE}
 
 
 def _communicate(proc: subprocess.Popen, stdin: bytes, timeout: float,

@@ -41,7 +41,7 @@ from cooptest.harness.coverage import TIMEOUT
 from cooptest.harness.nondet import harness_source, needed_functions
 from cooptest.harness.build import BASE_FLAGS, compile_sources, containment_source
 from cooptest.harness.replay import Replayed, ended, exit_status, replay
-from cooptest.harness.runner import Executable
+from cooptest.harness.runner import LOCALE, Executable
 from cooptest.report.files import common_folder
 from cooptest.report.html import TEMPLATES
 from cooptest.scratch import scratch
@@ -226,7 +226,7 @@ def export(task: Task, suite: str, out: str) -> int:
     _write(out, os.path.join("tests", "expected"), "".join(expected))
     project = [p for p in copies.values() if not p.startswith(OWN + os.sep)]
     _write(out, "Makefile", TEMPLATES.get_template("export/Makefile.j2").render(
-        arch_flag=task.data_model.gcc_flag, timeout=int(TIMEOUT), units=units,
+        arch_flag=task.data_model.gcc_flag, timeout=int(TIMEOUT), units=units, locale=LOCALE,
         filters=[shlex.quote(re.escape(p) + "$").replace("$", "$$") for p in project], **context))
     return len(replayed)
 

@@ -42,7 +42,7 @@ from cooptest.harness.build import BASE_FLAGS, compile_sources, containment_sour
 from cooptest.harness.coverage import TIMEOUT
 from cooptest.harness.nondet import harness_source
 from cooptest.harness.replay import Replayed, replay
-from cooptest.harness.runner import Executable, RunResult
+from cooptest.harness.runner import LOCALE, Executable, RunResult
 from cooptest.report.export import (FILE_OPTIONS, OWN, PATH_OPTIONS, _write, first_error, make,
                                     make_coverage, plan)
 from cooptest.report.html import TEMPLATES
@@ -292,7 +292,7 @@ def export_unit_tests(task: Task, suite: str, out: str, framework: str) -> tuple
         timeout=int(TIMEOUT)))
     _write(out, "CMakeLists.txt", _cmake(units[:-1], harness_unit.flags, tests, context_))
     _write(out, "Makefile", TEMPLATES.get_template("export/unit_Makefile.j2").render(
-        arch_flag=task.data_model.gcc_flag, units=units[:-1], test_flags=harness_unit.flags,
+        arch_flag=task.data_model.gcc_flag, units=units[:-1], test_flags=harness_unit.flags, locale=LOCALE,
         filters=[shlex.quote(re.escape(p) + "$").replace("$", "$$") for p in copies.values()], **context_))
     return tests, skipped
 
@@ -313,7 +313,7 @@ def _cmake(units: list, test_flags: str, tests: list[UnitTest], context_: dict[s
         return out
     return TEMPLATES.get_template("export/unit_CMakeLists.txt.j2").render(
         units=[{"source": u.source, "cmake_flags": listed(u.flags)} for u in units],
-        test_flags=listed(test_flags), tests=tests, **context_)
+        test_flags=listed(test_flags), tests=tests, locale=LOCALE, **context_)
 
 
 def _inside(path: str, folder: str) -> bool:
