@@ -142,6 +142,16 @@ def test_afl_finds_the_magic_value_random_testing_misses_and_its_tests_replay(tm
         assert record.origin == "afl"
 
 
+def test_without_cmplog_the_same_executions_miss_the_magic_value(tmp_path: Path) -> None:
+    """The proving lane's instance beside concolic search (``cmplog=False``) has no
+    CmpLog stage: its havoc draws the magic value as rarely as random testing."""
+    board = board_of(tmp_path, MAGIC)
+    outcome = AFLFuzzing(executions=3000, cmplog=False).run(board, Job(frozenset(board.goals), Budget.seconds(300)))
+    assert outcome.state.why_not is None
+    assert board.stats["fuzzer executions"] > 0 and board.covered
+    assert not any(g.startswith("E") for g in board.covered)
+
+
 @pytest.mark.slow
 def test_a_killed_afl_run_leaves_a_suite_and_no_fuzzer(tmp_path: Path) -> None:
     program = tmp_path / "magic.c"

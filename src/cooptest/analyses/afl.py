@@ -74,11 +74,14 @@ class FuzzingState(AnalysisState):
 @dataclass
 class AFLFuzzing:
     """Analysis "afl": see the module docstring. ``executions`` bounds each run of
-    afl-fuzz (its ``-E``), for runs bound by work rather than time."""
+    afl-fuzz (its ``-E``), for runs bound by work rather than time. Without ``cmplog``
+    it runs no CmpLog stage: an instance beside another, as AFL++'s guide to several
+    cores runs most of them (the stage's executions go to mutations instead)."""
 
     seed: int = 0
     executions: int | None = None
     name: str = "afl"
+    cmplog: bool = True
 
     def prepare(self, board: Board) -> None:
         """The builds, made now (``byte_harness.build`` keeps them for the run); a build
@@ -108,7 +111,7 @@ class AFLFuzzing:
         _write_seeds(board, state.builds, seeds)
         cgroups = new_cgroups({"pids": PROCESSES, "memory": ADDRESS_SPACE})
         command = ["afl-fuzz", "-i", seeds, "-o", out, "-t", f"{EXEC_LIMIT_MS}+",
-                   "-m", str(ADDRESS_SPACE >> 20), "-s", str(self.seed), "-c", "0",
+                   "-m", str(ADDRESS_SPACE >> 20), "-s", str(self.seed), *(["-c", "0"] if self.cmplog else []),
                    *(["-E", str(self.executions)] if self.executions else []),
                    "--", state.builds.fuzzed]
         env = {**test_environment(), **FUZZER_ENV, "COOPTEST_CGROUPS": ":".join(cgroups)}
@@ -229,4 +232,5 @@ def from_settings(settings: Settings) -> AFLFuzzing:
     if missing is not None:
         raise ToolMissing(missing)
     executions = settings.extra.get("fuzzer_executions")
-    return AFLFuzzing(settings.seed, int(executions) if executions else None)
+    return AFLFuzzing(settings.seed, int(executions) if executions else None,
+                      cmplog=settings.extra.get("cmplog", True))
