@@ -23,6 +23,7 @@ from cooptest.cfa import libc_model
 from cooptest.cfa.calls import callee_name, callees, expressions
 from cooptest.cfa.ir import CallEdge, Const, Expr, Program, StringLit, Var, variables_of
 from cooptest.cfa.proof_blockers import MODEL_PREFIX, USER_MAIN, argv_left_concrete, modelled
+from cooptest.harness.runner import LOCALE
 from cooptest.task import Environment
 
 ENVIRONMENT_VARIABLES = frozenset({"environ", "__environ"})
@@ -111,7 +112,8 @@ def _call(program: Program, edge: CallEdge, env: Environment, symbolic_files: se
 
 
 def _environment(where: str) -> ConcreteInput:
-    return ConcreteInput("environment", where, "the variables cooptest itself runs with, LC_ALL=C", "")
+    pinned = ", ".join(f"{name}={value}" for name, value in LOCALE.items())
+    return ConcreteInput("environment", where, f"the variables cooptest itself runs with, {pinned}", "")
 
 
 def _is_const(args: tuple[Expr, ...], value: int) -> bool:
