@@ -11,11 +11,12 @@ import time
 
 import pytest
 
+from cooptest.core.board import GoalBoard
 from cooptest.core.budget import Budget
-from cooptest.frontend import load_program
+from cooptest.frontend import Frontend, load_program
 from cooptest.generate import SafePoints, Signalled
 from cooptest.harness import executor as executor_module
-from cooptest.harness.executor import FLOOR, Executor, LearntLimit
+from cooptest.harness.executor import ENDED, FLOOR, Executor, LearntLimit
 from cooptest.task import load_task
 
 # 7 loops for ever; 8 spins for a fraction of a second, then takes a branch no other input does
@@ -28,10 +29,15 @@ int main() { int x = __VERIFIER_nondet_int();
 
 
 @pytest.fixture
-def executor(tmp_path) -> Executor:
+def frontend(tmp_path) -> Frontend:
     path = tmp_path / "loops.c"
     path.write_text(PROGRAM)
-    return Executor(load_program(load_task(str(path)), str(tmp_path / "fe")), str(tmp_path / "work"))
+    return load_program(load_task(str(path)), str(tmp_path / "fe"))
+
+
+@pytest.fixture
+def executor(frontend, tmp_path) -> Executor:
+    return Executor(frontend, str(tmp_path / "work"))
 
 
 def timed(executor: Executor, value: str) -> tuple[set[str], float]:
@@ -81,6 +87,25 @@ def test_a_second_run_ends_with_the_budget(executor, patient):
     executor.budget = Budget(time.monotonic() + 1.5)
     covered, seconds = timed(executor, "7")  # cut at 0.5 s, then run again to the budget's end
     assert not covered and learnt.retried > 0.5 and seconds < 1.5 + 0.3
+
+
+def test_a_run_the_budget_ends_is_no_ending_of_the_program(frontend, executor, patient):
+    """The last run of a budget gets what is left of it (10 ms at least): on a loaded
+    machine a crash that takes 2 ms was stopped there, and the report said "1 timed out"
+    of a program every run of which crashes. How the program's runs end is counted
+    without such runs; a run over the program's own limit still counts."""
+    board = GoalBoard(frontend.program, executor)
+    executor.budget = Budget(time.monotonic() + 0.3)
+    ex = board.submit(["7"], "test")
+    assert ex.timed_out and ex.stopped and not any(s.startswith(ENDED) for s in board.stats)
+    assert "timeouts" not in board.stats
+    executor.budget = Budget(time.monotonic() + 100)
+    executor.learnt = learnt = LearntLimit()
+    assert board.submit(["1"], "test").covered
+    learnt.retried = 1e9  # no second runs: 7 is cut at the learnt limit, its own time-out
+    ex = board.submit(["7"], "test")
+    assert ex.timed_out and not ex.stopped and board.stats[ENDED + "timed out"] == 1
+    assert board.stats["timeouts"] == 1
 
 
 def test_a_replay_waits_the_full_limit(executor):

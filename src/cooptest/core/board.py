@@ -190,7 +190,8 @@ class GoalBoard:
 
     def _run(self, inputs: list[str], origin: str, always: bool) -> Execution:
         ex = self._native(inputs)
-        self.count(ENDED + (failure(ex) or "normally"))  # a run where every test fails says so
+        if not ex.stopped:  # how the program's runs end, so that a run where every test fails says so
+            self.count(ENDED + (failure(ex) or "normally"))
         confirmations = 0
         # where runs cannot vary, no set difference here: accept makes its own
         if self.variation is not None and (fresh := ex.covered - self.covered.keys()):
@@ -232,7 +233,7 @@ class GoalBoard:
     def _native(self, inputs: list[str]) -> Execution:
         ex = self.executor.run(inputs)
         self.executions += 1
-        if ex.timed_out:  # each costs the executor's time limit, and covers nothing
+        if ex.timed_out and not ex.stopped:  # each costs the executor's time limit, and covers nothing
             self.count("timeouts")
         return ex
 

@@ -55,6 +55,7 @@ class Execution:
     needed: int | None = None  # inputs a test of this run holds (GoalBoard._trim); None: all
     seconds: float = 0.0  # wall time of the run
     crash: Crash | None = None  # the signal that ended the run, and the program's line of the fault
+    stopped: bool = False  # the budget ended the run: its time-out is not the program's
 
     def decisions(self) -> Iterator[tuple[int, bool]]:
         """The branch decisions of the run in order: (branch point id, outcome)."""
@@ -254,9 +255,10 @@ class Executor:
         covered &= self.goals  # a stray write into the trace names no goal of the program
         crash = self.locator.crash(r.fault, r.signal) if r.signal is not None and not r.timed_out \
             else None
+        stopped = r.timed_out and self.budget is not None and self.budget.remaining() <= 0
         return Execution(list(inputs), events, covered, r.exit_code, r.timed_out, r.crashed,
                          truncated, error, signal=r.signal, inputs_read=r.inputs_read,
-                         seconds=seconds, crash=crash)
+                         seconds=seconds, crash=crash, stopped=stopped)
 
     def _full_limit(self) -> float:
         timeout = self.timeout if self.policy is None else self.policy.limit(self.timeout)
