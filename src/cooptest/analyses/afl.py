@@ -111,7 +111,8 @@ class AFLFuzzing:
         _write_seeds(board, state.builds, seeds)
         cgroups = new_cgroups({"pids": PROCESSES, "memory": ADDRESS_SPACE})
         command = ["afl-fuzz", "-i", seeds, "-o", out, "-t", f"{EXEC_LIMIT_MS}+",
-                   "-m", str(ADDRESS_SPACE >> 20), "-s", str(self.seed), *(["-c", "0"] if self.cmplog else []),
+                   "-m", str(ADDRESS_SPACE >> 20), "-s", str(self.seed),
+                   *(["-c", "0"] if self.cmplog else []),
                    *(["-E", str(self.executions)] if self.executions else []),
                    "--", state.builds.fuzzed]
         env = {**test_environment(), **FUZZER_ENV, "COOPTEST_CGROUPS": ":".join(cgroups)}

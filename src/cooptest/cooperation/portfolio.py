@@ -49,8 +49,8 @@ invariants prove (0.8 s on pals_lcr), then runs the fuzzer at the lowest priorit
 its CmpLog stage, as AFL++'s guide to several cores runs most instances: concolic
 search solves the comparisons, the testing lane's AFL++ keeps the stage, and the
 stage's executions go to mutations (grep at 60 s: 1,739.4 goals against 1,723.8).
-A second lane of concolic search took CPU from the first (session 7: at 60 s on pals_lcr.3.1, 75% of the
-goals against 78% for concolic search alone). Random testing at equal priority cost
+A second lane of concolic search took CPU from the first (session 7: at 60 s on
+pals_lcr.3.1, 75% of the goals against 78% for concolic search alone). Random testing at equal priority cost
 concolic search 13-17% of its symbolic executions; niced, it runs mostly on the CPU concolic search
 and the board leave idle (8-12%), and covers goals concolic search's paths do not take: at
 60 s on pals_lcr.3.1 (idle, three rounds, TestCov-style count) 71.99 against 69.67 at
