@@ -28,6 +28,22 @@ int main(void) {
 }
 """
 
+# (b > 0) follows (a > 0) on both of its sides, a branch on data no input decides
+# between them; (g) does not dominate (b > 0).
+BETWEEN = r"""
+extern int __VERIFIER_nondet_int(void);
+int g = 1;
+int main(void) {
+  int a = __VERIFIER_nondet_int();
+  int b = __VERIFIER_nondet_int();
+  int r = 0;
+  if (a > 0) r = 1; else r = 2;
+  if (g) r += 3;
+  if (b > 0) r += 10; else r += 20;
+  return r;
+}
+"""
+
 # check(v) decides v > 200 twice: on a (at most 100 there: that negation is unsat) and
 # then on b (where it is feasible).
 TWICE = r"""
@@ -90,6 +106,21 @@ def test_the_1_context_is_the_branch_alone(make_program) -> None:
     open_b = [n for n in arg.tree.frontier if n.branch == b and n not in negated]
     assert len(open_b) == 1 and board.covered.keys() >= {f"B{b}T", f"B{b}F"}
     assert arg.searcher.select(arg.tree) is None  # the same 1-context: nothing new
+
+
+def test_a_context_holds_the_branches_on_concrete_data_too(make_program) -> None:
+    """The 2-context of (b > 0) is the branch taken just before it, whatever it
+    decides on: (g) under either side of (a > 0), so (b > 0) is negated under one of
+    them only, as the author's CREST counts every branch of the path (before: the
+    decision before it on an input, a different context under each side of (a > 0),
+    and both were negated). Without (g) between them, both are negated."""
+    for source, left in ((BETWEEN, None), (TWO, 1)):
+        board = make_program(source)
+        b = branch_at(board, source, "b > 0")
+        arg = run(board, "cgs", 4, k=2)  # a run without inputs, the first, (a > 0) negated, (b > 0) once
+        assert f"B{b}T" in board.covered
+        again = arg.searcher.select(arg.tree)
+        assert (again and again.branch == b and again.depth) == left
 
 
 def test_an_uncovered_side_gets_no_pass_on_its_context(make_program) -> None:

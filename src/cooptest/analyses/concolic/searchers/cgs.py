@@ -2,9 +2,12 @@
 Algorithm 2 gives it (``cgs``), and cooptest's eager variant of it (``cgs-eager``).
 
 Breadth-first over the execution tree, depth by depth. A decision is negated only when
-its *k-context* is new: the branch to take with the k - 1 decisions before it on its
-path that do not dominate it (a dominating decision lies on every path to the branch and
-says nothing about how the path got there), so that the 1-context is the branch alone.
+its *k-context* is new: the branch to take with the k - 1 branches before it on its
+execution path that do not dominate it (a dominating branch lies on every path to the
+branch and says nothing about how the path got there), so that the 1-context is the
+branch alone. The branches before it are all the path took, on concrete data as well as
+on inputs, as the author's implementation in CREST reads them (``GetContext`` walks
+``path().branches()``, every branch the run passed, not only those with a constraint).
 A context tried once is not tried again, whether or not the branch was covered since.
 With incremental k (the paper's default) each full traversal of the tree that skipped a
 decision as "same context" increases k, so that those decisions get another chance
@@ -36,10 +39,11 @@ class ContextGuided(Searcher):
         self.tried: set[tuple[int, bool, int]] = set()  # (branch, outcome, context)
         self.selected = self.skipped = False  # in the current traversal
         # contexts by number, 0 the empty one: (context, branch, outcome) -> the context
-        # one decision longer, so that equal contexts have one number
+        # one branch longer, so that equal contexts have one number
         self.longer: dict[tuple[int, int, bool], int] = {}
-        # open node -> its longest context so far, its length, the ancestor to go on from
-        self.contexts: dict[Node, tuple[int, int, Node | None]] = {}
+        # open node -> its longest context so far, its length, the position in its path's
+        # trace to go on from
+        self.contexts: dict[Node, tuple[int, int, int]] = {}
 
     def order(self, nodes: list[Node]) -> list[Node]:
         """The order in which the nodes of one depth are checked."""
@@ -52,22 +56,27 @@ class ContextGuided(Searcher):
         return key not in self.tried
 
     def context(self, node: Node, length: int) -> int:
-        """The number of the ``length`` decisions before ``node`` that make its context.
-        Each traversal asks again for the context of every open node with k one greater;
-        a tree entered with a long path (a random test of 1,023 decisions on array_4)
-        has a thousand open nodes. So the walk goes on from where the last one stopped,
-        and a context is a number: built afresh as a tuple of up to k decisions and
-        hashed as one, contexts took 20 times the rest of an iteration there."""
-        number, have, at = self.contexts.get(node, (0, 0, node.parent))
-        if have >= length or at is None or at.parent is None:  # the root decides nothing
+        """The number of the ``length`` branches before ``node`` on its first path that
+        make its context. Each traversal asks again for the context of every open node
+        with k one greater; a tree entered with a long path (a random test of 1,023
+        decisions on array_4) has a thousand open nodes. So the walk goes on from where
+        the last one stopped, and a context is a number: built afresh as a tuple of up
+        to k branches and hashed as one, contexts took 20 times the rest of an iteration
+        there. The branches are those of the node's first path, as the author's tree
+        keeps each decision in the run that reached it first (``GetExAtDepth``)."""
+        path = node.path
+        assert path is not None, "the root is never negated"
+        number, have, at = self.contexts.get(node, (0, 0, path.decisions[node.index].position - 1))
+        if have >= length or at < 0:
             return number
         dominates = self.ctx.static.branch_dominates
-        while have < length and at is not None and at.parent is not None:
-            if not (self.dominators and dominates(at.branch, at.outcome, node.branch)):
-                step = (number, at.branch, at.outcome)
-                number = self.longer.setdefault(step, len(self.longer) + 1)
+        trace = path.trace
+        while have < length and at >= 0:
+            branch, outcome = trace[at]
+            if not (self.dominators and dominates(branch, outcome, node.branch)):
+                number = self.longer.setdefault((number, branch, outcome), len(self.longer) + 1)
                 have += 1
-            at = at.parent
+            at -= 1
         self.contexts[node] = (number, have, at)
         return number
 
