@@ -19,7 +19,7 @@ load average over the run: the machine has 2 cores that other work shares, and a
 rate measured under load is not an idle one.
 
     python benchmarks/cgs_table.py [--subjects replace grep] [--searches cgs cfg crest-dfs]
-        [--runs 1] [--max-iterations 4000] [--budget 900] [--jobs 1] [--memory MB] [--out DIR]
+        [--runs 1 | --seeds S ...] [--max-iterations 4000] [--budget 900] [--jobs 1] [--memory MB] [--out DIR]
         [--initial-input FILE] [--library concrete] [--addresses concrete] [--unconstrained fresh]
         [--dfs-depth D]
 
@@ -190,6 +190,8 @@ def main() -> None:
     ap.add_argument("--subjects", nargs="+", default=["replace", "grep"])
     ap.add_argument("--searches", nargs="+", default=["cgs", "cfg", "crest-dfs"])
     ap.add_argument("--runs", type=int, default=1, help="runs per subject and search (seeds 0..R-1)")
+    ap.add_argument("--seeds", type=int, nargs="+", metavar="S",
+                    help="these seeds instead of 0..R-1 (a table shared out over runs at a time)")
     ap.add_argument("--max-iterations", type=int, default=COUNTS[-1])
     ap.add_argument("--budget", type=float, default=900.0, help="seconds per run (generous)")
     ap.add_argument("--out", default="cgs-table", help="output folders and results.json")
@@ -212,7 +214,7 @@ def main() -> None:
     if not args.table:
         done = {(r["subject"], r["search"], r["seed"]) for r in results if "error" not in r}
         todo = [(subject, search, seed) for subject in args.subjects for search in args.searches
-                for seed in range(args.runs) if (subject, search, seed) not in done]
+                for seed in (args.seeds or range(args.runs)) if (subject, search, seed) not in done]
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each run is a process of its own
             runs = {pool.submit(run, *key, args): key for key in todo}
             for finished in as_completed(runs):
