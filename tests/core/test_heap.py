@@ -31,7 +31,7 @@ def test_a_run_in_the_process_leaves_nothing_frozen(tmp_path: Path, monkeypatch:
     that runs one program after another collects each."""
     monkeypatch.setattr(cli, "STARTED", time.monotonic())  # the budget counts from now
     triangle = Path(__file__).resolve().parents[2] / "examples" / "triangle.c"
-    assert cli.main(["generate", str(triangle), "--strategy", "random", "--budget", "2",
+    assert cli.main(["generate", str(triangle), "--strategy", "random", "--budget", "5",
                      "--out", str(tmp_path), "--quiet"]) == 0
     summary = json.loads((tmp_path / "report.json").read_text())["summary"]
     assert summary["covered"] > 0, {k: summary[k] for k in ("stopped", "time_s", "executions")}
