@@ -121,7 +121,7 @@ class ContextGuided(Searcher):
 
 class EagerContextGuided(ContextGuided):
     """cooptest's own variant: a decision whose other side is not reached yet is
-    negated whatever its context, contexts start one decision longer (its first
+    negated whatever its context, contexts start one branch longer (its first
     traversal uses the paper's 2-context), and a depth's decisions are checked in the
     order they were found. It was the default search until the paper's own measured
     as well or better at 500 iterations on replace, kbfiltr and s3_srvr
