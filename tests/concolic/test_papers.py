@@ -113,11 +113,12 @@ def test_a_context_holds_the_branches_on_concrete_data_too(make_program) -> None
     decides on: (g) under either side of (a > 0), so (b > 0) is negated under one of
     them only, as the author's CREST counts every branch of the path (before: the
     decision before it on an input, a different context under each side of (a > 0),
-    and both were negated). Without (g) between them, both are negated."""
-    for source, left in ((BETWEEN, None), (TWO, 1)):
+    and both were negated). Without (g) between them, both are negated; and so they are
+    by cgs-decisions, whose contexts are of decisions on inputs."""
+    for search, source, left in (("cgs", BETWEEN, None), ("cgs", TWO, 1), ("cgs-decisions", BETWEEN, 1)):
         board = make_program(source)
         b = branch_at(board, source, "b > 0")
-        arg = run(board, "cgs", 4, k=2)  # a run without inputs, the first, (a > 0) negated, (b > 0) once
+        arg = run(board, search, 4, k=2)  # a run without inputs, the first, (a > 0) negated, (b > 0) once
         assert f"B{b}T" in board.covered
         again = arg.searcher.select(arg.tree)
         assert (again and again.branch == b and again.depth) == left

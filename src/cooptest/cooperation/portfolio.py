@@ -26,7 +26,7 @@ Why this composition (measured, see benchmarks/RESULTS.md, "Portfolio"): random 
 covers most easy goals within seconds at native speed and seeds concolic search with its
 tests; on two cores or more its warm-up lasts a tenth of the lane or, beyond that, as
 long as it still finds goals (``UntilStuck``; AFL++'s warm-up too, ``--fuzzer afl``);
-concolic search (cgs) has the best coverage of the single analyses; CoVeriTest's
+concolic search (cgs-decisions) has the best coverage of the single analyses; CoVeriTest's
 value/predicate interleaving with ARG reuse is the analysis that proves goals infeasible
 (and finds the needle-in-a-haystack inputs concolic search misses, such as loop_foo's).
 Its proofs on small programs come within seconds; after half the lane, BiTe's backward

@@ -17,8 +17,8 @@ from typing import Any, Callable
 from cooptest.core.analysis import Analysis
 
 DEFAULT_STRATEGY = "auto"
-DEFAULT_SEARCH = "cgs"
-SEARCHES = ("cgs", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uniform-random", "cfg", "crest-cfg",
+DEFAULT_SEARCH = "cgs-decisions"
+SEARCHES = ("cgs", "cgs-decisions", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uniform-random", "cfg", "crest-cfg",
             "generational", "carfast")
 """The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
 FRESH_INPUTS = ("both", "zero", "random")

@@ -6,7 +6,7 @@ from cooptest.analyses.concolic.searchers.base import SearchContext, Searcher
 from cooptest.analyses.concolic.searchers.bfs import BreadthFirst
 from cooptest.analyses.concolic.searchers.carfast import CarFast
 from cooptest.analyses.concolic.searchers.cfg import CfgDirected
-from cooptest.analyses.concolic.searchers.cgs import ContextGuided, EagerContextGuided
+from cooptest.analyses.concolic.searchers.cgs import ContextGuided, DecisionContextGuided, EagerContextGuided
 from cooptest.analyses.concolic.searchers.crest_cfg import CrestCfg
 from cooptest.analyses.concolic.searchers.crest_dfs import CrestDepthFirst
 from cooptest.analyses.concolic.searchers.dfs import DepthFirst
@@ -17,8 +17,8 @@ from cooptest.analyses.concolic.searchers.random_branch import RandomBranch
 from cooptest.analyses.concolic.searchers.uniform_random import UniformRandomPath
 
 SEARCHERS: dict[str, type[Searcher]] = {s.name: s for s in (
-    ContextGuided, EagerContextGuided, DepthFirst, CrestDepthFirst, BreadthFirst, RandomBranch, UniformRandomPath, CfgDirected,
+    ContextGuided, DecisionContextGuided, EagerContextGuided, DepthFirst, CrestDepthFirst, BreadthFirst, RandomBranch, UniformRandomPath, CfgDirected,
     CrestCfg, Generational, CarFast)}
-DEFAULT = ContextGuided.name
+DEFAULT = DecisionContextGuided.name
 
 __all__ = ["SEARCHERS", "DEFAULT", "SearchContext", "Searcher", "Interleaved", "Guided"]
