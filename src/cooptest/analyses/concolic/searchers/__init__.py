@@ -17,8 +17,8 @@ from cooptest.analyses.concolic.searchers.random_branch import RandomBranch
 from cooptest.analyses.concolic.searchers.uniform_random import UniformRandomPath
 
 SEARCHERS: dict[str, type[Searcher]] = {s.name: s for s in (
-    ContextGuided, DecisionContextGuided, EagerContextGuided, DepthFirst, CrestDepthFirst, BreadthFirst, RandomBranch, UniformRandomPath, CfgDirected,
-    CrestCfg, Generational, CarFast)}
+    ContextGuided, DecisionContextGuided, EagerContextGuided, DepthFirst, CrestDepthFirst, BreadthFirst,
+    RandomBranch, UniformRandomPath, CfgDirected, CrestCfg, Generational, CarFast)}
 DEFAULT = DecisionContextGuided.name
 
 __all__ = ["SEARCHERS", "DEFAULT", "SearchContext", "Searcher", "Interleaved", "Guided"]

@@ -44,8 +44,8 @@ class ContextGuided(Searcher):
         # contexts by number, 0 the empty one: (context, branch, outcome) -> the context
         # one branch longer, so that equal contexts have one number
         self.longer: dict[tuple[int, int, bool], int] = {}
-        # open node -> its longest context so far, its length, the position in its path's
-        # trace to go on from
+        # open node -> its longest context so far, its length, the index of its
+        # preceding entries (``preceding``) to go on from
         self.contexts: dict[Node, tuple[int, int, int]] = {}
 
     def order(self, nodes: list[Node]) -> list[Node]:
