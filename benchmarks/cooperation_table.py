@@ -143,7 +143,7 @@ def configurations(mode: str, args: argparse.Namespace) -> dict[str, list[str]]:
     if mode == "versus":
         return {"best": best, "value": ["--strategy", "value"], "predicate": ["--strategy", "predicate"],
                 "parallel": best + ["--parallel"]}
-    return {"auto": ["--strategy", "auto"], "concolic": ["--strategy", "concolic", "--search", "cgs"],
+    return {"auto": ["--strategy", "auto"], "concolic": ["--strategy", "concolic"],
             "random": ["--strategy", "random"]}
 
 
