@@ -18,8 +18,8 @@ from cooptest.core.analysis import Analysis
 
 DEFAULT_STRATEGY = "auto"
 DEFAULT_SEARCH = "cgs-decisions"
-SEARCHES = ("cgs", "cgs-decisions", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uniform-random", "cfg", "crest-cfg",
-            "generational", "carfast")
+SEARCHES = ("cgs", "cgs-decisions", "cgs-eager", "dfs", "crest-dfs", "bfs", "random-branch", "uniform-random",
+            "cfg", "crest-cfg", "generational", "carfast")
 """The searchers of ``analyses.concolic.searchers``, by name (checked by a test)."""
 FRESH_INPUTS = ("both", "zero", "random")
 """What concolic search gives an input neither the solver nor an earlier run chose

@@ -15,10 +15,11 @@ from cooptest.analyses.concolic.searchers.guided import Guided
 from cooptest.analyses.concolic.searchers.interleaved import Interleaved
 from cooptest.analyses.concolic.searchers.random_branch import RandomBranch
 from cooptest.analyses.concolic.searchers.uniform_random import UniformRandomPath
+from cooptest.core.registry import DEFAULT_SEARCH
 
 SEARCHERS: dict[str, type[Searcher]] = {s.name: s for s in (
     ContextGuided, DecisionContextGuided, EagerContextGuided, DepthFirst, CrestDepthFirst, BreadthFirst,
     RandomBranch, UniformRandomPath, CfgDirected, CrestCfg, Generational, CarFast)}
-DEFAULT = DecisionContextGuided.name
+DEFAULT = DEFAULT_SEARCH  # the command line's default, named in one place
 
 __all__ = ["SEARCHERS", "DEFAULT", "SearchContext", "Searcher", "Interleaved", "Guided"]
